@@ -1,0 +1,56 @@
+//===- FADialect.td - The fa (FlashAttention) dialect ------*- tablegen -*-===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_DIALECT_FA_IR_FADIALECT_TD
+#define FA_DIALECT_FA_IR_FADIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def FA_Dialect : Dialect {
+  let name = "fa";
+  let cppNamespace = "::mlir::fa";
+  let summary = "Semantic attention operations that fa-mlir lowers to FlashAttention kernels.";
+  let description = [{
+    The `fa` dialect holds attention at the level a framework states it:
+    `fa.attention` (forward) and `fa.attention_grad` (backward) on tensors,
+    with shapes, mask, scale, softcap and element type, and nothing about how
+    the computation is scheduled. The fa passes lower these ops through
+    tiling, online-softmax fusion and recompute-based backward to loops, and
+    from there to the CPU or to GPU kernels.
+
+    Logical shapes (the memory layout is a run-time matter of strides):
+
+    * `Q`   is `[B, Hq, M, D]`,
+    * `K`   is `[B, Hkv, N, D]`,
+    * `V`   is `[B, Hkv, N, Dv]`,
+    * `O`   is `[B, Hq, M, Dv]`,
+    * `LSE` is `[B, Hq, M]` in f32.
+
+    Query head `h` reads key/value head `h / (Hq / Hkv)` (MHA, GQA and MQA).
+    Scores are `s = scale * q.k` (scale defaults to `1/sqrt(D)`), then, when
+    softcap > 0, `s = softcap * tanh(s / softcap)`. The mask decides which keys
+    each query sees. `O[i] = sum_j softmax_j(s_ij) * V[j]` and
+    `LSE[i] = log sum_j exp(s_ij)`; a query row with no visible key gives
+    `O = 0` and `LSE = -inf`, never NaN. Accumulation and softmax statistics
+    are f32.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Registers the attributes; defined in FAAttrs.cpp, next to their storage.
+    void registerAttributes();
+  }];
+}
+
+class FA_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<FA_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+class FA_Op<string mnemonic, list<Trait> traits = []>
+    : Op<FA_Dialect, mnemonic, traits>;
+
+#endif // FA_DIALECT_FA_IR_FADIALECT_TD

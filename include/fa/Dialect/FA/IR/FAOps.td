@@ -1,0 +1,153 @@
+//===- FAOps.td - fa dialect operations --------------------*- tablegen -*-===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_DIALECT_FA_IR_FAOPS_TD
+#define FA_DIALECT_FA_IR_FAOPS_TD
+
+include "fa/Dialect/FA/IR/FADialect.td"
+include "fa/Dialect/FA/IR/FAAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// Options shared by the forward and backward op. The verifier checks them in
+// one place (verifyAttentionOptions in FAOps.cpp).
+defvar FA_AttentionOptions = (ins
+  OptionalAttr<FA_MaskAttr>:$mask,
+  OptionalAttr<F32Attr>:$scale,
+  OptionalAttr<F32Attr>:$softcap,
+  OptionalAttr<FA_TileAttr>:$tile
+);
+
+// Accessors shared by both ops: the defaults of DESIGN.md's semantics.
+defvar FA_AttentionOptionAccessors = [{
+    /// The mask, `none` when absent.
+    ::mlir::fa::MaskAttr getMaskOrDefault() {
+      if (auto mask = getMaskAttr())
+        return mask;
+      return ::mlir::fa::MaskAttr::get(getContext(), ::mlir::fa::MaskKind::None);
+    }
+    /// The score scale, 1/sqrt(D) when absent.
+    double getScaleOrDefault() {
+      if (auto scale = getScaleAttr())
+        return scale.getValueAsDouble();
+      return 1.0 / std::sqrt(static_cast<double>(getHeadDim()));
+    }
+    /// The softcap, 0 (off) when absent.
+    double getSoftcapOrZero() {
+      if (auto softcap = getSoftcapAttr())
+        return softcap.getValueAsDouble();
+      return 0.0;
+    }
+    /// D, the head dimension of Q and K (ShapedType::kDynamic if unknown).
+    int64_t getHeadDim() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getQuery().getType())
+          .getDimSize(3);
+    }
+}];
+
+def FA_AttentionOp : FA_Op<"attention", [Pure]> {
+  let summary = "Scaled dot-product attention forward: O (and LSE) from Q, K, V";
+  let description = [{
+    Computes `O = softmax(mask(softcap(scale * Q Kᵀ))) V` for every batch and
+    query head, and optionally the log-sum-exp of the scores, `LSE`, which the
+    backward pass needs.
+
+    Operands and results, with logical shapes:
+
+    * `query` `[B, Hq, M, D]`, `key` `[B, Hkv, N, D]`, `value` `[B, Hkv, N, Dv]`,
+      all of one element type: f16, bf16 or f8E4M3FN;
+    * `descale`: for f8E4M3FN inputs, exactly three f32 per-tensor descale
+      factors for Q, K and V (the true value is the stored value times its
+      factor); none for f16 and bf16;
+    * `output` `[B, Hq, M, Dv]`: the input element type, or bf16 for
+      f8E4M3FN inputs;
+    * `lse` (optional) `[B, Hq, M]`, f32, natural log.
+
+    `Hq` must be a multiple of `Hkv`; query head `h` reads key/value head
+    `h / (Hq / Hkv)`. Attributes: `mask` (`#fa.mask`, default none), `scale`
+    (f32, default `1/sqrt(D)`, must be finite), `softcap` (f32, default 0 =
+    off, must be >= 0) and `tile` (`#fa.tile`, used by the lowering passes).
+    Accumulation and softmax statistics are f32. A query row with no visible
+    key gives `O = 0` and `LSE = -inf`.
+
+    Example:
+
+    ```mlir
+    %o, %lse = fa.attention %q, %k, %v
+        {mask = #fa.mask<causal>, scale = 0.125 : f32,
+         tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}
+        : (tensor<2x8x1024x64xbf16>, tensor<2x2x1024x64xbf16>,
+           tensor<2x2x1024x64xbf16>)
+        -> (tensor<2x8x1024x64xbf16>, tensor<2x8x1024xf32>)
+    ```
+  }];
+  let arguments = !con((ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    Variadic<F32>:$descale
+  ), FA_AttentionOptions);
+  let results = (outs
+    AnyRankedTensor:$output,
+    Optional<AnyRankedTensor>:$lse
+  );
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`descale` `(` $descale^ `)`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = FA_AttentionOptionAccessors;
+}
+
+def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
+  let summary = "Scaled dot-product attention backward: dQ, dK, dV";
+  let description = [{
+    The gradient of `fa.attention` with respect to its inputs, given the
+    forward output `O`, its gradient `dO`, and the forward `LSE`. The softmax
+    probabilities are recomputed from `LSE` (`P = exp(S - LSE)`), so nothing
+    of size `M x N` is saved between forward and backward.
+
+    Operands: `query`, `key`, `value` and `output` as for `fa.attention`,
+    `grad_output` (`dO`) of the type of `output`, and `lse` `[B, Hq, M]` f32.
+    Results: `grad_query`, `grad_key` and `grad_value` with the types of
+    `query`, `key` and `value`. `grad_key` and `grad_value` are summed over the
+    query heads that share a key/value head. Element types are f16 or bf16
+    (there is no f8E4M3FN backward). The attributes mean what they mean on
+    `fa.attention` and must match the forward op's.
+
+    Example:
+
+    ```mlir
+    %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+        {mask = #fa.mask<causal>}
+        : (tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>,
+           tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>,
+           tensor<1x4x256x64xf16>, tensor<1x4x256xf32>)
+        -> (tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>,
+            tensor<1x4x256x64xf16>)
+    ```
+  }];
+  let arguments = !con((ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$output,
+    AnyRankedTensor:$grad_output,
+    AnyRankedTensor:$lse
+  ), FA_AttentionOptions);
+  let results = (outs
+    AnyRankedTensor:$grad_query,
+    AnyRankedTensor:$grad_key,
+    AnyRankedTensor:$grad_value
+  );
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $output `,` $grad_output `,` $lse attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = FA_AttentionOptionAccessors;
+}
+
+#endif // FA_DIALECT_FA_IR_FAOPS_TD

@@ -1,0 +1,110 @@
+//===- FAAttrs.cpp - fa dialect attributes --------------------------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/IR/FAAttrs.h"
+#include "fa/Dialect/FA/IR/FADialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+#include "fa/Dialect/FA/IR/FAEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fa/Dialect/FA/IR/FAAttrs.cpp.inc"
+
+void FADialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fa/Dialect/FA/IR/FAAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// MaskAttr
+//===----------------------------------------------------------------------===//
+
+/// Parses `<none>`, `<causal>`, `<causal_top_left>` or `<window(L, R)>`.
+Attribute MaskAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseLess() || parser.parseKeyword(&keyword))
+    return {};
+  std::optional<MaskKind> kind = symbolizeMaskKind(keyword);
+  if (!kind) {
+    parser.emitError(loc) << "unknown mask kind '" << keyword
+                          << "'; expected none, causal, causal_top_left or "
+                             "window(left, right)";
+    return {};
+  }
+  int64_t left = -1, right = -1;
+  if (*kind == MaskKind::Window) {
+    if (parser.parseLParen() || parser.parseInteger(left) ||
+        parser.parseComma() || parser.parseInteger(right) ||
+        parser.parseRParen())
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<MaskAttr>(loc, parser.getContext(), *kind, left,
+                                     right);
+}
+
+void MaskAttr::print(AsmPrinter &printer) const {
+  printer << '<' << stringifyMaskKind(getKind());
+  if (getKind() == MaskKind::Window)
+    printer << '(' << getLeft() << ", " << getRight() << ')';
+  printer << '>';
+}
+
+LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               MaskKind kind, int64_t left, int64_t right) {
+  if (kind != MaskKind::Window) {
+    if (left != -1 || right != -1)
+      return emitError() << "only a window mask takes bounds, but "
+                         << stringifyMaskKind(kind) << " has (" << left << ", "
+                         << right << ")";
+    return success();
+  }
+  // -1 is the only negative bound: it means "unbounded on that side".
+  if (left < -1)
+    return emitError() << "window left bound must be -1 (unbounded) or >= 0, "
+                          "but is "
+                       << left;
+  if (right < -1)
+    return emitError() << "window right bound must be -1 (unbounded) or >= 0, "
+                          "but is "
+                       << right;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TileAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t blockM, int64_t blockN, int64_t stages,
+                               int64_t warps) {
+  // Powers of two keep tiles aligned with MMA fragments and swizzle periods.
+  auto checkBlock = [&](StringRef name, int64_t size) -> LogicalResult {
+    if (size <= 0 || !llvm::isPowerOf2_64(size))
+      return emitError() << name << " must be a positive power of two, but is "
+                         << size;
+    return success();
+  };
+  if (failed(checkBlock("block_m", blockM)) ||
+      failed(checkBlock("block_n", blockN)))
+    return failure();
+  if (stages < 1)
+    return emitError() << "stages must be >= 1, but is " << stages;
+  // A thread block holds at most 1024 threads = 32 warps.
+  if (warps < 1 || warps > 32)
+    return emitError() << "warps must be in [1, 32], but is " << warps;
+  return success();
+}

@@ -1,0 +1,284 @@
+//===- FAOps.cpp - fa dialect operations ----------------------------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/IR/FAOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+//===----------------------------------------------------------------------===//
+// Shared verification
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Logical dimension positions, as DESIGN.md names them.
+enum Dim4 : unsigned { kBatch = 0, kHeads = 1, kSeq = 2, kHead = 3 };
+
+/// One 4-D attention operand or result, with the names used in diagnostics.
+struct NamedTensor {
+  StringRef name;
+  RankedTensorType type;
+};
+
+/// The logical sizes of an attention problem, read off Q, K and V.
+struct AttentionSizes {
+  int64_t batch, queryHeads, kvHeads, queryLen, keyLen, headDim, valueDim;
+};
+} // namespace
+
+static bool isSupportedInputElementType(Type type) {
+  return isa<Float16Type, BFloat16Type, Float8E4M3FNType>(type);
+}
+
+static void printDim(InFlightDiagnostic &diag, int64_t size) {
+  if (ShapedType::isDynamic(size))
+    diag << "?";
+  else
+    diag << size;
+}
+
+/// Emits "<dim> of <name> (<x>) does not match <dim> of <refName> (<y>)" when
+/// two static sizes differ. Dynamic sizes are checked at run time instead.
+static LogicalResult checkSameDim(Operation *op, StringRef dimName,
+                                  StringRef name, int64_t size,
+                                  StringRef refName, int64_t refSize) {
+  if (ShapedType::isDynamic(size) || ShapedType::isDynamic(refSize) ||
+      size == refSize)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError();
+  diag << dimName << " of " << name << " (";
+  printDim(diag, size);
+  diag << ") does not match " << dimName << " of " << refName << " (";
+  printDim(diag, refSize);
+  diag << ")";
+  return diag;
+}
+
+/// Checks that `value` is a ranked tensor of the given rank.
+static FailureOr<RankedTensorType> getRankedOperand(Operation *op, Value value,
+                                                    StringRef name,
+                                                    int64_t rank,
+                                                    StringRef layout) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() != rank) {
+    op->emitOpError() << name << " must have rank " << rank << " " << layout
+                      << ", but has rank " << type.getRank();
+    return failure();
+  }
+  return type;
+}
+
+/// Verifies Q, K and V against each other and returns the problem sizes.
+static FailureOr<AttentionSizes>
+verifyAttentionInputs(Operation *op, Value query, Value key, Value value) {
+  FailureOr<RankedTensorType> q =
+      getRankedOperand(op, query, "query", 4, "[B, Hq, M, D]");
+  if (failed(q))
+    return failure();
+  FailureOr<RankedTensorType> k =
+      getRankedOperand(op, key, "key", 4, "[B, Hkv, N, D]");
+  if (failed(k))
+    return failure();
+  FailureOr<RankedTensorType> v =
+      getRankedOperand(op, value, "value", 4, "[B, Hkv, N, Dv]");
+  if (failed(v))
+    return failure();
+
+  Type elementType = q->getElementType();
+  if (!isSupportedInputElementType(elementType))
+    return op->emitOpError()
+           << "element type of query (" << elementType
+           << ") is not supported; expected f16, bf16 or f8E4M3FN";
+  for (NamedTensor operand : {NamedTensor{"key", *k}, NamedTensor{"value", *v}})
+    if (operand.type.getElementType() != elementType)
+      return op->emitOpError()
+             << "element type of " << operand.name << " ("
+             << operand.type.getElementType()
+             << ") does not match element type of query (" << elementType
+             << ")";
+
+  AttentionSizes sizes{q->getDimSize(kBatch), q->getDimSize(kHeads),
+                       k->getDimSize(kHeads), q->getDimSize(kSeq),
+                       k->getDimSize(kSeq),   q->getDimSize(kHead),
+                       v->getDimSize(kHead)};
+  if (failed(checkSameDim(op, "B", "key", k->getDimSize(kBatch), "query",
+                          sizes.batch)) ||
+      failed(checkSameDim(op, "B", "value", v->getDimSize(kBatch), "query",
+                          sizes.batch)) ||
+      failed(checkSameDim(op, "Hkv", "value", v->getDimSize(kHeads), "key",
+                          sizes.kvHeads)) ||
+      failed(checkSameDim(op, "D", "key", k->getDimSize(kHead), "query",
+                          sizes.headDim)) ||
+      failed(checkSameDim(op, "N", "value", v->getDimSize(kSeq), "key",
+                          sizes.keyLen)))
+    return failure();
+
+  // GQA/MQA: query head h reads key/value head h / (Hq / Hkv).
+  if (!ShapedType::isDynamic(sizes.queryHeads) &&
+      !ShapedType::isDynamic(sizes.kvHeads)) {
+    if (sizes.kvHeads <= 0 || sizes.queryHeads % sizes.kvHeads != 0)
+      return op->emitOpError()
+             << "Hq of query (" << sizes.queryHeads
+             << ") is not a multiple of Hkv of key (" << sizes.kvHeads << ")";
+  }
+  return sizes;
+}
+
+/// Verifies a [B, Hq, M, Dv] result (O, or dO on the backward op).
+static LogicalResult verifyOutputLike(Operation *op, Value output,
+                                      StringRef name, Type expectedElementType,
+                                      StringRef elementTypeReason,
+                                      const AttentionSizes &sizes) {
+  FailureOr<RankedTensorType> o =
+      getRankedOperand(op, output, name, 4, "[B, Hq, M, Dv]");
+  if (failed(o))
+    return failure();
+  if (o->getElementType() != expectedElementType)
+    return op->emitOpError()
+           << "element type of " << name << " (" << o->getElementType()
+           << ") must be " << expectedElementType << " ("
+           << elementTypeReason << ")";
+  if (failed(checkSameDim(op, "B", name, o->getDimSize(kBatch), "query",
+                          sizes.batch)) ||
+      failed(checkSameDim(op, "Hq", name, o->getDimSize(kHeads), "query",
+                          sizes.queryHeads)) ||
+      failed(checkSameDim(op, "M", name, o->getDimSize(kSeq), "query",
+                          sizes.queryLen)) ||
+      failed(checkSameDim(op, "Dv", name, o->getDimSize(kHead), "value",
+                          sizes.valueDim)))
+    return failure();
+  return success();
+}
+
+/// Verifies the [B, Hq, M] f32 log-sum-exp.
+static LogicalResult verifyLse(Operation *op, Value lse,
+                               const AttentionSizes &sizes) {
+  FailureOr<RankedTensorType> type =
+      getRankedOperand(op, lse, "lse", 3, "[B, Hq, M]");
+  if (failed(type))
+    return failure();
+  if (!type->getElementType().isF32())
+    return op->emitOpError() << "element type of lse ("
+                             << type->getElementType() << ") must be f32";
+  if (failed(checkSameDim(op, "B", "lse", type->getDimSize(kBatch), "query",
+                          sizes.batch)) ||
+      failed(checkSameDim(op, "Hq", "lse", type->getDimSize(kHeads), "query",
+                          sizes.queryHeads)) ||
+      failed(checkSameDim(op, "M", "lse", type->getDimSize(kSeq), "query",
+                          sizes.queryLen)))
+    return failure();
+  return success();
+}
+
+/// Verifies scale and softcap. The mask and tile attributes verify themselves.
+static LogicalResult verifyAttentionOptions(Operation *op, FloatAttr scale,
+                                            FloatAttr softcap) {
+  if (scale && !scale.getValue().isFinite()) {
+    const APFloat &value = scale.getValue();
+    return op->emitOpError() << "scale must be finite, but is "
+                             << (value.isNaN()        ? "nan"
+                                 : value.isNegative() ? "-inf"
+                                                      : "inf");
+  }
+  if (softcap) {
+    double cap = softcap.getValueAsDouble();
+    // NaN fails `cap >= 0` too, which is what we want.
+    if (!(cap >= 0.0) || std::isinf(cap))
+      return op->emitOpError()
+             << "softcap must be finite and >= 0 (0 disables it), but is "
+             << cap;
+  }
+  return success();
+}
+
+/// The element type of O for inputs of `inputType`: the input type itself,
+/// except for f8E4M3FN, whose output is bf16.
+static Type getOutputElementType(Type inputType) {
+  if (isa<Float8E4M3FNType>(inputType))
+    return BFloat16Type::get(inputType.getContext());
+  return inputType;
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::verify() {
+  FailureOr<AttentionSizes> sizes =
+      verifyAttentionInputs(*this, getQuery(), getKey(), getValue());
+  if (failed(sizes))
+    return failure();
+
+  Type inputType = getQuery().getType().getElementType();
+  bool isFp8 = isa<Float8E4M3FNType>(inputType);
+  // FP8 values are stored scaled; one descale factor per tensor undoes that.
+  if (isFp8 && getDescale().size() != 3)
+    return emitOpError() << "f8E4M3FN inputs need 3 descale factors (query, "
+                            "key, value), but got "
+                         << getDescale().size();
+  if (!isFp8 && !getDescale().empty())
+    return emitOpError() << "descale factors are only for f8E4M3FN inputs, "
+                            "but the inputs are "
+                         << inputType;
+
+  if (failed(verifyOutputLike(*this, getOutput(), "output",
+                              getOutputElementType(inputType),
+                              isFp8 ? "as f8E4M3FN inputs give"
+                                    : "the input element type",
+                              *sizes)))
+    return failure();
+  if (getLse() && failed(verifyLse(*this, getLse(), *sizes)))
+    return failure();
+  return verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr());
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionGradOp::verify() {
+  FailureOr<AttentionSizes> sizes =
+      verifyAttentionInputs(*this, getQuery(), getKey(), getValue());
+  if (failed(sizes))
+    return failure();
+
+  Type inputType = getQuery().getType().getElementType();
+  if (isa<Float8E4M3FNType>(inputType))
+    return emitOpError() << "has no f8E4M3FN backward; inputs must be f16 or "
+                            "bf16";
+
+  if (failed(verifyOutputLike(*this, getOutput(), "output", inputType,
+                              "the input element type", *sizes)) ||
+      failed(verifyOutputLike(*this, getGradOutput(), "grad_output",
+                              inputType, "the input element type", *sizes)) ||
+      failed(verifyLse(*this, getLse(), *sizes)))
+    return failure();
+
+  // Each gradient has exactly the type of the input it differentiates.
+  struct GradPair {
+    StringRef gradName;
+    Value grad;
+    StringRef inputName;
+    Value input;
+  };
+  for (const GradPair &pair :
+       {GradPair{"grad_query", getGradQuery(), "query", getQuery()},
+        GradPair{"grad_key", getGradKey(), "key", getKey()},
+        GradPair{"grad_value", getGradValue(), "value", getValue()}})
+    if (pair.grad.getType() != pair.input.getType())
+      return emitOpError() << "type of " << pair.gradName << " ("
+                           << pair.grad.getType() << ") does not match type of "
+                           << pair.inputName << " (" << pair.input.getType()
+                           << ")";
+  return verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr());
+}
+
+#define GET_OP_CLASSES
+#include "fa/Dialect/FA/IR/FAOps.cpp.inc"

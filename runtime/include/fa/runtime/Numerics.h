@@ -1,0 +1,75 @@
+//===- Numerics.h - element types and the tolerance policy ------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// Rounding to the kernels' element types (so the reference sees exactly the
+// inputs a kernel sees), the naive low-precision attention whose error sets
+// the tolerance, and DESIGN.md's pass/fail rule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_RUNTIME_NUMERICS_H
+#define FA_RUNTIME_NUMERICS_H
+
+#include "fa/runtime/Reference.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fa {
+
+enum class ElementType { F16, BF16, F8E4M3FN, F32 };
+
+/// Parses "f16", "bf16", "f8e4m3fn" or "f32"; false if unknown.
+bool parseElementType(const std::string &name, ElementType &type);
+const char *elementTypeName(ElementType type);
+/// Bytes per element in memory.
+size_t elementTypeSize(ElementType type);
+
+/// Bit patterns of the storage formats, round-to-nearest-even.
+uint16_t toF16Bits(float value);
+float fromF16Bits(uint16_t bits);
+uint16_t toBF16Bits(float value);
+float fromBF16Bits(uint16_t bits);
+/// E4M3FN saturates to +-448 (it has no infinity).
+uint8_t toF8E4M3FNBits(float value);
+float fromF8E4M3FNBits(uint8_t bits);
+
+/// `value` rounded to `type` and back.
+double roundTo(ElementType type, double value);
+
+/// Naive attention in the input precision: scores, probabilities and the
+/// output are each rounded to `type`, as a framework's unfused
+/// matmul-softmax-matmul in that dtype would. Its error against the float64
+/// reference is the yardstick of the tolerance policy.
+ref::ForwardResult naiveForward(ElementType type, const ref::Problem &problem,
+                                const std::vector<double> &query,
+                                const std::vector<double> &key,
+                                const std::vector<double> &value);
+
+/// How far `actual` is from `expected`.
+struct ErrorStats {
+  double maxAbs = 0.0;       ///< max |actual - expected| over finite pairs.
+  double relative = 0.0;     ///< ||actual - expected||_2 / ||expected||_2.
+  size_t worstIndex = 0;     ///< Where maxAbs is reached.
+  size_t nonFinite = 0;      ///< NaNs, or infinities the reference lacks.
+  size_t firstNonFinite = 0; ///< Index of the first of those.
+};
+
+/// Compares elementwise. Equal infinities (LSE = -inf on a fully masked row)
+/// count as exact; a NaN, or an infinity where the reference is finite, is
+/// counted in `nonFinite` and always fails.
+ErrorStats compare(const double *actual, const double *expected, size_t count);
+ErrorStats compare(const std::vector<double> &actual,
+                   const std::vector<double> &expected);
+
+/// DESIGN.md's policy: err(kernel) <= 2 * err(naive) + 1e-5, and no NaN.
+bool withinTolerance(const ErrorStats &kernel, const ErrorStats &naive);
+/// The bound that policy allows.
+double toleranceBound(const ErrorStats &naive);
+
+} // namespace fa
+
+#endif // FA_RUNTIME_NUMERICS_H

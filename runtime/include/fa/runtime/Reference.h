@@ -1,0 +1,80 @@
+//===- Reference.h - float64 reference attention ----------------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// The independent float64 reference that every fa-mlir kernel is checked
+// against. It is written plainly from DESIGN.md's semantics and shares no code
+// with the compiler: no tiling, no online softmax, no exp2 tricks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_RUNTIME_REFERENCE_H
+#define FA_RUNTIME_REFERENCE_H
+
+#include <cstdint>
+#include <vector>
+
+namespace fa {
+namespace ref {
+
+enum class MaskKind { None, Causal, CausalTopLeft, Window };
+
+/// Which keys a query sees. `left`/`right` bound a window; -1 is unbounded.
+struct Mask {
+  MaskKind kind = MaskKind::None;
+  int64_t left = -1;
+  int64_t right = -1;
+};
+
+/// True when key `j` is visible to query `i` among M queries and N keys.
+bool isVisible(const Mask &mask, int64_t i, int64_t j, int64_t m, int64_t n);
+
+/// The logical sizes and options of one attention problem.
+struct Problem {
+  int64_t batch = 1, queryHeads = 1, kvHeads = 1;
+  int64_t queryLen = 1, keyLen = 1, headDim = 1, valueDim = 1;
+  double scale = 1.0;   ///< Multiplies q.k.
+  double softcap = 0.0; ///< s = softcap * tanh(s / softcap) when > 0.
+  Mask mask;
+
+  /// The KV head that query head `h` reads (GQA/MQA).
+  int64_t kvHeadOf(int64_t h) const {
+    return h / (queryHeads / kvHeads);
+  }
+};
+
+/// Dense row-major tensors: Q [B,Hq,M,D], K [B,Hkv,N,D], V [B,Hkv,N,Dv],
+/// O and dO [B,Hq,M,Dv], LSE [B,Hq,M].
+struct ForwardResult {
+  std::vector<double> output;
+  std::vector<double> lse;
+};
+
+/// Computes one query row: O[b,h,i,:] into `outputRow` (Dv values) and its
+/// natural-log LSE. A row with no visible key gives zeros and -inf.
+void forwardRow(const Problem &problem, const double *query, const double *key,
+                const double *value, int64_t b, int64_t h, int64_t i,
+                double *outputRow, double *lse);
+
+/// The whole forward pass.
+ForwardResult forward(const Problem &problem, const std::vector<double> &query,
+                      const std::vector<double> &key,
+                      const std::vector<double> &value);
+
+struct BackwardResult {
+  std::vector<double> gradQuery, gradKey, gradValue;
+};
+
+/// The whole backward pass, from Q, K, V and dO alone: O and the softmax are
+/// recomputed here, so a wrong O or LSE from a kernel cannot leak into the
+/// reference gradients.
+BackwardResult backward(const Problem &problem,
+                        const std::vector<double> &query,
+                        const std::vector<double> &key,
+                        const std::vector<double> &value,
+                        const std::vector<double> &gradOutput);
+
+} // namespace ref
+} // namespace fa
+
+#endif // FA_RUNTIME_REFERENCE_H

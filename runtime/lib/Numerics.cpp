@@ -1,0 +1,287 @@
+//===- Numerics.cpp - element types and the tolerance policy --------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/runtime/Numerics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace fa;
+
+bool fa::parseElementType(const std::string &name, ElementType &type) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  if (lower == "f16" || lower == "fp16")
+    type = ElementType::F16;
+  else if (lower == "bf16")
+    type = ElementType::BF16;
+  else if (lower == "f8e4m3fn" || lower == "fp8" || lower == "e4m3")
+    type = ElementType::F8E4M3FN;
+  else if (lower == "f32")
+    type = ElementType::F32;
+  else
+    return false;
+  return true;
+}
+
+const char *fa::elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  case ElementType::F8E4M3FN:
+    return "f8E4M3FN";
+  case ElementType::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+size_t fa::elementTypeSize(ElementType type) {
+  switch (type) {
+  case ElementType::F16:
+  case ElementType::BF16:
+    return 2;
+  case ElementType::F8E4M3FN:
+    return 1;
+  case ElementType::F32:
+    return 4;
+  }
+  return 0;
+}
+
+static uint32_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+static float floatOf(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+uint16_t fa::toBF16Bits(float value) {
+  uint32_t bits = bitsOf(value);
+  if (std::isnan(value))
+    return static_cast<uint16_t>((bits >> 16) | 0x40); // Keep it a quiet NaN.
+  // Round to nearest even on the 16 dropped bits.
+  uint32_t roundingBias = 0x7FFF + ((bits >> 16) & 1);
+  return static_cast<uint16_t>((bits + roundingBias) >> 16);
+}
+
+float fa::fromBF16Bits(uint16_t bits) {
+  return floatOf(static_cast<uint32_t>(bits) << 16);
+}
+
+/// Rounds a finite or infinite float to a binary format with `mantissaBits`
+/// explicit mantissa bits and exponent range [minExp, maxExp] (unbiased, of
+/// the normal numbers), returning the rounded value as a float. Subnormals
+/// are handled by rounding to the fixed quantum 2^(minExp - mantissaBits).
+static double roundToFormat(double value, int mantissaBits, int minExp) {
+  if (value == 0.0 || !std::isfinite(value))
+    return value;
+  int exponent;
+  std::frexp(value, &exponent); // value = f * 2^exponent, f in [0.5, 1).
+  int unbiased = std::max(exponent - 1, minExp);
+  double quantum = std::ldexp(1.0, unbiased - mantissaBits);
+  // nearbyint rounds half to even in the default rounding mode.
+  return std::nearbyint(value / quantum) * quantum;
+}
+
+uint16_t fa::toF16Bits(float value) {
+  uint32_t bits = bitsOf(value);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  if (std::isnan(value))
+    return sign | 0x7E00;
+  double rounded = roundToFormat(std::fabs(static_cast<double>(value)), 10, -14);
+  if (rounded >= 65520.0 || std::isinf(rounded))
+    return sign | 0x7C00; // Overflow to infinity, as IEEE f16 does.
+  if (rounded == 0.0)
+    return sign;
+  int exponent;
+  double fraction = std::frexp(rounded, &exponent); // [0.5, 1)
+  int unbiased = exponent - 1;
+  if (unbiased < -14) { // Subnormal: multiples of 2^-24.
+    return sign | static_cast<uint16_t>(std::ldexp(rounded, 24));
+  }
+  uint16_t mantissa =
+      static_cast<uint16_t>(std::ldexp(fraction * 2.0 - 1.0, 10));
+  return sign | static_cast<uint16_t>((unbiased + 15) << 10) | mantissa;
+}
+
+float fa::fromF16Bits(uint16_t bits) {
+  int sign = (bits >> 15) & 1;
+  int exponent = (bits >> 10) & 0x1F;
+  int mantissa = bits & 0x3FF;
+  double magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(static_cast<double>(mantissa), -24);
+  else if (exponent == 31)
+    magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN()
+                         : std::numeric_limits<double>::infinity();
+  else
+    magnitude = std::ldexp(1.0 + mantissa / 1024.0, exponent - 15);
+  return static_cast<float>(sign ? -magnitude : magnitude);
+}
+
+uint8_t fa::toF8E4M3FNBits(float value) {
+  uint8_t sign = std::signbit(value) ? 0x80 : 0x00;
+  if (std::isnan(value))
+    return 0x7F;
+  // E4M3FN: bias 7, 3 mantissa bits, max 448, no infinities: saturate.
+  double rounded = roundToFormat(std::fabs(static_cast<double>(value)), 3, -6);
+  if (rounded > 448.0 || std::isinf(rounded))
+    rounded = 448.0;
+  if (rounded == 0.0)
+    return sign;
+  int exponent;
+  double fraction = std::frexp(rounded, &exponent);
+  int unbiased = exponent - 1;
+  if (unbiased < -6) // Subnormal: multiples of 2^-9.
+    return sign | static_cast<uint8_t>(std::ldexp(rounded, 9));
+  uint8_t mantissa = static_cast<uint8_t>(std::ldexp(fraction * 2.0 - 1.0, 3));
+  return sign | static_cast<uint8_t>((unbiased + 7) << 3) | mantissa;
+}
+
+float fa::fromF8E4M3FNBits(uint8_t bits) {
+  int sign = (bits >> 7) & 1;
+  int exponent = (bits >> 3) & 0xF;
+  int mantissa = bits & 0x7;
+  double magnitude;
+  if (exponent == 0xF && mantissa == 0x7)
+    magnitude = std::numeric_limits<double>::quiet_NaN();
+  else if (exponent == 0)
+    magnitude = std::ldexp(static_cast<double>(mantissa), -9);
+  else
+    magnitude = std::ldexp(1.0 + mantissa / 8.0, exponent - 7);
+  return static_cast<float>(sign ? -magnitude : magnitude);
+}
+
+double fa::roundTo(ElementType type, double value) {
+  float single = static_cast<float>(value);
+  switch (type) {
+  case ElementType::F16:
+    return fromF16Bits(toF16Bits(single));
+  case ElementType::BF16:
+    return fromBF16Bits(toBF16Bits(single));
+  case ElementType::F8E4M3FN:
+    return fromF8E4M3FNBits(toF8E4M3FNBits(single));
+  case ElementType::F32:
+    return single;
+  }
+  return value;
+}
+
+ref::ForwardResult fa::naiveForward(ElementType type,
+                                    const ref::Problem &p,
+                                    const std::vector<double> &query,
+                                    const std::vector<double> &key,
+                                    const std::vector<double> &value) {
+  // FP8 has no naive "fp8 softmax" in any framework; its unfused baseline
+  // keeps scores in bf16, which is what the FP8 kernels output too.
+  ElementType working = type == ElementType::F8E4M3FN ? ElementType::BF16 : type;
+  auto round = [&](double x) { return roundTo(working, x); };
+  ref::ForwardResult result;
+  result.output.assign(p.batch * p.queryHeads * p.queryLen * p.valueDim, 0.0);
+  result.lse.assign(p.batch * p.queryHeads * p.queryLen, 0.0);
+  std::vector<double> scores(p.keyLen);
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.queryHeads; ++h) {
+      int64_t kvHead = p.kvHeadOf(h);
+      for (int64_t i = 0; i < p.queryLen; ++i) {
+        const double *qRow =
+            query.data() + ((b * p.queryHeads + h) * p.queryLen + i) * p.headDim;
+        double rowMax = -std::numeric_limits<double>::infinity();
+        for (int64_t j = 0; j < p.keyLen; ++j) {
+          scores[j] = -std::numeric_limits<double>::infinity();
+          if (!ref::isVisible(p.mask, i, j, p.queryLen, p.keyLen))
+            continue;
+          const double *kRow =
+              key.data() + ((b * p.kvHeads + kvHead) * p.keyLen + j) * p.headDim;
+          double dot = 0.0;
+          for (int64_t d = 0; d < p.headDim; ++d)
+            dot += qRow[d] * kRow[d];
+          double s = round(round(dot) * p.scale);
+          if (p.softcap > 0.0)
+            s = round(p.softcap * std::tanh(s / p.softcap));
+          scores[j] = s;
+          rowMax = std::max(rowMax, s);
+        }
+        size_t row = (b * p.queryHeads + h) * p.queryLen + i;
+        double *outRow = result.output.data() + row * p.valueDim;
+        if (std::isinf(rowMax)) {
+          result.lse[row] = -std::numeric_limits<double>::infinity();
+          continue;
+        }
+        double sum = 0.0;
+        for (int64_t j = 0; j < p.keyLen; ++j)
+          sum += std::isinf(scores[j]) ? 0.0 : std::exp(scores[j] - rowMax);
+        result.lse[row] = static_cast<float>(rowMax + std::log(sum));
+        for (int64_t j = 0; j < p.keyLen; ++j) {
+          if (std::isinf(scores[j]))
+            continue;
+          double prob = round(std::exp(scores[j] - rowMax) / sum);
+          const double *vRow =
+              value.data() + ((b * p.kvHeads + kvHead) * p.keyLen + j) * p.valueDim;
+          for (int64_t e = 0; e < p.valueDim; ++e)
+            outRow[e] += prob * vRow[e];
+        }
+        for (int64_t e = 0; e < p.valueDim; ++e)
+          outRow[e] = round(outRow[e]);
+      }
+    }
+  return result;
+}
+
+ErrorStats fa::compare(const double *actual, const double *expected,
+                       size_t count) {
+  ErrorStats stats;
+  double diffSquares = 0.0, refSquares = 0.0;
+  for (size_t idx = 0; idx < count; ++idx) {
+    double a = actual[idx], e = expected[idx];
+    if (std::isinf(e) && a == e)
+      continue; // -inf LSE of a fully masked row, reproduced exactly.
+    if (!std::isfinite(a) || !std::isfinite(e)) {
+      if (stats.nonFinite++ == 0)
+        stats.firstNonFinite = idx;
+      continue;
+    }
+    double diff = std::fabs(a - e);
+    if (diff > stats.maxAbs) {
+      stats.maxAbs = diff;
+      stats.worstIndex = idx;
+    }
+    diffSquares += diff * diff;
+    refSquares += e * e;
+  }
+  stats.relative = refSquares > 0.0 ? std::sqrt(diffSquares / refSquares)
+                                    : std::sqrt(diffSquares);
+  return stats;
+}
+
+ErrorStats fa::compare(const std::vector<double> &actual,
+                       const std::vector<double> &expected) {
+  if (actual.size() != expected.size()) {
+    ErrorStats mismatch;
+    mismatch.nonFinite = std::max(actual.size(), expected.size());
+    return mismatch;
+  }
+  return compare(actual.data(), expected.data(), actual.size());
+}
+
+double fa::toleranceBound(const ErrorStats &naive) {
+  return 2.0 * naive.maxAbs + 1e-5;
+}
+
+bool fa::withinTolerance(const ErrorStats &kernel, const ErrorStats &naive) {
+  return kernel.nonFinite == 0 && kernel.maxAbs <= toleranceBound(naive);
+}

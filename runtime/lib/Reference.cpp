@@ -1,0 +1,194 @@
+//===- Reference.cpp - float64 reference attention ------------------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/runtime/Reference.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace fa::ref;
+
+bool fa::ref::isVisible(const Mask &mask, int64_t i, int64_t j, int64_t m,
+                        int64_t n) {
+  // Bottom-right alignment: the last query sits on the diagonal of the last key.
+  int64_t diagonal = i + n - m;
+  switch (mask.kind) {
+  case MaskKind::None:
+    return true;
+  case MaskKind::Causal:
+    return j <= diagonal;
+  case MaskKind::CausalTopLeft:
+    return j <= i;
+  case MaskKind::Window:
+    return (mask.left < 0 || j >= diagonal - mask.left) &&
+           (mask.right < 0 || j <= diagonal + mask.right);
+  }
+  return true;
+}
+
+namespace {
+/// Offsets into the dense tensors of a problem.
+struct Indexer {
+  const Problem &p;
+  int64_t q(int64_t b, int64_t h, int64_t i) const {
+    return ((b * p.queryHeads + h) * p.queryLen + i) * p.headDim;
+  }
+  int64_t k(int64_t b, int64_t h, int64_t j) const {
+    return ((b * p.kvHeads + h) * p.keyLen + j) * p.headDim;
+  }
+  int64_t v(int64_t b, int64_t h, int64_t j) const {
+    return ((b * p.kvHeads + h) * p.keyLen + j) * p.valueDim;
+  }
+  int64_t o(int64_t b, int64_t h, int64_t i) const {
+    return ((b * p.queryHeads + h) * p.queryLen + i) * p.valueDim;
+  }
+  int64_t lse(int64_t b, int64_t h, int64_t i) const {
+    return (b * p.queryHeads + h) * p.queryLen + i;
+  }
+};
+
+/// The score s_ij before masking, and ds/draw (the softcap's derivative).
+struct Score {
+  double value;
+  double derivative;
+};
+
+Score score(const Problem &p, const double *qRow, const double *kRow) {
+  double dot = 0.0;
+  for (int64_t d = 0; d < p.headDim; ++d)
+    dot += qRow[d] * kRow[d];
+  double raw = p.scale * dot;
+  if (p.softcap <= 0.0)
+    return {raw, 1.0};
+  double t = std::tanh(raw / p.softcap);
+  return {p.softcap * t, 1.0 - t * t};
+}
+
+/// Softmax probabilities of one query row over all keys (0 where masked), and
+/// the row's LSE. Plain max-subtracted softmax over the full row.
+double rowProbabilities(const Problem &p, const double *query,
+                        const double *key, int64_t b, int64_t h, int64_t i,
+                        std::vector<double> &probs,
+                        std::vector<double> *derivatives) {
+  Indexer at{p};
+  int64_t kvHead = p.kvHeadOf(h);
+  const double *qRow = query + at.q(b, h, i);
+  double rowMax = -std::numeric_limits<double>::infinity();
+  probs.assign(p.keyLen, 0.0);
+  if (derivatives)
+    derivatives->assign(p.keyLen, 0.0);
+  std::vector<bool> visible(p.keyLen);
+  for (int64_t j = 0; j < p.keyLen; ++j) {
+    visible[j] = isVisible(p.mask, i, j, p.queryLen, p.keyLen);
+    if (!visible[j])
+      continue;
+    Score s = score(p, qRow, key + at.k(b, kvHead, j));
+    probs[j] = s.value;
+    if (derivatives)
+      (*derivatives)[j] = s.derivative;
+    rowMax = std::max(rowMax, s.value);
+  }
+  if (std::isinf(rowMax)) { // No visible key.
+    probs.assign(p.keyLen, 0.0);
+    return -std::numeric_limits<double>::infinity();
+  }
+  double sum = 0.0;
+  for (int64_t j = 0; j < p.keyLen; ++j) {
+    probs[j] = visible[j] ? std::exp(probs[j] - rowMax) : 0.0;
+    sum += probs[j];
+  }
+  for (double &prob : probs)
+    prob /= sum;
+  return rowMax + std::log(sum);
+}
+} // namespace
+
+void fa::ref::forwardRow(const Problem &p, const double *query,
+                         const double *key, const double *value, int64_t b,
+                         int64_t h, int64_t i, double *outputRow,
+                         double *lse) {
+  Indexer at{p};
+  std::vector<double> probs;
+  *lse = rowProbabilities(p, query, key, b, h, i, probs, nullptr);
+  int64_t kvHead = p.kvHeadOf(h);
+  for (int64_t e = 0; e < p.valueDim; ++e)
+    outputRow[e] = 0.0;
+  for (int64_t j = 0; j < p.keyLen; ++j) {
+    if (probs[j] == 0.0)
+      continue;
+    const double *vRow = value + at.v(b, kvHead, j);
+    for (int64_t e = 0; e < p.valueDim; ++e)
+      outputRow[e] += probs[j] * vRow[e];
+  }
+}
+
+ForwardResult fa::ref::forward(const Problem &p,
+                               const std::vector<double> &query,
+                               const std::vector<double> &key,
+                               const std::vector<double> &value) {
+  Indexer at{p};
+  ForwardResult result;
+  result.output.assign(p.batch * p.queryHeads * p.queryLen * p.valueDim, 0.0);
+  result.lse.assign(p.batch * p.queryHeads * p.queryLen, 0.0);
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.queryHeads; ++h)
+      for (int64_t i = 0; i < p.queryLen; ++i)
+        forwardRow(p, query.data(), key.data(), value.data(), b, h, i,
+                   result.output.data() + at.o(b, h, i),
+                   result.lse.data() + at.lse(b, h, i));
+  return result;
+}
+
+BackwardResult fa::ref::backward(const Problem &p,
+                                 const std::vector<double> &query,
+                                 const std::vector<double> &key,
+                                 const std::vector<double> &value,
+                                 const std::vector<double> &gradOutput) {
+  Indexer at{p};
+  BackwardResult grads;
+  grads.gradQuery.assign(query.size(), 0.0);
+  grads.gradKey.assign(key.size(), 0.0);
+  grads.gradValue.assign(value.size(), 0.0);
+  std::vector<double> probs, derivatives, gradProbs(p.keyLen);
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.queryHeads; ++h) {
+      int64_t kvHead = p.kvHeadOf(h);
+      for (int64_t i = 0; i < p.queryLen; ++i) {
+        rowProbabilities(p, query.data(), key.data(), b, h, i, probs,
+                         &derivatives);
+        const double *dO = gradOutput.data() + at.o(b, h, i);
+        // dP_j = dO . V_j, and the softmax Jacobian: dS_j = P_j (dP_j - sum_k P_k dP_k).
+        double weighted = 0.0;
+        for (int64_t j = 0; j < p.keyLen; ++j) {
+          const double *vRow = value.data() + at.v(b, kvHead, j);
+          double dot = 0.0;
+          for (int64_t e = 0; e < p.valueDim; ++e)
+            dot += dO[e] * vRow[e];
+          gradProbs[j] = dot;
+          weighted += probs[j] * dot;
+        }
+        const double *qRow = query.data() + at.q(b, h, i);
+        double *dQ = grads.gradQuery.data() + at.q(b, h, i);
+        for (int64_t j = 0; j < p.keyLen; ++j) {
+          if (probs[j] == 0.0)
+            continue;
+          double *dV = grads.gradValue.data() + at.v(b, kvHead, j);
+          for (int64_t e = 0; e < p.valueDim; ++e)
+            dV[e] += probs[j] * dO[e];
+          // Chain through the softcap and the scale down to q.k.
+          double gradDot =
+              probs[j] * (gradProbs[j] - weighted) * derivatives[j] * p.scale;
+          const double *kRow = key.data() + at.k(b, kvHead, j);
+          double *dK = grads.gradKey.data() + at.k(b, kvHead, j);
+          for (int64_t d = 0; d < p.headDim; ++d) {
+            dQ[d] += gradDot * kRow[d];
+            dK[d] += gradDot * qRow[d];
+          }
+        }
+      }
+    }
+  return grads;
+}

@@ -1,0 +1,327 @@
+// RUN: fa-opt %s -split-input-file -verify-diagnostics
+
+// Rank mismatch: Q must be [B, Hq, M, D].
+func.func @attention$rank_mismatch(%q: tensor<4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                   %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op query must have rank 4 [B, Hq, M, D], but has rank 3}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$value_rank_mismatch(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                         %v: tensor<1x4x128x64x1xf16>) {
+  // expected-error @+1 {{'fa.attention' op value must have rank 4 [B, Hkv, N, Dv], but has rank 5}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64x1xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+// D of Q differs from D of K.
+func.func @attention$head_dim_mismatch(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x32xf16>,
+                                       %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op D of key (32) does not match D of query (64)}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x32xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+// N of K differs from N of V.
+func.func @attention$kv_len_mismatch(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x256x64xf16>,
+                                     %v: tensor<1x4x255x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op N of value (255) does not match N of key (256)}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x255x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+// Hq is not a multiple of Hkv.
+func.func @attention$heads_not_multiple(%q: tensor<1x6x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                        %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op Hq of query (6) is not a multiple of Hkv of key (4)}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x6x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x6x128x64xf16>
+  return
+}
+
+// -----
+
+// K and V disagree on Hkv.
+func.func @attention$kv_heads_mismatch(%q: tensor<1x4x128x64xf16>, %k: tensor<1x2x128x64xf16>,
+                                       %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op Hkv of value (4) does not match Hkv of key (2)}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x2x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+// B mismatch.
+func.func @attention$batch_mismatch(%q: tensor<2x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op B of key (1) does not match B of query (2)}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<2x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<2x4x128x64xf16>
+  return
+}
+
+// -----
+
+// Mixed element types.
+func.func @attention$mixed_element_types(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xf16>,
+                                         %v: tensor<1x4x128x64xbf16>) {
+  // expected-error @+1 {{'fa.attention' op element type of key ('f16') does not match element type of query ('bf16')}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xbf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xbf16>) -> tensor<1x4x128x64xbf16>
+  return
+}
+
+// -----
+
+// An unsupported element type.
+func.func @attention$unsupported_element_type(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>,
+                                              %v: tensor<1x4x128x64xf32>) {
+  // expected-error @+1 {{'fa.attention' op element type of query ('f32') is not supported; expected f16, bf16 or f8E4M3FN}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>) -> tensor<1x4x128x64xf32>
+  return
+}
+
+// -----
+
+// Dv of O wrong.
+func.func @attention$output_dv_wrong(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                     %v: tensor<1x4x128x96xf16>) {
+  // expected-error @+1 {{'fa.attention' op Dv of output (64) does not match Dv of value (96)}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x96xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+// M of O wrong.
+func.func @attention$output_m_wrong(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op M of output (127) does not match M of query (128)}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x127x64xf16>
+  return
+}
+
+// -----
+
+// O must have the input element type.
+func.func @attention$output_element_type(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                         %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op element type of output ('f32') must be 'f16' (the input element type)}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf32>
+  return
+}
+
+// -----
+
+// LSE of the wrong shape.
+func.func @attention$lse_wrong_shape(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                     %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op M of lse (64) does not match M of query (128)}}
+  %o, %lse = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>)
+      -> (tensor<1x4x128x64xf16>, tensor<1x4x64xf32>)
+  return
+}
+
+// -----
+
+func.func @attention$lse_wrong_rank(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op lse must have rank 3 [B, Hq, M], but has rank 4}}
+  %o, %lse = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>)
+      -> (tensor<1x4x128x64xf16>, tensor<1x4x128x1xf32>)
+  return
+}
+
+// -----
+
+// LSE of the wrong type.
+func.func @attention$lse_wrong_type(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op element type of lse ('f16') must be f32}}
+  %o, %lse = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>)
+      -> (tensor<1x4x128x64xf16>, tensor<1x4x128xf16>)
+  return
+}
+
+// -----
+
+func.func @attention$window_left_below_minus_one(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                                 %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{window left bound must be -1 (unbounded) or >= 0, but is -2}}
+  %o = fa.attention %q, %k, %v {mask = #fa.mask<window(-2, 0)>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$window_right_below_minus_one(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                                  %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{window right bound must be -1 (unbounded) or >= 0, but is -7}}
+  %o = fa.attention %q, %k, %v {mask = #fa.mask<window(16, -7)>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$unknown_mask_kind(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                       %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{unknown mask kind 'sliding'; expected none, causal, causal_top_left or window(left, right)}}
+  %o = fa.attention %q, %k, %v {mask = #fa.mask<sliding>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$negative_softcap(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                      %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op softcap must be finite and >= 0 (0 disables it), but is -1}}
+  %o = fa.attention %q, %k, %v {softcap = -1.0 : f32}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$infinite_scale(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op scale must be finite, but is inf}}
+  %o = fa.attention %q, %k, %v {scale = 0x7F800000 : f32}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$nan_scale(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                               %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op scale must be finite, but is nan}}
+  %o = fa.attention %q, %k, %v {scale = 0x7FC00000 : f32}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$fp8_without_descale(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>,
+                                         %v: tensor<1x4x128x64xf8E4M3FN>) {
+  // expected-error @+1 {{'fa.attention' op f8E4M3FN inputs need 3 descale factors (query, key, value), but got 0}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>) -> tensor<1x4x128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @attention$descale_on_bf16(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>,
+                                     %v: tensor<1x4x128x64xbf16>, %s: f32) {
+  // expected-error @+1 {{'fa.attention' op descale factors are only for f8E4M3FN inputs, but the inputs are 'bf16'}}
+  %o = fa.attention %q, %k, %v descale(%s, %s, %s)
+      : (tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, f32, f32, f32) -> tensor<1x4x128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @attention$fp8_output_not_bf16(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>,
+                                         %v: tensor<1x4x128x64xf8E4M3FN>, %s: f32) {
+  // expected-error @+1 {{'fa.attention' op element type of output ('f8E4M3FN') must be 'bf16' (as f8E4M3FN inputs give)}}
+  %o = fa.attention %q, %k, %v descale(%s, %s, %s)
+      : (tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, f32, f32, f32) -> tensor<1x4x128x64xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @attention$tile_not_power_of_two(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                           %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{block_n must be a positive power of two, but is 48}}
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 64, block_n = 48, stages = 2, warps = 4>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$tile_too_many_warps(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+                                         %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{warps must be in [1, 32], but is 64}}
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 64, block_n = 64, stages = 2, warps = 64>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention_grad$grad_key_type(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
+                                        %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>,
+                                        %do: tensor<1x4x256x64xf16>, %lse: tensor<1x4x256xf32>) {
+  // expected-error @+1 {{'fa.attention_grad' op type of grad_key ('tensor<1x4x256x64xf16>') does not match type of key ('tensor<1x2x256x64xf16>')}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      : (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>,
+         tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x256xf32>)
+      -> (tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_grad$grad_output_shape(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
+                                            %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>,
+                                            %do: tensor<1x4x200x64xf16>, %lse: tensor<1x4x256xf32>) {
+  // expected-error @+1 {{'fa.attention_grad' op M of grad_output (200) does not match M of query (256)}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      : (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>,
+         tensor<1x4x256x64xf16>, tensor<1x4x200x64xf16>, tensor<1x4x256xf32>)
+      -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_grad$lse_wrong_type(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
+                                         %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>,
+                                         %do: tensor<1x4x256x64xf16>, %lse: tensor<1x4x256xbf16>) {
+  // expected-error @+1 {{'fa.attention_grad' op element type of lse ('bf16') must be f32}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      : (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>,
+         tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x256xbf16>)
+      -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_grad$fp8(%q: tensor<1x4x256x64xf8E4M3FN>, %k: tensor<1x4x256x64xf8E4M3FN>,
+                              %v: tensor<1x4x256x64xf8E4M3FN>, %o: tensor<1x4x256x64xbf16>,
+                              %do: tensor<1x4x256x64xbf16>, %lse: tensor<1x4x256xf32>) {
+  // expected-error @+1 {{'fa.attention_grad' op has no f8E4M3FN backward; inputs must be f16 or bf16}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      : (tensor<1x4x256x64xf8E4M3FN>, tensor<1x4x256x64xf8E4M3FN>, tensor<1x4x256x64xf8E4M3FN>,
+         tensor<1x4x256x64xbf16>, tensor<1x4x256x64xbf16>, tensor<1x4x256xf32>)
+      -> (tensor<1x4x256x64xf8E4M3FN>, tensor<1x4x256x64xf8E4M3FN>, tensor<1x4x256x64xf8E4M3FN>)
+  return
+}

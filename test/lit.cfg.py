@@ -1,0 +1,40 @@
+# -*- Python -*-
+# lit configuration for fa-mlir's FileCheck tests.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "FA"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fa_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%fa_src_root", config.fa_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Undefined FileCheck variables from an earlier CHECK-LABEL block must not leak.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
+tools = ["fa-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# GPU tests run only where a CUDA device answers (the device machine).
+if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
+    config.available_features.add("cuda-device")
+# ptxas checks run wherever the CUDA toolkit is installed.
+ptxas = os.path.join(config.cuda_root or "/usr/local/cuda", "bin", "ptxas")
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

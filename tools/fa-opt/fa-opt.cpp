@@ -1,0 +1,32 @@
+//===- fa-opt.cpp - The fa-mlir optimizer driver --------------------------===//
+//
+// Part of fa-mlir.
+//
+// mlir-opt with the fa dialect and passes added: every upstream dialect and
+// pass is registered too, so a user can run any fa pass next to the upstream
+// lowering it feeds (scf, memref, gpu, nvgpu, nvvm, llvm, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/IR/FADialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::fa::FADialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates gpu.module bodies to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "fa-mlir optimizer driver\n", registry));
+}

@@ -1,0 +1,127 @@
+//===- NumericsTest.cpp - storage formats and the tolerance policy --------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/runtime/Numerics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace fa;
+
+namespace {
+
+TEST(Formats, KnownBitPatterns) {
+  EXPECT_EQ(toF16Bits(1.0f), 0x3C00);
+  EXPECT_EQ(toF16Bits(-2.0f), 0xC000);
+  EXPECT_EQ(toF16Bits(65504.0f), 0x7BFF);
+  EXPECT_EQ(toF16Bits(1e6f), 0x7C00);          // Overflows to +inf.
+  EXPECT_EQ(toF16Bits(5.960464e-8f), 0x0001);  // Smallest subnormal.
+  EXPECT_EQ(toBF16Bits(1.0f), 0x3F80);
+  EXPECT_EQ(toBF16Bits(-3.0f), 0xC040);
+  EXPECT_EQ(toF8E4M3FNBits(1.0f), 0x38);
+  EXPECT_EQ(toF8E4M3FNBits(448.0f), 0x7E);
+  EXPECT_EQ(toF8E4M3FNBits(1e4f), 0x7E);       // Saturates, no infinity.
+  EXPECT_EQ(toF8E4M3FNBits(-0.001953125f), 0x81); // Smallest subnormal 2^-9.
+}
+
+TEST(Formats, RoundToNearestEven) {
+  // 1 + 2^-11 is halfway between f16 1.0 and 1 + 2^-10: ties go to even (1.0).
+  EXPECT_EQ(toF16Bits(1.0f + std::ldexp(1.0f, -11)), 0x3C00);
+  EXPECT_EQ(toF16Bits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);
+  // bf16 keeps 7 mantissa bits: 1 + 2^-8 ties to 1.0.
+  EXPECT_EQ(toBF16Bits(1.0f + std::ldexp(1.0f, -8)), 0x3F80);
+  EXPECT_EQ(toBF16Bits(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3F82);
+}
+
+TEST(Formats, RoundTripIsExactOnRepresentableValues) {
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    float f16 = fromF16Bits(static_cast<uint16_t>(bits));
+    if (std::isfinite(f16)) {
+      ASSERT_EQ(toF16Bits(f16), bits) << std::hex << bits;
+    }
+    float bf16 = fromBF16Bits(static_cast<uint16_t>(bits));
+    if (std::isfinite(bf16)) {
+      ASSERT_EQ(toBF16Bits(bf16), bits) << std::hex << bits;
+    }
+  }
+  for (uint32_t bits = 0; bits < 0x100; ++bits) {
+    float f8 = fromF8E4M3FNBits(static_cast<uint8_t>(bits));
+    if (!std::isnan(f8)) {
+      ASSERT_EQ(toF8E4M3FNBits(f8), bits) << std::hex << bits;
+    }
+  }
+}
+
+TEST(Compare, MinusInfinityMatchesButNaNNeverPasses) {
+  double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> expected = {1.0, -inf, 2.0};
+  ErrorStats same = compare(std::vector<double>{1.0, -inf, 2.0}, expected);
+  EXPECT_EQ(same.nonFinite, 0u);
+  EXPECT_EQ(same.maxAbs, 0.0);
+  ErrorStats nan = compare(std::vector<double>{1.0, -inf, NAN}, expected);
+  EXPECT_EQ(nan.nonFinite, 1u);
+  EXPECT_EQ(nan.firstNonFinite, 2u);
+  EXPECT_FALSE(withinTolerance(nan, same));
+  ErrorStats infWhereFinite =
+      compare(std::vector<double>{inf, -inf, 2.0}, expected);
+  EXPECT_EQ(infWhereFinite.nonFinite, 1u);
+}
+
+TEST(Tolerance, PolicyBoundIsTwiceNaivePlusEpsilon) {
+  ErrorStats naive;
+  naive.maxAbs = 0.01;
+  ErrorStats kernel;
+  kernel.maxAbs = 0.02;
+  EXPECT_TRUE(withinTolerance(kernel, naive));
+  kernel.maxAbs = 0.0200101;
+  EXPECT_FALSE(withinTolerance(kernel, naive));
+}
+
+/// The naive bf16 attention has a real, nonzero error; a float32-exact answer
+/// passes the policy and an output missing the softmax rescale does not.
+TEST(Tolerance, NaiveBaselineSeparatesGoodFromBroken) {
+  ref::Problem p;
+  p.batch = 1;
+  p.queryHeads = 2;
+  p.kvHeads = 1;
+  p.queryLen = 33;
+  p.keyLen = 70;
+  p.headDim = 16;
+  p.valueDim = 16;
+  p.scale = 0.25;
+  std::mt19937 gen(7);
+  std::normal_distribution<double> normal;
+  auto draw = [&](size_t count) {
+    std::vector<double> x(count);
+    for (double &value : x)
+      value = roundTo(ElementType::BF16, normal(gen));
+    return x;
+  };
+  std::vector<double> q = draw(2 * 33 * 16), k = draw(70 * 16), v = draw(70 * 16);
+  ref::ForwardResult exact = ref::forward(p, q, k, v);
+  ref::ForwardResult naive = naiveForward(ElementType::BF16, p, q, k, v);
+  ErrorStats naiveErr = compare(naive.output, exact.output);
+  EXPECT_GT(naiveErr.maxAbs, 1e-4);
+  EXPECT_LT(naiveErr.relative, 2e-2);
+
+  std::vector<double> good = exact.output;
+  for (double &x : good)
+    x = static_cast<float>(x);
+  EXPECT_TRUE(withinTolerance(compare(good, exact.output), naiveErr));
+
+  // Broken: the second half of the keys' weights never rescaled, i.e. the
+  // output normalised by the first half's sum only.
+  ref::Problem half = p;
+  half.keyLen = 35;
+  ref::ForwardResult firstHalf = ref::forward(half, q, k, v);
+  ErrorStats brokenErr = compare(firstHalf.output, exact.output);
+  EXPECT_FALSE(withinTolerance(brokenErr, naiveErr));
+}
+
+} // namespace
