@@ -106,8 +106,9 @@ TEST(ReferenceForward, FullyMaskedRowsGiveZeroAndMinusInfinity) {
     for (int64_t e = 0; e < p.valueDim; ++e) {
       double o = out.output[i * p.valueDim + e];
       EXPECT_FALSE(std::isnan(o));
-      if (empty)
+      if (empty) {
         EXPECT_EQ(o, 0.0);
+      }
     }
   }
 }
