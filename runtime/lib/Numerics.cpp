@@ -181,65 +181,160 @@ double fa::roundTo(ElementType type, double value) {
   return value;
 }
 
-ref::ForwardResult fa::naiveForward(ElementType type,
-                                    const ref::Problem &p,
+/// The dtype a naive framework computes in: FP8 has no naive "fp8
+/// softmax"; its unfused baseline keeps scores in bf16, as the FP8 kernels'
+/// output is.
+static ElementType naiveWorkingType(ElementType type) {
+  return type == ElementType::F8E4M3FN ? ElementType::BF16 : type;
+}
+
+/// Scores of one row, rounded as a naive low-precision framework would;
+/// -inf where masked. Also returns d(score)/d(raw) for the softcap.
+static double naiveScores(ElementType working, const ref::Problem &p,
+                          const double *query, const double *key, int64_t b,
+                          int64_t h, int64_t i, std::vector<double> &scores,
+                          std::vector<double> &slopes) {
+  auto round = [&](double x) { return roundTo(working, x); };
+  int64_t kvHead = p.kvHeadOf(h);
+  const double *qRow =
+      query + ((b * p.queryHeads + h) * p.queryLen + i) * p.headDim;
+  double rowMax = -std::numeric_limits<double>::infinity();
+  scores.assign(p.keyLen, -std::numeric_limits<double>::infinity());
+  slopes.assign(p.keyLen, 1.0);
+  for (int64_t j = 0; j < p.keyLen; ++j) {
+    if (!ref::isVisible(p.mask, i, j, p.queryLen, p.keyLen))
+      continue;
+    const double *kRow =
+        key + ((b * p.kvHeads + kvHead) * p.keyLen + j) * p.headDim;
+    double dot = 0.0;
+    for (int64_t d = 0; d < p.headDim; ++d)
+      dot += qRow[d] * kRow[d];
+    double s = round(round(dot) * p.scale);
+    if (p.softcap > 0.0) {
+      double t = std::tanh(s / p.softcap);
+      s = round(p.softcap * t);
+      slopes[j] = 1.0 - t * t;
+    }
+    scores[j] = s;
+    rowMax = std::max(rowMax, s);
+  }
+  return rowMax;
+}
+
+void fa::naiveForwardRow(ElementType type, const ref::Problem &p,
+                         const double *query, const double *key,
+                         const double *value, int64_t b, int64_t h, int64_t i,
+                         double *outRow, double *lse) {
+  ElementType working = naiveWorkingType(type);
+  std::vector<double> scores, slopes;
+  double rowMax = naiveScores(working, p, query, key, b, h, i, scores, slopes);
+  for (int64_t e = 0; e < p.valueDim; ++e)
+    outRow[e] = 0.0;
+  if (std::isinf(rowMax)) {
+    *lse = -std::numeric_limits<double>::infinity();
+    return;
+  }
+  double sum = 0.0;
+  for (int64_t j = 0; j < p.keyLen; ++j)
+    sum += std::isinf(scores[j]) ? 0.0 : std::exp(scores[j] - rowMax);
+  *lse = static_cast<float>(rowMax + std::log(sum));
+  int64_t kvHead = p.kvHeadOf(h);
+  for (int64_t j = 0; j < p.keyLen; ++j) {
+    if (std::isinf(scores[j]))
+      continue;
+    double prob = roundTo(working, std::exp(scores[j] - rowMax) / sum);
+    const double *vRow =
+        value + ((b * p.kvHeads + kvHead) * p.keyLen + j) * p.valueDim;
+    for (int64_t e = 0; e < p.valueDim; ++e)
+      outRow[e] += prob * vRow[e];
+  }
+  for (int64_t e = 0; e < p.valueDim; ++e)
+    outRow[e] = roundTo(working, outRow[e]);
+}
+
+ref::ForwardResult fa::naiveForward(ElementType type, const ref::Problem &p,
                                     const std::vector<double> &query,
                                     const std::vector<double> &key,
                                     const std::vector<double> &value) {
-  // FP8 has no naive "fp8 softmax" in any framework; its unfused baseline
-  // keeps scores in bf16, which is what the FP8 kernels output too.
-  ElementType working = type == ElementType::F8E4M3FN ? ElementType::BF16 : type;
-  auto round = [&](double x) { return roundTo(working, x); };
   ref::ForwardResult result;
   result.output.assign(p.batch * p.queryHeads * p.queryLen * p.valueDim, 0.0);
   result.lse.assign(p.batch * p.queryHeads * p.queryLen, 0.0);
-  std::vector<double> scores(p.keyLen);
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.queryHeads; ++h)
+      for (int64_t i = 0; i < p.queryLen; ++i) {
+        size_t row = (b * p.queryHeads + h) * p.queryLen + i;
+        naiveForwardRow(type, p, query.data(), key.data(), value.data(), b, h,
+                        i, result.output.data() + row * p.valueDim,
+                        result.lse.data() + row);
+      }
+  return result;
+}
+
+ref::BackwardResult fa::naiveBackward(ElementType type, const ref::Problem &p,
+                                      const std::vector<double> &query,
+                                      const std::vector<double> &key,
+                                      const std::vector<double> &value,
+                                      const std::vector<double> &gradOutput) {
+  ElementType working = naiveWorkingType(type);
+  auto round = [&](double x) { return roundTo(working, x); };
+  ref::BackwardResult grads;
+  grads.gradQuery.assign(query.size(), 0.0);
+  grads.gradKey.assign(key.size(), 0.0);
+  grads.gradValue.assign(value.size(), 0.0);
+  std::vector<double> scores, slopes, probs(p.keyLen), gradProbs(p.keyLen);
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t h = 0; h < p.queryHeads; ++h) {
       int64_t kvHead = p.kvHeadOf(h);
       for (int64_t i = 0; i < p.queryLen; ++i) {
-        const double *qRow =
-            query.data() + ((b * p.queryHeads + h) * p.queryLen + i) * p.headDim;
-        double rowMax = -std::numeric_limits<double>::infinity();
-        for (int64_t j = 0; j < p.keyLen; ++j) {
-          scores[j] = -std::numeric_limits<double>::infinity();
-          if (!ref::isVisible(p.mask, i, j, p.queryLen, p.keyLen))
-            continue;
-          const double *kRow =
-              key.data() + ((b * p.kvHeads + kvHead) * p.keyLen + j) * p.headDim;
-          double dot = 0.0;
-          for (int64_t d = 0; d < p.headDim; ++d)
-            dot += qRow[d] * kRow[d];
-          double s = round(round(dot) * p.scale);
-          if (p.softcap > 0.0)
-            s = round(p.softcap * std::tanh(s / p.softcap));
-          scores[j] = s;
-          rowMax = std::max(rowMax, s);
-        }
         size_t row = (b * p.queryHeads + h) * p.queryLen + i;
-        double *outRow = result.output.data() + row * p.valueDim;
-        if (std::isinf(rowMax)) {
-          result.lse[row] = -std::numeric_limits<double>::infinity();
-          continue;
-        }
+        double rowMax = naiveScores(working, p, query.data(), key.data(), b,
+                                    h, i, scores, slopes);
+        if (std::isinf(rowMax))
+          continue; // No visible key: no gradient flows through this row.
         double sum = 0.0;
         for (int64_t j = 0; j < p.keyLen; ++j)
           sum += std::isinf(scores[j]) ? 0.0 : std::exp(scores[j] - rowMax);
-        result.lse[row] = static_cast<float>(rowMax + std::log(sum));
+        const double *dO = gradOutput.data() + row * p.valueDim;
+        // The naive O (in dtype) feeds D, as a framework's saved O would.
+        std::vector<double> out(p.valueDim, 0.0);
         for (int64_t j = 0; j < p.keyLen; ++j) {
-          if (std::isinf(scores[j]))
-            continue;
-          double prob = round(std::exp(scores[j] - rowMax) / sum);
+          probs[j] = std::isinf(scores[j])
+                         ? 0.0
+                         : round(std::exp(scores[j] - rowMax) / sum);
           const double *vRow =
               value.data() + ((b * p.kvHeads + kvHead) * p.keyLen + j) * p.valueDim;
-          for (int64_t e = 0; e < p.valueDim; ++e)
-            outRow[e] += prob * vRow[e];
+          double dot = 0.0;
+          for (int64_t e = 0; e < p.valueDim; ++e) {
+            out[e] += probs[j] * vRow[e];
+            dot += dO[e] * vRow[e];
+          }
+          gradProbs[j] = round(dot);
         }
+        double rowDot = 0.0;
         for (int64_t e = 0; e < p.valueDim; ++e)
-          outRow[e] = round(outRow[e]);
+          rowDot += dO[e] * round(out[e]);
+        rowDot = round(rowDot);
+        const double *qRow = query.data() + row * p.headDim;
+        for (int64_t j = 0; j < p.keyLen; ++j) {
+          if (probs[j] == 0.0)
+            continue;
+          size_t kvRow = (b * p.kvHeads + kvHead) * p.keyLen + j;
+          for (int64_t e = 0; e < p.valueDim; ++e)
+            grads.gradValue[kvRow * p.valueDim + e] += probs[j] * dO[e];
+          double gradScore =
+              round(probs[j] * (gradProbs[j] - rowDot)) * slopes[j] * p.scale;
+          for (int64_t d = 0; d < p.headDim; ++d) {
+            grads.gradQuery[row * p.headDim + d] +=
+                gradScore * key[kvRow * p.headDim + d];
+            grads.gradKey[kvRow * p.headDim + d] += gradScore * qRow[d];
+          }
+        }
       }
     }
-  return result;
+  for (auto *grad : {&grads.gradQuery, &grads.gradKey, &grads.gradValue})
+    for (double &x : *grad)
+      x = round(x);
+  return grads;
 }
 
 ErrorStats fa::compare(const double *actual, const double *expected,

@@ -8,7 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -19,6 +21,8 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::fa::registerFAPasses();
+  mlir::fa::registerFAConversionPassesAndPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::fa::FADialect>();

@@ -49,6 +49,21 @@ ref::ForwardResult naiveForward(ElementType type, const ref::Problem &problem,
                                 const std::vector<double> &key,
                                 const std::vector<double> &value);
 
+/// One row of naiveForward: O[b,h,i,:] into `outputRow`, and its LSE.
+void naiveForwardRow(ElementType type, const ref::Problem &problem,
+                     const double *query, const double *key,
+                     const double *value, int64_t b, int64_t h, int64_t i,
+                     double *outputRow, double *lse);
+
+/// Naive backward in the input precision: P, dP, dS and the gradients are
+/// rounded to `type`, as an unfused framework backward in that dtype would.
+ref::BackwardResult naiveBackward(ElementType type,
+                                  const ref::Problem &problem,
+                                  const std::vector<double> &query,
+                                  const std::vector<double> &key,
+                                  const std::vector<double> &value,
+                                  const std::vector<double> &gradOutput);
+
 /// How far `actual` is from `expected`.
 struct ErrorStats {
   double maxAbs = 0.0;       ///< max |actual - expected| over finite pairs.

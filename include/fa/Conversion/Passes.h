@@ -1,0 +1,64 @@
+//===- Passes.h - fa conversion passes and pipelines ------------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_CONVERSION_PASSES_H
+#define FA_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+class RewritePatternSet;
+
+namespace fa {
+
+#define GEN_PASS_DECL
+#include "fa/Conversion/Passes.h.inc"
+
+/// fa tile ops -> linalg.generic (convert-fa-tile-to-linalg).
+void populateFATileToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Options of the end-to-end pipelines.
+struct FAPipelineOptions : public PassPipelineOptions<FAPipelineOptions> {
+  Option<int64_t> blockM{*this, "block-m", llvm::cl::desc("Query rows per block"),
+                         llvm::cl::init(64)};
+  Option<int64_t> blockN{*this, "block-n",
+                         llvm::cl::desc("Key/value rows per block"),
+                         llvm::cl::init(64)};
+  Option<bool> testOmitRescale{
+      *this, "test-omit-rescale",
+      llvm::cl::desc("Negative control: online softmax without the rescale"),
+      llvm::cl::init(false)};
+  Option<bool> testOmitRowDot{
+      *this, "test-omit-row-dot",
+      llvm::cl::desc("Negative control: backward without D = rowsum(dO*O)"),
+      llvm::cl::init(false)};
+};
+
+/// fa-to-cpu: tiled (L2) IR -> LLVM dialect for the host. Tile ops become
+/// linalg, tensors are bufferized (function boundaries included, identity
+/// layouts), then everything is lowered to LLVM.
+void buildFAToCPUPipeline(OpPassManager &pm);
+
+/// fa-compile-cpu: L1 (fa.attention / fa.attention_grad) all the way to LLVM
+/// for the host: fa-tile, fa-fuse-online-softmax, fa-recompute-backward,
+/// then fa-to-cpu.
+void buildFACompileCPUPipeline(OpPassManager &pm,
+                               const FAPipelineOptions &options);
+
+/// Registers the conversion passes and the named pipelines.
+void registerFAConversionPassesAndPipelines();
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_CONVERSION_PASSES_H

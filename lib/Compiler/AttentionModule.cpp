@@ -1,0 +1,167 @@
+//===- AttentionModule.cpp - from a spec to an fa module ------------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Compiler/AttentionModule.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace {
+
+/// "tensor<2x8x113x64xbf16>" / "memref<...>"
+std::string shapedType(const char *kind, std::initializer_list<int64_t> shape,
+                       const std::string &element) {
+  std::ostringstream os;
+  os << kind << "<";
+  for (int64_t dim : shape)
+    os << dim << "x";
+  os << element << ">";
+  return os.str();
+}
+
+const char *mlirElementType(::fa::ElementType type) {
+  switch (type) {
+  case ::fa::ElementType::F16:
+    return "f16";
+  case ::fa::ElementType::BF16:
+    return "bf16";
+  case ::fa::ElementType::F8E4M3FN:
+    return "f8E4M3FN";
+  case ::fa::ElementType::F32:
+    return "f32";
+  }
+  return "f32";
+}
+
+/// One operand of an entry point: memref argument, tensor view of it.
+struct Operand {
+  std::string name, memref, tensor;
+};
+
+class ModuleWriter {
+public:
+  explicit ModuleWriter(const ::fa::AttentionSpec &spec) : spec(spec) {}
+
+  Operand operand(const std::string &name,
+                  std::initializer_list<int64_t> shape,
+                  const std::string &element) {
+    return {name, shapedType("memref", shape, element),
+            shapedType("tensor", shape, element)};
+  }
+
+  std::string attributes() const {
+    std::ostringstream os;
+    os.precision(9);
+    os << "{mask = #fa.mask<" << ::fa::maskName(spec.mask) << ">";
+    os << ", scale = " << std::scientific << spec.scaleOrDefault() << " : f32";
+    if (spec.softcap > 0)
+      os << ", softcap = " << spec.softcap << " : f32";
+    os << ", tile = #fa.tile<block_m = " << spec.blockM
+       << ", block_n = " << spec.blockN << ", stages = 2, warps = 4>}";
+    return os.str();
+  }
+
+  /// func.func @name(inputs..., outputs...) { to_tensor; <op>; materialize }
+  void entryPoint(std::ostream &os, const std::string &name,
+                  const std::vector<Operand> &inputs,
+                  const std::vector<Operand> &outputs, const std::string &op) {
+    os << "  func.func @" << name << "(";
+    bool first = true;
+    for (const auto *group : {&inputs, &outputs})
+      for (const Operand &o : *group) {
+        os << (first ? "" : ", ") << "%" << o.name << "_buf: " << o.memref;
+        first = false;
+      }
+    os << ") attributes {llvm.emit_c_interface} {\n";
+    for (const Operand &o : inputs)
+      os << "    %" << o.name << " = bufferization.to_tensor %" << o.name
+         << "_buf restrict : " << o.memref << " to " << o.tensor << "\n";
+    os << "    ";
+    for (size_t i = 0; i < outputs.size(); ++i)
+      os << (i ? ", " : "") << "%" << outputs[i].name;
+    os << " = " << op << " ";
+    for (size_t i = 0; i < inputs.size(); ++i)
+      os << (i ? ", " : "") << "%" << inputs[i].name;
+    os << " " << attributes() << "\n        : (";
+    for (size_t i = 0; i < inputs.size(); ++i)
+      os << (i ? ", " : "") << inputs[i].tensor;
+    os << ") -> (";
+    for (size_t i = 0; i < outputs.size(); ++i)
+      os << (i ? ", " : "") << outputs[i].tensor;
+    os << ")\n";
+    for (const Operand &o : outputs)
+      os << "    bufferization.materialize_in_destination %" << o.name
+         << " in restrict writable %" << o.name << "_buf : (" << o.tensor
+         << ", " << o.memref << ") -> ()\n";
+    os << "    return\n  }\n";
+  }
+
+private:
+  const ::fa::AttentionSpec &spec;
+};
+
+} // namespace
+
+std::string mlir::fa::buildAttentionModuleText(const ::fa::AttentionSpec &spec,
+                                               const ::fa::ProblemSize &size,
+                                               bool withBackward) {
+  ModuleWriter writer(spec);
+  std::string in = mlirElementType(spec.dtype);
+  std::string out =
+      spec.dtype == ::fa::ElementType::F8E4M3FN ? "bf16" : in;
+  int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
+          M = size.queryLen, N = size.keyLen, D = spec.headDim,
+          Dv = spec.valueDim;
+  Operand q = writer.operand("q", {B, Hq, M, D}, in);
+  Operand k = writer.operand("k", {B, Hkv, N, D}, in);
+  Operand v = writer.operand("v", {B, Hkv, N, Dv}, in);
+  Operand o = writer.operand("o", {B, Hq, M, Dv}, out);
+  Operand lse = writer.operand("lse", {B, Hq, M}, "f32");
+
+  std::ostringstream os;
+  os << "// fa-mlir: d=" << D << " dv=" << Dv << " dtype=" << in
+     << " mask=" << ::fa::maskName(spec.mask) << " B=" << B << " Hq=" << Hq
+     << " Hkv=" << Hkv << " M=" << M << " N=" << N << "\n";
+  os << "module {\n";
+  writer.entryPoint(os, "fa_forward", {q, k, v}, {o, lse}, "fa.attention");
+  if (withBackward) {
+    Operand gradOut = writer.operand("do", {B, Hq, M, Dv}, out);
+    Operand dq = writer.operand("dq", {B, Hq, M, D}, in);
+    Operand dk = writer.operand("dk", {B, Hkv, N, D}, in);
+    Operand dv = writer.operand("dv", {B, Hkv, N, Dv}, in);
+    writer.entryPoint(os, "fa_backward", {q, k, v, o, gradOut, lse},
+                      {dq, dk, dv}, "fa.attention_grad");
+  }
+  os << "}\n";
+  return os.str();
+}
+
+OwningOpRef<ModuleOp>
+mlir::fa::buildAttentionModule(MLIRContext &context,
+                               const ::fa::AttentionSpec &spec,
+                               const ::fa::ProblemSize &size,
+                               bool withBackward, std::string &error) {
+  std::string text = buildAttentionModuleText(spec, size, withBackward);
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      os << diag.str();
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  if (!module)
+    error = diagnostics.empty() ? "could not build the module" : diagnostics;
+  return module;
+}

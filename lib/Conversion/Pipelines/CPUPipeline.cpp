@@ -1,0 +1,103 @@
+//===- CPUPipeline.cpp - fa-to-cpu and fa-compile-cpu ---------------------===//
+//
+// Part of fa-mlir.
+//
+// The CPU path runs the very same tiled IR the GPU path starts from, so CI
+// can prove the algorithm's numerics without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Conversion/Passes.h"
+#include "fa/Dialect/FA/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_REGISTRATION
+#include "fa/Conversion/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+
+void mlir::fa::buildFAToCPUPipeline(OpPassManager &pm) {
+  // Tile ops -> linalg; elementwise arith/math on tensors -> linalg too.
+  OpPassManager &tiles = pm.nest<func::FuncOp>();
+  tiles.addPass(createConvertFATileToLinalg());
+  tiles.addPass(createConvertElementwiseToLinalgPass());
+  tiles.addPass(createCanonicalizerPass());
+  tiles.addPass(createCSEPass());
+
+  // Tensors -> buffers. Identity layouts keep the C interface plain; the
+  // loops carry freshly computed tiles, so they may return allocations.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Tiles are allocated inside loops: free them, or a large problem runs
+  // out of memory.
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  // Loops, then LLVM. bf16 <-> f32 casts are expanded to integer ops: the
+  // host has no bf16 instructions, and Debian 12's libgcc no helper.
+  pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass()); // tanh, for the softcap
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
+                                         const FAPipelineOptions &options) {
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  FATileOptions tile;
+  tile.blockM = options.blockM;
+  tile.blockN = options.blockN;
+  funcPm.addPass(createFATile(tile));
+  FAFuseOnlineSoftmaxOptions fuse;
+  fuse.testOmitRescale = options.testOmitRescale;
+  funcPm.addPass(createFAFuseOnlineSoftmax(fuse));
+  FARecomputeBackwardOptions backward;
+  backward.blockM = options.blockM;
+  backward.blockN = options.blockN;
+  backward.testOmitRowDot = options.testOmitRowDot;
+  funcPm.addPass(createFARecomputeBackward(backward));
+  buildFAToCPUPipeline(pm);
+}
+
+void mlir::fa::registerFAConversionPassesAndPipelines() {
+  registerFAConversionPasses();
+  PassPipelineRegistration<>(
+      "fa-to-cpu", "Lower tiled fa IR (L2) to the LLVM dialect for the host",
+      buildFAToCPUPipeline);
+  PassPipelineRegistration<FAPipelineOptions>(
+      "fa-compile-cpu",
+      "fa.attention / fa.attention_grad to the LLVM dialect for the host: "
+      "fa-tile, fa-fuse-online-softmax, fa-recompute-backward, fa-to-cpu",
+      buildFACompileCPUPipeline);
+}

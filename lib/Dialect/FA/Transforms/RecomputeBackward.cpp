@@ -1,0 +1,264 @@
+//===- RecomputeBackward.cpp - fa-recompute-backward ----------------------===//
+//
+// Part of fa-mlir.
+//
+// fa.attention_grad becomes FlashAttention's backward (FA2, Algorithm 2):
+//
+//   D = rowsum(dO ∘ O)                                   (one O(M) vector)
+//   for each KV block j (outer):      dK_j = dV_j = 0
+//     for each query head of the group, for each Q block i (inner):
+//       S = scale·Q_i K_jᵀ (masked);  P = exp(S - LSE_i)   (recomputed)
+//       dV_j += Pᵀ dO_i
+//       dP    = dO_i V_jᵀ
+//       dS    = P ∘ (dP - D_i)
+//       dK_j += scale · dSᵀ Q_i
+//       dQ_i += scale · dS K_j                            (f32 accumulator)
+//
+// Only LSE is saved from the forward pass; no M×N value is ever formed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/Transforms/Passes.h"
+
+#include "TileBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+#include <limits>
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FARECOMPUTEBACKWARD
+#include "fa/Dialect/FA/Transforms/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+/// scf.for from 0 to `upper` by `step`, threading `carried`.
+static SmallVector<Value>
+forLoop(TileBuilder &tb, int64_t upper, int64_t step, ValueRange carried,
+        function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  OpBuilder &b = tb.builder();
+  Location loc = tb.location();
+  auto loop = scf::ForOp::create(
+      b, loc, tb.index(0), tb.index(upper), tb.index(step), carried,
+      [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nested.getInsertionBlock());
+        scf::YieldOp::create(b, loc, body(iv, args));
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+class BackwardTiler {
+public:
+  BackwardTiler(AttentionGradOp op, const AttentionShape &shape,
+                int64_t blockM, int64_t blockN, bool omitRowDot,
+                TileBuilder &tb)
+      : op(op), shape(shape), blockM(blockM), blockN(blockN),
+        omitRowDot(omitRowDot), tb(tb), b(tb.builder()), loc(tb.location()) {}
+
+  /// Step 1: D[b, h, i] = sum_e dO[b, h, i, e] · O[b, h, i, e].
+  Value rowDots() {
+    Value init = tensor::EmptyOp::create(
+        b, loc, op.getLse().getType().getShape(), b.getF32Type());
+    return forLoop(tb, shape.batch, 1, init, [&](Value batch, ValueRange d) {
+      return forLoop(tb, shape.queryHeads, 1, d, [&](Value head, ValueRange d) {
+        return forLoop(tb, shape.queryLen, blockM, d,
+                       [&](Value q0, ValueRange d) -> SmallVector<Value> {
+          Value gradOut =
+              tb.loadTile(op.getGradOutput(), batch, head, q0, blockM);
+          Value out = tb.loadTile(op.getOutput(), batch, head, q0, blockM);
+          Value rowDot = RowDotOp::create(
+              b, loc, RankedTensorType::get({blockM}, b.getF32Type()), gradOut,
+              out);
+          return {tb.storeTile(rowDot, d[0], batch, head, q0, blockM)};
+        });
+      });
+    })[0];
+  }
+
+  /// One (KV block, Q block) step; returns (dK_j, dV_j, dQ).
+  SmallVector<Value> blockStep(Value batch, Value head, Value k0,
+                               Value keyTile, Value valueTile, Value rowDot,
+                               Value q0, Value gradKey, Value gradValue,
+                               Value gradQuery) {
+    double scale = op.getScaleOrDefault();
+    double softcap = op.getSoftcapOrZero();
+    Value queryTile = tb.loadTile(op.getQuery(), batch, head, q0, blockM);
+    Value gradOutTile = tb.loadTile(op.getGradOutput(), batch, head, q0, blockM);
+    // Rows past M get LSE = +inf, so their recomputed P is exactly 0.
+    Value lseTile = tb.loadTile(op.getLse(), batch, head, q0, blockM,
+                                std::numeric_limits<double>::infinity());
+    Value rowDotTile = omitRowDot
+                           ? tb.splat({blockM}, 0.0)
+                           : tb.loadTile(rowDot, batch, head, q0, blockM);
+    auto tileType = RankedTensorType::get({blockM, blockN}, b.getF32Type());
+
+    // S = scale·Q Kᵀ (softcapped), masked; P = exp(S - LSE), recomputed.
+    Value scores = QKScoresOp::create(
+        b, loc, tileType, queryTile, keyTile, b.getF32FloatAttr(scale),
+        softcap > 0 ? b.getF32FloatAttr(softcap) : FloatAttr(), nullptr);
+    Value masked = ApplyMaskOp::create(
+        b, loc, scores.getType(), scores, op.getMaskOrDefault(), q0, k0,
+        tb.index(shape.queryLen), tb.index(shape.keyLen));
+    Value probs = ExpShiftedOp::create(b, loc, masked.getType(), masked, lseTile, nullptr);
+    // dV_j += Pᵀ dO_i
+    Value newGradValue =
+        TileMatmulOp::create(b, loc, gradValue.getType(), probs, gradOutTile,
+                             gradValue, b.getUnitAttr(), nullptr, nullptr);
+    // dP = dO_i V_jᵀ
+    Value gradProbs =
+        TileMatmulOp::create(b, loc, tileType, gradOutTile, valueTile,
+                             tb.zeros({blockM, blockN}), nullptr,
+                             b.getUnitAttr(), nullptr);
+    // dS = P ∘ (dP - D_i), then back through the softcap's tanh.
+    Value gradScores =
+        SoftmaxGradOp::create(b, loc, probs.getType(), probs, gradProbs, rowDotTile);
+    if (softcap > 0)
+      gradScores = SoftcapGradOp::create(b, loc, gradScores.getType(), gradScores, scores,
+                                         b.getF32FloatAttr(softcap));
+    // dK_j += scale · dSᵀ Q_i
+    Value newGradKey = TileMatmulOp::create(
+        b, loc, gradKey.getType(), gradScores, queryTile, gradKey,
+        b.getUnitAttr(), nullptr, b.getF32FloatAttr(scale));
+    // dQ_i += scale · dS K_j
+    Value gradQueryTile = tb.loadTile(gradQuery, batch, head, q0, blockM);
+    Value newGradQueryTile = TileMatmulOp::create(
+        b, loc, gradQueryTile.getType(), gradScores, keyTile, gradQueryTile,
+        nullptr, nullptr, b.getF32FloatAttr(scale));
+    Value newGradQuery =
+        tb.storeTile(newGradQueryTile, gradQuery, batch, head, q0, blockM);
+    return {newGradKey, newGradValue, newGradQuery};
+  }
+
+  SmallVector<Value> build() {
+    // 1. D = rowsum(dO ∘ O)
+    Value rowDot = rowDots();
+    // dQ accumulates over KV blocks in f32; it is the only O(M·D) buffer.
+    auto queryType = op.getQuery().getType();
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    Value gradQueryAcc =
+        linalg::FillOp::create(
+            b, loc, zero,
+            tensor::EmptyOp::create(b, loc, queryType.getShape(),
+                                    b.getF32Type()).getResult())
+            .getResult(0);
+    Type elementType = queryType.getElementType();
+    Value gradKeyInit = tensor::EmptyOp::create(
+        b, loc, op.getKey().getType().getShape(), elementType);
+    Value gradValueInit = tensor::EmptyOp::create(
+        b, loc, op.getValue().getType().getShape(), elementType);
+
+    // 2. KV blocks outer, Q blocks inner.
+    SmallVector<Value> grads = forLoop(
+        tb, shape.batch, 1, {gradKeyInit, gradValueInit, gradQueryAcc},
+        [&](Value batch, ValueRange g) {
+      return forLoop(tb, shape.kvHeads, 1, g, [&](Value kvHead, ValueRange g) {
+        return forLoop(tb, shape.keyLen, blockN, g,
+                       [&](Value k0, ValueRange g) -> SmallVector<Value> {
+          Value keyTile = tb.loadTile(op.getKey(), batch, kvHead, k0, blockN);
+          Value valueTile =
+              tb.loadTile(op.getValue(), batch, kvHead, k0, blockN);
+          Value gradKeyTile = tb.zeros({blockN, shape.headDim});
+          Value gradValueTile = tb.zeros({blockN, shape.valueDim});
+          // GQA: every query head of the group adds into dK_j, dV_j.
+          SmallVector<Value> acc = forLoop(
+              tb, shape.groupSize(), 1, {gradKeyTile, gradValueTile, g[2]},
+              [&](Value member, ValueRange a) {
+            Value head = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, kvHead,
+                                      tb.index(shape.groupSize())),
+                member);
+            return forLoop(tb, shape.queryLen, blockM, a,
+                           [&](Value q0, ValueRange a) {
+              return blockStep(batch, head, k0, keyTile, valueTile, rowDot, q0,
+                               a[0], a[1], a[2]);
+            });
+          });
+          Value gradKey = tb.storeTile(tb.castTile(acc[0], elementType), g[0],
+                                       batch, kvHead, k0, blockN);
+          Value gradValue = tb.storeTile(tb.castTile(acc[1], elementType),
+                                         g[1], batch, kvHead, k0, blockN);
+          return {gradKey, gradValue, acc[2]};
+        });
+      });
+    });
+    Value gradQuery = tb.castTile(grads[2], elementType);
+    return {gradQuery, grads[0], grads[1]};
+  }
+
+private:
+  AttentionGradOp op;
+  AttentionShape shape;
+  int64_t blockM, blockN;
+  bool omitRowDot;
+  TileBuilder &tb;
+  OpBuilder &b;
+  Location loc;
+};
+
+struct RecomputeBackward : OpRewritePattern<AttentionGradOp> {
+  RecomputeBackward(MLIRContext *context, const TilingOptions &options,
+                    bool omitRowDot)
+      : OpRewritePattern(context), options(options), omitRowDot(omitRowDot) {}
+
+  LogicalResult matchAndRewrite(AttentionGradOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<AttentionShape> shape =
+        AttentionShape::get(op, op.getQuery(), op.getKey(), op.getValue());
+    if (failed(shape))
+      return failure();
+    TileAttr tile = op.getTileAttr();
+    int64_t blockM = std::min(tile ? tile.getBlockM() : options.blockM,
+                              shape->queryLen);
+    int64_t blockN = std::min(tile ? tile.getBlockN() : options.blockN,
+                              shape->keyLen);
+    TileBuilder tb(rewriter, op.getLoc());
+    BackwardTiler tiler(op, *shape, blockM, blockN, omitRowDot, tb);
+    rewriter.replaceOp(op, tiler.build());
+    return success();
+  }
+
+  TilingOptions options;
+  bool omitRowDot;
+};
+
+struct FARecomputeBackwardPass
+    : fa::impl::FARecomputeBackwardBase<FARecomputeBackwardPass> {
+  using FARecomputeBackwardBase::FARecomputeBackwardBase;
+
+  void runOnOperation() override {
+    if (blockM <= 0 || blockN <= 0) {
+      getOperation().emitError(
+          "fa-recompute-backward: block-m and block-n must be > 0");
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populateRecomputeBackwardPatterns(patterns, {blockM, blockN},
+                                      testOmitRowDot);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    getOperation().walk([&](AttentionGradOp op) {
+      op.emitOpError("cannot be rewritten by fa-recompute-backward");
+      signalPassFailure();
+    });
+  }
+};
+
+} // namespace
+
+void mlir::fa::populateRecomputeBackwardPatterns(RewritePatternSet &patterns,
+                                                 const TilingOptions &options,
+                                                 bool omitRowDot) {
+  patterns.add<RecomputeBackward>(patterns.getContext(), options, omitRowDot);
+}

@@ -1,0 +1,181 @@
+//===- TileBuilder.cpp - building tiled attention IR ----------------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+FailureOr<AttentionShape> AttentionShape::get(Operation *op, Value query,
+                                              Value key, Value value) {
+  auto q = cast<RankedTensorType>(query.getType());
+  auto k = cast<RankedTensorType>(key.getType());
+  auto v = cast<RankedTensorType>(value.getType());
+  if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
+    return op->emitOpError(
+        "needs static shapes to be tiled; specialise the problem size first");
+  return AttentionShape{q.getDimSize(0), q.getDimSize(1), k.getDimSize(1),
+                        q.getDimSize(2), k.getDimSize(2), q.getDimSize(3),
+                        v.getDimSize(3)};
+}
+
+Value TileBuilder::index(int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value TileBuilder::splat(ArrayRef<int64_t> shape, double value) {
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
+}
+
+Value TileBuilder::zeros(ArrayRef<int64_t> shape) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+}
+
+Value TileBuilder::rowsInBlock(Value offset, int64_t block, int64_t total) {
+  Value remaining = arith::SubIOp::create(b, loc, index(total), offset);
+  return arith::MinSIOp::create(b, loc, index(block), remaining);
+}
+
+/// Offsets/sizes/strides that select rows [offset, offset + rows) of
+/// `source[batch, head]`, keeping the trailing width if there is one.
+static void sliceOfRows(OpBuilder &b, RankedTensorType sourceType, Value batch,
+                        Value head, Value offset, OpFoldResult rows,
+                        SmallVectorImpl<OpFoldResult> &offsets,
+                        SmallVectorImpl<OpFoldResult> &sizes,
+                        SmallVectorImpl<OpFoldResult> &strides) {
+  offsets.assign({OpFoldResult(batch), OpFoldResult(head),
+                  OpFoldResult(offset)});
+  sizes.assign({OpFoldResult(b.getIndexAttr(1)),
+                OpFoldResult(b.getIndexAttr(1)), rows});
+  if (sourceType.getRank() == 4) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(sourceType.getDimSize(3)));
+  }
+  strides.assign(sourceType.getRank(), b.getIndexAttr(1));
+}
+
+Value TileBuilder::loadTile(Value source, Value batch, Value head,
+                            Value offset, int64_t block, double padValue) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  int64_t total = sourceType.getDimSize(2);
+  SmallVector<int64_t> tileShape = {block};
+  if (sourceType.getRank() == 4)
+    tileShape.push_back(sourceType.getDimSize(3));
+  auto tileType =
+      RankedTensorType::get(tileShape, sourceType.getElementType());
+
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  if (total % block == 0) { // Every block is full: a static slice.
+    sliceOfRows(b, sourceType, batch, head, offset, b.getIndexAttr(block),
+                offsets, sizes, strides);
+    return tensor::ExtractSliceOp::create(b, loc, tileType, source, offsets,
+                                          sizes, strides);
+  }
+  // The last block is partial: slice what exists, pad up to the block.
+  Value rows = rowsInBlock(offset, block, total);
+  sliceOfRows(b, sourceType, batch, head, offset, rows, offsets, sizes,
+              strides);
+  SmallVector<int64_t> partialShape = tileShape;
+  partialShape[0] = ShapedType::kDynamic;
+  auto partialType =
+      RankedTensorType::get(partialShape, sourceType.getElementType());
+  Value partial = tensor::ExtractSliceOp::create(b, loc, partialType, source,
+                                                 offsets, sizes, strides);
+  Value pad = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(sourceType.getElementType(), padValue));
+  return tensor::createPadHighOp(tileType, partial, pad, /*nofold=*/false, loc,
+                                 b);
+}
+
+Value TileBuilder::storeTile(Value tile, Value dest, Value batch, Value head,
+                             Value offset, int64_t block) {
+  auto destType = cast<RankedTensorType>(dest.getType());
+  auto tileType = cast<RankedTensorType>(tile.getType());
+  int64_t total = destType.getDimSize(2);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  if (total % block == 0) {
+    sliceOfRows(b, destType, batch, head, offset, b.getIndexAttr(block),
+                offsets, sizes, strides);
+    return tensor::InsertSliceOp::create(b, loc, tile, dest, offsets, sizes,
+                                         strides);
+  }
+  // Only the rows that exist are written back; padded rows are dropped.
+  Value rows = rowsInBlock(offset, block, total);
+  SmallVector<OpFoldResult> tileOffsets(tileType.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> tileSizes = {rows};
+  if (tileType.getRank() == 2)
+    tileSizes.push_back(b.getIndexAttr(tileType.getDimSize(1)));
+  SmallVector<OpFoldResult> tileStrides(tileType.getRank(), b.getIndexAttr(1));
+  SmallVector<int64_t> partialShape(tileType.getShape());
+  partialShape[0] = ShapedType::kDynamic;
+  auto partialType =
+      RankedTensorType::get(partialShape, tileType.getElementType());
+  Value partial = tensor::ExtractSliceOp::create(
+      b, loc, partialType, tile, tileOffsets, tileSizes, tileStrides);
+  sliceOfRows(b, destType, batch, head, offset, rows, offsets, sizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, partial, dest, offsets, sizes,
+                                       strides);
+}
+
+std::pair<Value, Value>
+TileBuilder::visibleKeyRange(MaskAttr mask, Value q0, Value rows,
+                             int64_t queryLen, int64_t keyLen, int64_t blockN) {
+  Value zero = index(0), keys = index(keyLen);
+  Value begin = zero, end = keys;
+  // Bottom-right alignment: query i sits on key i + N - M.
+  Value diagonalOfFirst = arith::AddIOp::create(
+      b, loc, q0, index(keyLen - queryLen)); // diagonal of query q0
+  Value lastQuery = arith::SubIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, q0, rows), index(1));
+  Value diagonalOfLast =
+      arith::AddIOp::create(b, loc, lastQuery, index(keyLen - queryLen));
+  auto clampEnd = [&](Value lastVisibleKey) {
+    // end = clamp(lastVisibleKey + 1, 0, N)
+    Value exclusive = arith::AddIOp::create(b, loc, lastVisibleKey, index(1));
+    return arith::MinSIOp::create(
+        b, loc, keys, arith::MaxSIOp::create(b, loc, zero, exclusive));
+  };
+  switch (mask.getKind()) {
+  case MaskKind::None:
+    break;
+  case MaskKind::Causal:
+    end = clampEnd(diagonalOfLast);
+    break;
+  case MaskKind::CausalTopLeft:
+    end = clampEnd(lastQuery);
+    break;
+  case MaskKind::Window:
+    if (mask.getRight() >= 0)
+      end = clampEnd(
+          arith::AddIOp::create(b, loc, diagonalOfLast, index(mask.getRight())));
+    if (mask.getLeft() >= 0) {
+      Value first = arith::SubIOp::create(b, loc, diagonalOfFirst,
+                                          index(mask.getLeft()));
+      Value clamped = arith::MaxSIOp::create(b, loc, zero, first);
+      // Round down to a block boundary so that KV blocks stay aligned.
+      Value blocks = arith::DivUIOp::create(b, loc, clamped, index(blockN));
+      begin = arith::MulIOp::create(b, loc, blocks, index(blockN));
+    }
+    break;
+  }
+  return {begin, end};
+}
+
+Value TileBuilder::castTile(Value tile, Type elementType) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  if (type.getElementType() == elementType)
+    return tile;
+  return arith::TruncFOp::create(b, loc, type.clone(elementType), tile);
+}
