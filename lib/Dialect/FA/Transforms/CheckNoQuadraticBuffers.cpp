@@ -56,8 +56,8 @@ struct FACheckNoQuadraticBuffersPass
           continue;
         where->emitError() << "value of type " << value.getType()
                            << " can hold an M x N matrix (dimension " << i
-                           << " reaches M = " << queryLen << ", dimension "
-                           << j << " reaches N = " << keyLen << ")";
+                           << " reaches M = " << static_cast<int64_t>(queryLen) << ", dimension "
+                           << j << " reaches N = " << static_cast<int64_t>(keyLen) << ")";
         return true;
       }
     return false;
