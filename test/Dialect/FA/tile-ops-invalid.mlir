@@ -1,0 +1,63 @@
+// RUN: fa-opt %s -split-input-file -verify-diagnostics
+
+func.func @qk_scores$head_dim(%q: tensor<64x32xbf16>, %k: tensor<16x64xbf16>) {
+  // expected-error @+1 {{'fa.qk_scores' op D of key (64) does not match 32}}
+  %s = fa.qk_scores %q, %k {scale = 1.0 : f32} : tensor<64x32xbf16>, tensor<16x64xbf16> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @qk_scores$result_shape(%q: tensor<64x32xbf16>, %k: tensor<16x32xbf16>) {
+  // expected-error @+1 {{'fa.qk_scores' op columns of scores (32) does not match 16}}
+  %s = fa.qk_scores %q, %k {scale = 1.0 : f32} : tensor<64x32xbf16>, tensor<16x32xbf16> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @qk_scores$dynamic(%q: tensor<?x32xbf16>, %k: tensor<16x32xbf16>) {
+  // expected-error @+1 {{'fa.qk_scores' op operand #0 must be statically shaped 2D tile of 16-bit float or bfloat16 type or 32-bit float values}}
+  %s = fa.qk_scores %q, %k {scale = 1.0 : f32} : tensor<?x32xbf16>, tensor<16x32xbf16> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @row_max$rows(%s: tensor<64x16xf32>) {
+  // expected-error @+1 {{'fa.row_max' op rows of result (32) does not match 64}}
+  %m = fa.row_max %s : tensor<64x16xf32> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @exp_shifted$shift(%s: tensor<64x16xf32>, %m: tensor<16xf32>) {
+  // expected-error @+1 {{'fa.exp_shifted' op length of shift (16) does not match 64}}
+  %p = fa.exp_shifted %s, %m : tensor<64x16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul$contraction(%p: tensor<64x16xf32>, %v: tensor<32x8xbf16>, %acc: tensor<64x8xf32>) {
+  // expected-error @+1 {{'fa.matmul' op contraction size of rhs (32) does not match 16}}
+  %o = fa.matmul %p, %v, %acc : tensor<64x16xf32>, tensor<32x8xbf16>, tensor<64x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul$transposed_acc(%ds: tensor<64x16xf32>, %q: tensor<64x32xbf16>, %acc: tensor<64x32xf32>) {
+  // expected-error @+1 {{'fa.matmul' op rows of acc (64) does not match 16}}
+  %dk = fa.matmul %ds, %q, %acc {transpose_a} : tensor<64x16xf32>, tensor<64x32xbf16>, tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_grad$row_dot(%p: tensor<64x16xf32>, %d: tensor<63xf32>) {
+  // expected-error @+1 {{'fa.softmax_grad' op length of row_dot (63) does not match 64}}
+  %ds = fa.softmax_grad %p, %p, %d : tensor<64x16xf32>, tensor<64x16xf32>, tensor<63xf32>
+  return
+}
