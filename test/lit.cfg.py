@@ -10,14 +10,17 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "FA"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fa_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py",
-                   "lit.site.cfg.py"]
+                   "lit.site.cfg.py", "expect_exit.py", "check_dump.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fa_src_root", config.fa_src_root))
+config.substitutions.append(
+    ("%expect-exit", "python3 " + os.path.join(config.fa_src_root, "test",
+                                               "Integration", "expect_exit.py")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -27,7 +30,7 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
-tools = ["fa-opt"]
+tools = ["fa-opt", "fa-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # GPU tests run only where a CUDA device answers (the device machine).
