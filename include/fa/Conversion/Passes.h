@@ -9,6 +9,13 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -54,6 +61,21 @@ void buildFAToCPUPipeline(OpPassManager &pm);
 /// then fa-to-cpu.
 void buildFACompileCPUPipeline(OpPassManager &pm,
                                const FAPipelineOptions &options);
+
+/// Options of the GPU pipeline.
+struct FAToPTXOptions : public PassPipelineOptions<FAToPTXOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("sm_80"),
+                           llvm::cl::init("sm_80")};
+  Option<int64_t> blockM{*this, "block-m", llvm::cl::desc("Query rows per block"),
+                         llvm::cl::init(64)};
+  Option<int64_t> blockN{*this, "block-n",
+                         llvm::cl::desc("Key/value rows per block"),
+                         llvm::cl::init(64)};
+};
+
+/// fa-to-ptx: L1 fa.attention -> gpu.binary holding PTX: fa-tile,
+/// fa-fuse-online-softmax, convert-fa-to-gpu, NVVM, gpu-module-to-binary.
+void buildFAToPTXPipeline(OpPassManager &pm, const FAToPTXOptions &options);
 
 /// Registers the conversion passes and the named pipelines.
 void registerFAConversionPassesAndPipelines();

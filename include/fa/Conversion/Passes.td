@@ -26,4 +26,37 @@ def ConvertFATileToLinalg : Pass<"convert-fa-tile-to-linalg", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ConvertFAToGPU : Pass<"convert-fa-to-gpu", "ModuleOp"> {
+  let summary = "Lower fused tiled attention (L2) to a gpu.func kernel for a chip";
+  let description = [{
+    Reads each function's fused online-softmax loop nest (after fa-tile and
+    fa-fuse-online-softmax) as an attention kernel configuration (element
+    type, D, Dv, block sizes, mask, scale) and replaces the function by a
+    `gpu.func` of the same name inside `gpu.module @fa_kernels`, emitted by
+    the chip's strategy. The (batch, head, Q block) loops become the grid,
+    the KV loop becomes the in-kernel pipelined loop, and the tile ops
+    become warp-level code:
+
+    * `sm_80`: cp.async double-buffered K/V tiles in XOR-swizzled shared
+      memory, ldmatrix (.trans for V), mma.sync m16n8k16 with f32
+      accumulation, xor-shuffle row reductions, exp2 with log2(e) folded
+      into the scale.
+
+    Problem sizes and strides become kernel parameters, so one kernel
+    serves every (B, H, M, N) and both [B,S,H,D] and [B,H,S,D] layouts; the
+    ABI is in include/fa/Conversion/FAToGPU/AttentionKernel.h.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_80\"", "Target chip (sm_80)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // FA_CONVERSION_PASSES_TD

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -90,7 +91,43 @@ void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
   buildFAToCPUPipeline(pm);
 }
 
+void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
+                                   const FAToPTXOptions &options) {
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  FATileOptions tile;
+  tile.blockM = options.blockM;
+  tile.blockN = options.blockN;
+  funcPm.addPass(createFATile(tile));
+  funcPm.addPass(createFAFuseOnlineSoftmax());
+  ConvertFAToGPUOptions toGPU;
+  toGPU.chip = options.chip;
+  pm.addPass(createConvertFAToGPU(toGPU));
+  // NVVM: sm_80 wants PTX 7.0 (the default 6.0 aborts the process).
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = "+ptx70";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addPass(memref::createExpandStridedMetadataPass());
+  gpuPm.addPass(createLowerAffinePass());
+  gpuPm.addPass(createSCFToControlFlowPass());
+  gpuPm.addPass(createConvertGpuOpsToNVVMOps());
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createCSEPass());
+  gpuPm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 void mlir::fa::registerFAConversionPassesAndPipelines() {
+  PassPipelineRegistration<FAToPTXOptions>(
+      "fa-to-ptx",
+      "fa.attention (L1) to gpu.binary holding PTX: fa-tile, "
+      "fa-fuse-online-softmax, convert-fa-to-gpu, NVVM, gpu-module-to-binary",
+      buildFAToPTXPipeline);
   registerFAConversionPasses();
   PassPipelineRegistration<>(
       "fa-to-cpu", "Lower tiled fa IR (L2) to the LLVM dialect for the host",

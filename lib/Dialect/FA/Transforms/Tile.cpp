@@ -218,7 +218,14 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
 
     TileBuilder tb(rewriter, op.getLoc());
     AttentionTiler tiler(op, *shape, blockM, blockN, tb);
-    rewriter.replaceOp(op, tiler.build());
+    SmallVector<Value> results = tiler.build();
+    // The loop nest remembers its tiling (the GPU conversion reads stages
+    // and warps from it; they have no meaning on the CPU).
+    results.front().getDefiningOp()->setAttr(
+        "fa.tile", TileAttr::get(rewriter.getContext(), blockM, blockN,
+                                 tile ? tile.getStages() : 2,
+                                 tile ? tile.getWarps() : 4));
+    rewriter.replaceOp(op, results);
     return success();
   }
 

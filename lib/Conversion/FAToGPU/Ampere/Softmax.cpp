@@ -1,0 +1,126 @@
+//===- Softmax.cpp - masking, row reductions, the online recurrence -------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AmpereKernelBuilder.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::ampere;
+
+/// Butterfly over the four lanes of a row: lanes 4r..4r+3 hold its columns.
+static Value rowAllReduce(AmpereKernelBuilder &kb, Value v,
+                          function_ref<Value(Value, Value)> combine) {
+  for (int64_t offset : {1, 2}) {
+    auto shuffle = gpu::ShuffleOp::create(kb.b, kb.loc, v, kb.i32(offset),
+                                          kb.i32(32), gpu::ShuffleMode::XOR);
+    v = combine(v, shuffle.getShuffleResult());
+  }
+  return v;
+}
+
+Value AmpereKernelBuilder::rowAllReduceMax(Value v) {
+  // maximumf is PTX max.NaN.f32, native; no NaN reaches it (masked scores
+  // are -inf, and max(-inf, -inf) = -inf marks a row with no key yet).
+  return rowAllReduce(*this, v, [&](Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y).getResult();
+  });
+}
+
+Value AmpereKernelBuilder::rowAllReduceSum(Value v) {
+  return rowAllReduce(*this, v, [&](Value x, Value y) {
+    return arith::AddFOp::create(b, loc, x, y).getResult();
+  });
+}
+
+Value AmpereKernelBuilder::maskScore(Value s, Value row, Value col,
+                                     Value queryLen, Value keyLen) {
+  using Pred = arith::CmpIPredicate;
+  // Keys past N are padding: never visible.
+  Value visible = cmp(Pred::slt, col, keyLen);
+  Value diagonal = add(row, sub(keyLen, queryLen)); // bottom-right aligned
+  switch (c.mask.getKind()) {
+  case MaskKind::None:
+    break;
+  case MaskKind::Causal:
+    visible = arith::AndIOp::create(b, loc, visible,
+                                    cmp(Pred::sle, col, diagonal));
+    break;
+  case MaskKind::CausalTopLeft:
+    visible =
+        arith::AndIOp::create(b, loc, visible, cmp(Pred::sle, col, row));
+    break;
+  case MaskKind::Window:
+    if (c.mask.getLeft() >= 0)
+      visible = arith::AndIOp::create(
+          b, loc, visible,
+          cmp(Pred::sge, col, sub(diagonal, index(c.mask.getLeft()))));
+    if (c.mask.getRight() >= 0)
+      visible = arith::AndIOp::create(
+          b, loc, visible,
+          cmp(Pred::sle, col, add(diagonal, index(c.mask.getRight()))));
+    break;
+  }
+  return select(visible, s, f32(-std::numeric_limits<double>::infinity()));
+}
+
+Value AmpereKernelBuilder::safeMax(Value m) {
+  Value minusInf = f32(-std::numeric_limits<double>::infinity());
+  return select(cmpf(arith::CmpFPredicate::OEQ, m, minusInf), f32(0.0), m);
+}
+
+Value AmpereKernelBuilder::exp2Shifted(Value x, Value shift) {
+  // With shift = safeMax(m): x = -inf gives exp2(-inf) = 0, never NaN.
+  return math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, x, shift));
+}
+
+Value AmpereKernelBuilder::naturalLog(Value x) {
+  // math.log would become a libdevice call; lg2.approx.f32 is one
+  // instruction (max relative error 2^-22), and ln x = log2 x · ln 2.
+  auto log2 = LLVM::InlineAsmOp::create(
+      b, loc, b.getF32Type(), ValueRange{x}, "lg2.approx.f32 $0, $1;",
+      "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/LLVM::AsmDialectAttr(),
+      /*operand_attrs=*/ArrayAttr());
+  return arith::MulFOp::create(b, loc, log2.getRes(), f32(M_LN2));
+}
+
+std::pair<Value, Value>
+AmpereKernelBuilder::visibleKeyRange(Value q0, Value rows, Value queryLen,
+                                     Value keyLen) {
+  Value zero = index(0);
+  Value begin = zero, end = keyLen;
+  Value shift = sub(keyLen, queryLen);
+  Value lastQuery = sub(add(q0, rows), index(1));
+  auto clampEnd = [&](Value lastVisibleKey) {
+    return minIndex(keyLen, maxIndex(zero, add(lastVisibleKey, index(1))));
+  };
+  switch (c.mask.getKind()) {
+  case MaskKind::None:
+    break;
+  case MaskKind::Causal:
+    end = clampEnd(add(lastQuery, shift));
+    break;
+  case MaskKind::CausalTopLeft:
+    end = clampEnd(lastQuery);
+    break;
+  case MaskKind::Window:
+    if (c.mask.getRight() >= 0)
+      end = clampEnd(add(add(lastQuery, shift), index(c.mask.getRight())));
+    if (c.mask.getLeft() >= 0) {
+      Value first = maxIndex(zero, sub(add(q0, shift), index(c.mask.getLeft())));
+      begin = mul(div(first, index(c.blockN)), index(c.blockN));
+    }
+    break;
+  }
+  return {begin, end};
+}
