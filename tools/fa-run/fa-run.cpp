@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FaRun.h"
+
 #include "fa/runtime/Npy.h"
 #include "fa/runtime/Numerics.h"
 #include "fa/runtime/Spec.h"
@@ -23,45 +25,101 @@
 #include "CpuBackend.h"
 #endif
 
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
-
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <limits>
+#include <map>
 #include <random>
 #include <sys/stat.h>
 
 using namespace fa;
-namespace cl = llvm::cl;
 
 namespace {
 
-enum ExitCode { kPass = 0, kMismatch = 1, kBadInput = 2, kNoGpu = 77 };
+const char *kUsage =
+    "usage: fa-run --device cpu|cuda (--spec SPEC | --kernel NAME.json)\n"
+    "              [--b B] [--hq HQ] [--hkv HKV] [--m M] [--n N] [--seed S]\n"
+    "              [--verify] [--bwd] [--bench] [--iters K] [--layout bhsd|bshd]\n"
+    "              [--dump DIR] [--negative-control none|no-rescale|no-row-dot]\n"
+    "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
+    "      window(L,R),softcap=..,scale=..,block_m=..,block_n=..\n"
+    "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 
-cl::opt<std::string> deviceName("device", cl::desc("cpu or cuda"),
-                                cl::init("cpu"));
-cl::opt<std::string> specText(
-    "spec", cl::desc("d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|"
-                     "causal_top_left|window(L,R),softcap=..,scale=..,"
-                     "block_m=..,block_n=.."));
-cl::opt<int64_t> batch("b", cl::desc("batch B"), cl::init(1));
-cl::opt<int64_t> queryHeads("hq", cl::desc("query heads Hq"), cl::init(1));
-cl::opt<int64_t> kvHeads("hkv", cl::desc("key/value heads Hkv"), cl::init(1));
-cl::opt<int64_t> queryLen("m", cl::desc("query length M"), cl::init(128));
-cl::opt<int64_t> keyLen("n", cl::desc("key length N"), cl::init(128));
-cl::opt<uint64_t> seed("seed", cl::desc("random seed of the inputs"),
-                       cl::init(0));
-cl::opt<bool> verify("verify", cl::desc("check against the float64 reference"));
-cl::opt<bool> withBackward("bwd", cl::desc("also run and check the backward"));
-cl::opt<std::string> dumpDir("dump", cl::desc("write inputs/outputs as .npy"));
-cl::opt<std::string> negativeControl(
-    "negative-control",
-    cl::desc("build a deliberately broken kernel that --verify must catch: "
-             "none, no-rescale (online softmax without the rescale), "
-             "no-row-dot (backward without D)"),
-    cl::init("none"));
+bool parseInt64(const std::string &text, int64_t &out) {
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || errno || *end)
+    return false;
+  out = v;
+  return true;
+}
+
+/// Parses argv; on error returns false with a one-line reason.
+bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
+  std::map<std::string, std::string *> strings = {
+      {"device", &o.device}, {"spec", &o.spec}, {"kernel", &o.kernel},
+      {"dump", &o.dump}, {"negative-control", &o.negativeControl},
+      {"layout", &o.layout}};
+  std::map<std::string, int64_t *> ints = {
+      {"b", &o.batch}, {"hq", &o.queryHeads}, {"hkv", &o.kvHeads},
+      {"m", &o.queryLen}, {"n", &o.keyLen}, {"iters", &o.benchIters}};
+  std::map<std::string, bool *> flags = {
+      {"verify", &o.verify}, {"bwd", &o.backward}, {"bench", &o.bench}};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    }
+    if (arg.rfind("--", 0) != 0) {
+      error = "unexpected argument '" + arg + "'";
+      return false;
+    }
+    std::string key = arg.substr(2), value;
+    bool inlineValue = false;
+    if (size_t eq = key.find('='); eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+      inlineValue = true;
+    }
+    if (flags.count(key)) {
+      *flags[key] = true;
+      continue;
+    }
+    bool known = strings.count(key) || ints.count(key) || key == "seed";
+    if (!known) {
+      error = "unknown option '--" + key + "'";
+      return false;
+    }
+    if (!inlineValue) {
+      if (i + 1 >= argc) {
+        error = "option '--" + key + "' needs a value";
+        return false;
+      }
+      value = argv[++i];
+    }
+    if (strings.count(key)) {
+      *strings[key] = value;
+    } else if (key == "seed") {
+      int64_t seed;
+      if (!parseInt64(value, seed) || seed < 0) {
+        error = "--seed wants a non-negative integer, not '" + value + "'";
+        return false;
+      }
+      o.seed = static_cast<uint64_t>(seed);
+    } else if (!parseInt64(value, *ints[key])) {
+      error = "--" + key + " wants an integer, not '" + value + "'";
+      return false;
+    }
+  }
+  return true;
+}
 
 /// One tensor in the dtype's storage and as the exact doubles it holds.
 struct HostTensor {
@@ -77,15 +135,6 @@ struct HostTensor {
   }
 };
 
-uint16_t toBits(ElementType type, double value) {
-  return type == ElementType::F16 ? toF16Bits(static_cast<float>(value))
-                                  : toBF16Bits(static_cast<float>(value));
-}
-
-double fromBits(ElementType type, uint16_t bits) {
-  return type == ElementType::F16 ? fromF16Bits(bits) : fromBF16Bits(bits);
-}
-
 HostTensor randomTensor(ElementType type, std::vector<int64_t> shape,
                         std::mt19937_64 &gen) {
   HostTensor t{std::move(shape), {}, {}};
@@ -93,8 +142,8 @@ HostTensor randomTensor(ElementType type, std::vector<int64_t> shape,
   t.bits.resize(t.count());
   t.values.resize(t.count());
   for (size_t i = 0; i < t.count(); ++i) {
-    t.bits[i] = toBits(type, normal(gen));
-    t.values[i] = fromBits(type, t.bits[i]);
+    t.bits[i] = storageBits(type, normal(gen));
+    t.values[i] = storageValue(type, t.bits[i]);
   }
   return t;
 }
@@ -102,18 +151,18 @@ HostTensor randomTensor(ElementType type, std::vector<int64_t> shape,
 /// An output buffer poisoned with NaN, so an element never written fails.
 HostTensor poisoned(ElementType type, std::vector<int64_t> shape) {
   HostTensor t{std::move(shape), {}, {}};
-  t.bits.assign(t.count(), type == ElementType::F16 ? 0x7E00 : 0x7FC0);
+  t.bits.assign(t.count(), poisonBits(type));
   return t;
 }
 
 void readBack(ElementType type, HostTensor &t) {
   t.values.resize(t.count());
   for (size_t i = 0; i < t.count(); ++i)
-    t.values[i] = fromBits(type, t.bits[i]);
+    t.values[i] = storageValue(type, t.bits[i]);
 }
 
 int badInput(const std::string &message) {
-  llvm::errs() << "fa-run: " << message << "\n";
+  std::cerr << "fa-run: " << message << "\n";
   return kBadInput;
 }
 
@@ -121,7 +170,7 @@ bool dump(const std::string &dir, const std::string &name,
           const std::vector<int64_t> &shape, const std::vector<double> &values) {
   std::string error;
   if (!writeNpyF32(dir + "/" + name + ".npy", shape, values, error)) {
-    llvm::errs() << "fa-run: " << error << "\n";
+    std::cerr << "fa-run: " << error << "\n";
     return false;
   }
   return true;
@@ -130,37 +179,37 @@ bool dump(const std::string &dir, const std::string &name,
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string parseErrors;
-  llvm::raw_string_ostream errs(parseErrors);
-  if (!cl::ParseCommandLineOptions(argc, argv, "fa-run: run and verify "
-                                               "fa-mlir attention kernels\n",
-                                   &errs))
-    return badInput(llvm::StringRef(parseErrors).trim().str());
-
-  if (specText.empty())
+  Options options;
+  std::string error;
+  if (!parseOptions(argc, argv, options, error))
+    return badInput(error);
+  if (options.device == "cuda")
+    return runCuda(options);
+  if (options.device != "cpu")
+    return badInput("--device must be cpu or cuda, not '" + options.device + "'");
+  if (options.spec.empty())
     return badInput("--spec is required, e.g. --spec \"d=64,dtype=bf16,mask=causal\"");
   AttentionSpec spec;
-  std::string error;
-  if (!parseSpec(specText, spec, error))
+  if (!parseSpec(options.spec, spec, error))
     return badInput(error);
-  ProblemSize size{batch, queryHeads, kvHeads, queryLen, keyLen};
+  ProblemSize size{options.batch, options.queryHeads, options.kvHeads,
+                   options.queryLen, options.keyLen};
   if (!validateProblem(spec, size, error))
     return badInput(error);
   NegativeControl control = NegativeControl::None;
-  if (negativeControl == "no-rescale")
+  if (options.negativeControl == "no-rescale")
     control = NegativeControl::NoRescale;
-  else if (negativeControl == "no-row-dot")
+  else if (options.negativeControl == "no-row-dot")
     control = NegativeControl::NoRowDot;
-  else if (negativeControl != "none")
+  else if (options.negativeControl != "none")
     return badInput("--negative-control must be none, no-rescale or no-row-dot");
-
-  if (deviceName == "cuda")
-    return badInput("--device cuda: this fa-run has no CUDA backend yet "
-                    "(the GPU runtime lands with the sm_80 issue)");
-  if (deviceName != "cpu")
-    return badInput("--device must be cpu or cuda, not '" + deviceName + "'");
   if (spec.dtype == ElementType::F8E4M3FN)
     return badInput("dtype f8e4m3fn runs on --device cuda only");
+  const std::string &specText = options.spec;
+  const std::string &negativeControl = options.negativeControl;
+  bool withBackward = options.backward, verify = options.verify;
+  const std::string &dumpDir = options.dump;
+  uint64_t seed = options.seed;
 
 #ifndef FA_ENABLE_COMPILER
   return badInput("--device cpu needs the compiler (built with "
@@ -170,7 +219,7 @@ int main(int argc, char **argv) {
   std::unique_ptr<CpuBackend> backend = CpuBackend::create(
       spec, size, withBackward, control, error, rejected);
   if (!backend) {
-    llvm::errs() << "fa-run: " << llvm::StringRef(error).trim() << "\n";
+    std::cerr << "fa-run: " << error << "\n";
     return rejected ? kBadInput : kMismatch;
   }
 
@@ -190,22 +239,24 @@ int main(int argc, char **argv) {
   readBack(type, o);
   std::vector<double> lseValues(lse.begin(), lse.end());
 
-  llvm::outs() << "fa-run: device=cpu spec=" << specText << " b=" << B
+  std::cout << "fa-run: device=cpu spec=" << specText << " b=" << B
                << " hq=" << Hq << " hkv=" << Hkv << " m=" << M << " n=" << N
                << " seed=" << seed
                << (control != NegativeControl::None
                        ? " negative-control=" + negativeControl
                        : std::string())
                << "\n";
-  llvm::outs() << "  compile: " << llvm::format("%.3f", backend->compileSeconds())
-               << " s\n";
+  char compileLine[64];
+  std::snprintf(compileLine, sizeof(compileLine), "  compile: %.3f s\n",
+                backend->compileSeconds());
+  std::cout << compileLine;
 
   ref::Problem problem = makeProblem(spec, size);
   bool pass = true;
   if (verify) {
     ForwardData data{q.values, k.values, v.values, o.values, lseValues};
     VerifyReport report = verifyForward(type, problem, data);
-    llvm::outs() << "forward:\n" << report.format() << "\n";
+    std::cout << "forward:\n" << report.format() << "\n";
     pass &= report.pass();
   }
 
@@ -225,7 +276,7 @@ int main(int argc, char **argv) {
       BackwardData data{q.values,  k.values,  v.values, gradOut.values,
                         dq.values, dk.values, dv.values};
       VerifyReport report = verifyBackward(type, problem, data);
-      llvm::outs() << "backward:\n" << report.format() << "\n";
+      std::cout << "backward:\n" << report.format() << "\n";
       pass &= report.pass();
     }
   }
@@ -244,11 +295,11 @@ int main(int argc, char **argv) {
            dump(dumpDir, "dv", dv.shape, dv.values);
     if (!ok)
       return kBadInput;
-    llvm::outs() << "  dumped to " << dumpDir << "\n";
+    std::cout << "  dumped to " << dumpDir << "\n";
   }
   if (!verify)
     return kPass;
-  llvm::outs() << (pass ? "PASS" : "FAIL") << "\n";
+  std::cout << (pass ? "PASS" : "FAIL") << "\n";
   return pass ? kPass : kMismatch;
 #endif
 }

@@ -1,0 +1,61 @@
+//===- KernelCompiler.h - spec -> PTX + manifest ----------------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// What fa-compile does, as a library: build `fa.attention` for a spec, run
+// fa-to-ptx, and write NAME.ptx next to NAME.json, the manifest the runtime
+// launches from.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_COMPILER_KERNELCOMPILER_H
+#define FA_COMPILER_KERNELCOMPILER_H
+
+#include "fa/runtime/Spec.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+namespace fa {
+
+struct CompiledKernel {
+  std::string name, ptx, manifest;
+  double seconds = 0.0; ///< spec -> PTX
+};
+
+/// The conventional kernel name: fa_fwd_sm80_bf16_d128_causal.
+std::string kernelName(const ::fa::AttentionSpec &spec,
+                       const std::string &target);
+
+/// Compiles one forward kernel. On failure returns false; `badInput` tells
+/// a spec the target cannot do (exit 2) from a compiler failure.
+bool compileForwardKernel(MLIRContext &context, const ::fa::AttentionSpec &spec,
+                          const std::string &target, const std::string &name,
+                          CompiledKernel &out, std::string &error,
+                          bool &badInput);
+
+/// Compiles the module of a .mlir file holding one fa.attention in a
+/// function (the kernel is named after the function).
+bool compileForwardModule(MLIRContext &context, ModuleOp module,
+                          const std::string &target, CompiledKernel &out,
+                          std::string &error, bool &badInput);
+
+/// Writes DIR/NAME.ptx and DIR/NAME.json.
+bool writeKernel(const CompiledKernel &kernel, const std::string &directory,
+                 std::string &error);
+
+/// The committed standard set: sm_80 x {f16, bf16} x D {64, 128, 256} x
+/// mask {none, causal}, plus a window and a Dv != D kernel.
+std::vector<::fa::AttentionSpec> standardSet();
+
+/// A hash of the generator's sources, fixed at configure time.
+const char *generatorRevision();
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_COMPILER_KERNELCOMPILER_H

@@ -1,0 +1,311 @@
+//===- KernelCompiler.cpp - spec -> PTX + manifest ------------------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Compiler/KernelCompiler.h"
+
+#include "fa/Compiler/AttentionModule.h"
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+#include "fa/Conversion/Passes.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include "fa/runtime/Json.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+#ifndef FA_GENERATOR_REVISION
+#define FA_GENERATOR_REVISION "unknown"
+#endif
+
+const char *mlir::fa::generatorRevision() { return FA_GENERATOR_REVISION; }
+
+static std::string maskTag(const ::fa::ref::Mask &mask) {
+  auto bound = [](int64_t b) { return b < 0 ? std::string("inf") : std::to_string(b); };
+  switch (mask.kind) {
+  case ::fa::ref::MaskKind::None:
+    return "none";
+  case ::fa::ref::MaskKind::Causal:
+    return "causal";
+  case ::fa::ref::MaskKind::CausalTopLeft:
+    return "causal_tl";
+  case ::fa::ref::MaskKind::Window:
+    return "win" + bound(mask.left) + "_" + bound(mask.right);
+  }
+  return "none";
+}
+
+std::string mlir::fa::kernelName(const ::fa::AttentionSpec &spec,
+                                 const std::string &target) {
+  std::ostringstream os;
+  std::string chip = target;
+  chip.erase(std::remove(chip.begin(), chip.end(), '_'), chip.end());
+  os << "fa_fwd_" << chip << "_" << ::fa::elementTypeName(spec.dtype) << "_d"
+     << spec.headDim;
+  if (spec.valueDim != spec.headDim)
+    os << "_dv" << spec.valueDim;
+  os << "_" << maskTag(spec.mask);
+  if (spec.softcap > 0)
+    os << "_cap";
+  return os.str();
+}
+
+/// Runs fa-to-ptx on `module` and pulls the PTX out of its gpu.binary.
+static bool lowerToPTX(MLIRContext &context, ModuleOp module,
+                       const std::string &target, int64_t blockM,
+                       int64_t blockN, std::string &ptx, std::string &error,
+                       bool &badInput) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      os << diag.str() << "\n";
+    return success();
+  });
+  PassManager pm(&context);
+  FAToPTXOptions options;
+  options.chip = target;
+  options.blockM = blockM;
+  options.blockN = blockN;
+  buildFAToPTXPipeline(pm, options);
+  if (failed(pm.run(module))) {
+    error = llvm::StringRef(diagnostics).trim().str();
+    // The strategy's refusals are the user's to fix.
+    badInput = error.find("convert-fa-to-gpu") != std::string::npos;
+    return false;
+  }
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      if (auto gpuObject = dyn_cast<gpu::ObjectAttr>(object))
+        ptx = gpuObject.getObject().str();
+  });
+  if (ptx.empty()) {
+    error = "fa-to-ptx produced no gpu.binary";
+    return false;
+  }
+  return true;
+}
+
+static std::string manifestText(const std::string &name,
+                                const ::fa::AttentionSpec &spec,
+                                const std::string &target, int64_t stages,
+                                int64_t warps, int64_t smemBytes) {
+  using ::fa::json::quote;
+  std::ostringstream specText;
+  specText << "d=" << spec.headDim << ",dv=" << spec.valueDim
+           << ",dtype=" << ::fa::elementTypeName(spec.dtype)
+           << ",mask=" << ::fa::maskName(spec.mask);
+  if (spec.softcap > 0)
+    specText << ",softcap=" << spec.softcap;
+  char scale[64];
+  std::snprintf(scale, sizeof(scale), "%.9g", spec.scaleOrDefault());
+  specText << ",scale=" << scale << ",block_m=" << spec.blockM
+           << ",block_n=" << spec.blockN;
+  std::string spaced = specText.str();
+  spaced.erase(std::remove(spaced.begin(), spaced.end(), ' '), spaced.end());
+
+  std::ostringstream os;
+  os << "{\n";
+  os << "  \"kernel\": " << quote(name) << ",\n";
+  os << "  \"kind\": \"forward\",\n";
+  os << "  \"ptx\": " << quote(name + ".ptx") << ",\n";
+  os << "  \"target\": " << quote(target) << ",\n";
+  os << "  \"spec\": " << quote(spaced) << ",\n";
+  os << "  \"dtype\": " << quote(::fa::elementTypeName(spec.dtype)) << ",\n";
+  os << "  \"head_dim\": " << spec.headDim << ",\n";
+  os << "  \"value_dim\": " << spec.valueDim << ",\n";
+  os << "  \"mask\": " << quote(::fa::maskName(spec.mask)) << ",\n";
+  os << "  \"scale\": " << scale << ",\n";
+  os << "  \"tile\": {\"block_m\": " << spec.blockM << ", \"block_n\": "
+     << spec.blockN << ", \"stages\": " << stages << ", \"warps\": " << warps
+     << "},\n";
+  os << "  \"block\": [" << 32 * warps << ", 1, 1],\n";
+  os << "  \"grid\": [\"ceil(q_len / " << spec.blockM
+     << ")\", \"q_heads\", \"batch\"],\n";
+  os << "  \"dynamic_shared_memory\": " << smemBytes << ",\n";
+  os << "  \"params\": [\n";
+  const char *elt = ::fa::elementTypeName(spec.dtype);
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"q", std::string("memref<?x") + elt + ">"},
+      {"k", std::string("memref<?x") + elt + ">"},
+      {"v", std::string("memref<?x") + elt + ">"},
+      {"o", std::string("memref<?x") + elt + ">"},
+      {"lse", "memref<?xf32>"}};
+  for (const std::string &scalar : attentionKernelScalarParams())
+    params.push_back({scalar, "i64"});
+  for (size_t i = 0; i < params.size(); ++i)
+    os << "    {\"name\": " << quote(params[i].first) << ", \"type\": "
+       << quote(params[i].second) << "}" << (i + 1 < params.size() ? "," : "")
+       << "\n";
+  os << "  ],\n";
+  os << "  \"memref_abi\": \"each memref<?xT> is 5 launch parameters: "
+        "allocated ptr, aligned ptr, offset, size, stride\",\n";
+  os << "  \"generator\": " << quote(std::string("fa-mlir ") + generatorRevision())
+     << "\n";
+  os << "}\n";
+  return os.str();
+}
+
+bool mlir::fa::compileForwardKernel(MLIRContext &context,
+                                    const ::fa::AttentionSpec &spec,
+                                    const std::string &target,
+                                    const std::string &name,
+                                    CompiledKernel &out, std::string &error,
+                                    bool &badInput) {
+  auto start = std::chrono::steady_clock::now();
+  badInput = false;
+  std::unique_ptr<AttentionGPUStrategy> strategy =
+      createAttentionStrategy(target);
+  if (!strategy) {
+    error = "unknown target '" + target + "' (supported: sm_80)";
+    badInput = true;
+    return false;
+  }
+  // The kernel is generic in B, H, M and N (they are launch parameters);
+  // the module states one representative size so that fa-tile can tile it.
+  ::fa::ProblemSize size;
+  size.queryLen = size.keyLen = 2 * std::max(spec.blockM, spec.blockN);
+  ::fa::AttentionSpec tiled = spec;
+  OwningOpRef<ModuleOp> module =
+      buildAttentionModule(context, tiled, size, /*withBackward=*/false, error);
+  if (!module) {
+    badInput = true;
+    return false;
+  }
+  // One function, named after the kernel, holding the tensor-level op.
+  module->walk([&](func::FuncOp func) { func.setSymName(name); });
+  if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
+                  error, badInput))
+    return false;
+  AttentionKernelConfig config;
+  config.elementType = spec.dtype == ::fa::ElementType::F16
+                           ? Type(Float16Type::get(&context))
+                           : Type(BFloat16Type::get(&context));
+  config.headDim = spec.headDim;
+  config.valueDim = spec.valueDim;
+  config.blockM = spec.blockM;
+  config.blockN = spec.blockN;
+  out.name = name;
+  out.manifest = manifestText(name, spec, target, config.stages, config.warps,
+                              strategy->dynamicSharedMemoryBytes(config));
+  out.seconds = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  return true;
+}
+
+bool mlir::fa::writeKernel(const CompiledKernel &kernel,
+                           const std::string &directory, std::string &error) {
+  for (auto [suffix, text] :
+       {std::pair<std::string, const std::string *>{".ptx", &kernel.ptx},
+        {".json", &kernel.manifest}}) {
+    std::string path = directory + "/" + kernel.name + suffix;
+    std::ofstream file(path, std::ios::binary);
+    file << *text;
+    if (!file) {
+      error = "cannot write " + path;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<::fa::AttentionSpec> mlir::fa::standardSet() {
+  std::vector<::fa::AttentionSpec> specs;
+  for (::fa::ElementType dtype : {::fa::ElementType::F16, ::fa::ElementType::BF16})
+    for (int64_t d : {64, 128, 256})
+      for (::fa::ref::MaskKind mask :
+           {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal}) {
+        ::fa::AttentionSpec spec;
+        spec.headDim = spec.valueDim = d;
+        spec.dtype = dtype;
+        spec.mask.kind = mask;
+        specs.push_back(spec);
+      }
+  ::fa::AttentionSpec window;
+  window.headDim = window.valueDim = 128;
+  window.mask = {::fa::ref::MaskKind::Window, 256, 0};
+  specs.push_back(window);
+  ::fa::AttentionSpec narrowValue;
+  narrowValue.headDim = 128;
+  narrowValue.valueDim = 64;
+  narrowValue.mask.kind = ::fa::ref::MaskKind::Causal;
+  specs.push_back(narrowValue);
+  return specs;
+}
+
+bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
+                                    const std::string &target,
+                                    CompiledKernel &out, std::string &error,
+                                    bool &badInput) {
+  auto start = std::chrono::steady_clock::now();
+  badInput = true;
+  SmallVector<AttentionOp> ops;
+  module.walk([&](AttentionOp op) { ops.push_back(op); });
+  if (ops.size() != 1) {
+    error = "expected exactly one fa.attention in the input, found " +
+            std::to_string(ops.size());
+    return false;
+  }
+  AttentionOp op = ops.front();
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func) {
+    error = "fa.attention must be inside a func.func (its name names the kernel)";
+    return false;
+  }
+  // The op's attributes are the spec.
+  ::fa::AttentionSpec spec;
+  Type element = op.getQuery().getType().getElementType();
+  spec.dtype = element.isF16() ? ::fa::ElementType::F16
+               : element.isBF16() ? ::fa::ElementType::BF16
+                                  : ::fa::ElementType::F8E4M3FN;
+  spec.headDim = op.getQuery().getType().getDimSize(3);
+  spec.valueDim = op.getValue().getType().getDimSize(3);
+  MaskAttr mask = op.getMaskOrDefault();
+  spec.mask = {static_cast<::fa::ref::MaskKind>(mask.getKind()), mask.getLeft(),
+               mask.getRight()};
+  spec.scale = op.getScaleOrDefault();
+  spec.softcap = op.getSoftcapOrZero();
+  if (TileAttr tile = op.getTileAttr()) {
+    spec.blockM = tile.getBlockM();
+    spec.blockN = tile.getBlockN();
+  }
+  std::unique_ptr<AttentionGPUStrategy> strategy =
+      createAttentionStrategy(target);
+  if (!strategy) {
+    error = "unknown target '" + target + "' (supported: sm_80)";
+    return false;
+  }
+  out.name = func.getSymName().str();
+  if (!lowerToPTX(context, module, target, spec.blockM, spec.blockN, out.ptx,
+                  error, badInput))
+    return false;
+  AttentionKernelConfig config;
+  config.elementType = element;
+  config.headDim = spec.headDim;
+  config.valueDim = spec.valueDim;
+  config.blockM = spec.blockM;
+  config.blockN = spec.blockN;
+  out.manifest = manifestText(out.name, spec, target, config.stages,
+                              config.warps,
+                              strategy->dynamicSharedMemoryBytes(config));
+  out.seconds = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  return true;
+}

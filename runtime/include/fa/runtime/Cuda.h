@@ -1,0 +1,82 @@
+//===- Cuda.h - the CUDA driver API, loaded with dlopen ---------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// The runtime never links libcuda: it opens libcuda.so.1 at run time, so it
+// builds on machines with no driver and fails with a message (not a crash)
+// on machines with no GPU. Only the handful of entry points fa-mlir uses are
+// declared, with the driver's own ABI.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_RUNTIME_CUDA_H
+#define FA_RUNTIME_CUDA_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace fa {
+namespace cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+
+constexpr int kFuncAttributeNumRegs = 4;
+constexpr int kFuncAttributeMaxDynamicSharedBytes = 8;
+constexpr int kJitInfoLogBuffer = 3, kJitInfoLogBufferSize = 4;
+constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
+
+/// The loaded driver, with device 0's primary context current.
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
+                                 void **);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::string deviceName;
+
+  /// "<what>: CUDA_ERROR_X (message)" for a failed call.
+  std::string describe(CUresult result, const char *what) const;
+};
+
+/// The process-wide driver; null with a reason if libcuda is missing, or
+/// no device is present (`noDevice` then tells the caller to exit 77).
+Driver *driver(std::string &error, bool &noDevice);
+
+} // namespace cuda
+} // namespace fa
+
+#endif // FA_RUNTIME_CUDA_H

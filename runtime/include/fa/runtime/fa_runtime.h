@@ -1,0 +1,57 @@
+/*===- fa_runtime.h - C API of the fa-mlir runtime -----------------------===*
+ *
+ * Part of fa-mlir.
+ *
+ * Load a kernel fa-compile generated (NAME.json + NAME.ptx) and launch it on
+ * device pointers, with strides, on a CUDA stream. Needs no MLIR and links
+ * no libcuda (it is opened at run time). Every call reports failure by its
+ * return value; fa_last_error() says why. Nothing aborts.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef FA_RUNTIME_C_API_H
+#define FA_RUNTIME_C_API_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fa_kernel fa_kernel;
+
+/* Tensors: Q [B,Hq,M,D], K [B,Hkv,N,D], V [B,Hkv,N,Dv], O [B,Hq,M,Dv] in
+ * the kernel's dtype; LSE [B,Hq,M] f32. Strides in elements, ordered
+ * (batch, head, sequence); the last dimension must be contiguous, and the
+ * pointers and row strides 16-byte aligned. */
+typedef struct fa_forward_args {
+  const void *q, *k, *v;
+  void *o;
+  float *lse;
+  int64_t batch, q_heads, kv_heads, q_len, kv_len;
+  int64_t q_stride[3], k_stride[3], v_stride[3], o_stride[3];
+  int64_t lse_stride[2];
+} fa_forward_args;
+
+/* NULL on failure (see fa_last_error); fa_no_gpu() tells "no GPU here". */
+fa_kernel *fa_kernel_load(const char *manifest_path);
+/* 0 on success. `stream` is a CUstream (NULL: the default stream). */
+int fa_kernel_forward(const fa_kernel *kernel, const fa_forward_args *args,
+                      void *stream);
+void fa_kernel_free(fa_kernel *kernel);
+
+/* Facts from the manifest. */
+int64_t fa_kernel_head_dim(const fa_kernel *kernel);
+int64_t fa_kernel_value_dim(const fa_kernel *kernel);
+const char *fa_kernel_name(const fa_kernel *kernel);
+
+/* The reason of the last failure on this thread ("" if none). */
+const char *fa_last_error(void);
+/* 1 if the last failure was that no GPU or driver is present. */
+int fa_no_gpu(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FA_RUNTIME_C_API_H */

@@ -1,0 +1,101 @@
+//===- Cuda.cpp - the CUDA driver API, loaded with dlopen -----------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/runtime/Cuda.h"
+
+#include <dlfcn.h>
+#include <mutex>
+
+using namespace fa::cuda;
+
+std::string Driver::describe(CUresult result, const char *what) const {
+  const char *name = nullptr, *message = nullptr;
+  if (cuGetErrorName)
+    cuGetErrorName(result, &name);
+  if (cuGetErrorString)
+    cuGetErrorString(result, &message);
+  return std::string(what) + ": " + (name ? name : "CUDA error " + std::to_string(result)) +
+         (message ? std::string(" (") + message + ")" : std::string());
+}
+
+namespace {
+/// Resolves `symbol` (the versioned name where cuda.h renames it).
+template <typename Fn>
+bool resolve(void *library, const char *symbol, Fn &fn, std::string &error) {
+  fn = reinterpret_cast<Fn>(dlsym(library, symbol));
+  if (!fn)
+    error = std::string("libcuda has no ") + symbol;
+  return fn != nullptr;
+}
+} // namespace
+
+Driver *fa::cuda::driver(std::string &error, bool &noDevice) {
+  static Driver instance;
+  static std::string initError;
+  static bool initNoDevice = false;
+  static bool ready = false;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      initError = "no CUDA driver (libcuda.so.1 not found): no GPU here";
+      initNoDevice = true;
+      return;
+    }
+    Driver &d = instance;
+    std::string &e = initError;
+    bool ok = resolve(library, "cuInit", d.cuInit, e) &&
+              resolve(library, "cuDeviceGet", d.cuDeviceGet, e) &&
+              resolve(library, "cuDeviceGetCount", d.cuDeviceGetCount, e) &&
+              resolve(library, "cuDeviceGetName", d.cuDeviceGetName, e) &&
+              resolve(library, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain, e) &&
+              resolve(library, "cuCtxSetCurrent", d.cuCtxSetCurrent, e) &&
+              resolve(library, "cuCtxSynchronize", d.cuCtxSynchronize, e) &&
+              resolve(library, "cuModuleLoadDataEx", d.cuModuleLoadDataEx, e) &&
+              resolve(library, "cuModuleGetFunction", d.cuModuleGetFunction, e) &&
+              resolve(library, "cuModuleUnload", d.cuModuleUnload, e) &&
+              resolve(library, "cuFuncSetAttribute", d.cuFuncSetAttribute, e) &&
+              resolve(library, "cuFuncGetAttribute", d.cuFuncGetAttribute, e) &&
+              resolve(library, "cuLaunchKernel", d.cuLaunchKernel, e) &&
+              resolve(library, "cuMemAlloc_v2", d.cuMemAlloc, e) &&
+              resolve(library, "cuMemFree_v2", d.cuMemFree, e) &&
+              resolve(library, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, e) &&
+              resolve(library, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH, e) &&
+              resolve(library, "cuMemsetD8_v2", d.cuMemsetD8, e) &&
+              resolve(library, "cuEventCreate", d.cuEventCreate, e) &&
+              resolve(library, "cuEventRecord", d.cuEventRecord, e) &&
+              resolve(library, "cuEventSynchronize", d.cuEventSynchronize, e) &&
+              (resolve(library, "cuEventElapsedTime_v2", d.cuEventElapsedTime, e) ||
+               resolve(library, "cuEventElapsedTime", d.cuEventElapsedTime, e)) &&
+              resolve(library, "cuEventDestroy_v2", d.cuEventDestroy, e) &&
+              resolve(library, "cuGetErrorName", d.cuGetErrorName, e) &&
+              resolve(library, "cuGetErrorString", d.cuGetErrorString, e);
+    if (!ok)
+      return;
+    CUresult r = d.cuInit(0);
+    int count = 0;
+    if (r == 0)
+      r = d.cuDeviceGetCount(&count);
+    if (r != 0 || count == 0) {
+      initError = r != 0 ? d.describe(r, "cuInit") : "no CUDA device";
+      initNoDevice = true;
+      return;
+    }
+    if ((r = d.cuDeviceGet(&d.device, 0)) ||
+        (r = d.cuDevicePrimaryCtxRetain(&d.context, d.device)) ||
+        (r = d.cuCtxSetCurrent(d.context))) {
+      initError = d.describe(r, "creating the CUDA context");
+      return;
+    }
+    char name[256] = {0};
+    if (d.cuDeviceGetName(name, sizeof(name), d.device) == 0)
+      d.deviceName = name;
+    ready = true;
+  });
+  error = initError;
+  noDevice = initNoDevice;
+  return ready ? &instance : nullptr;
+}

@@ -1,0 +1,203 @@
+//===- Kernel.cpp - a generated kernel: manifest, load, launch ------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/runtime/Kernel.h"
+
+#include "fa/runtime/Json.h"
+
+#include <fstream>
+#include <climits>
+#include <sstream>
+
+using namespace fa;
+using namespace fa::cuda;
+
+static bool readFile(const std::string &path, std::string &out,
+                     std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = "cannot read " + path;
+    return false;
+  }
+  std::ostringstream os;
+  os << file.rdbuf();
+  out = os.str();
+  return true;
+}
+
+static std::string directoryOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+bool Manifest::read(const std::string &path, Manifest &out,
+                    std::string &error) {
+  std::string text;
+  if (!readFile(path, text, error))
+    return false;
+  json::Value root;
+  if (!json::parse(text, root, error)) {
+    error = path + ": bad JSON: " + error;
+    return false;
+  }
+  auto string = [&](const char *key, std::string &value) {
+    const json::Value *v = root.get(key);
+    if (!v || v->kind != json::Value::String) {
+      error = path + ": missing string \"" + key + "\"";
+      return false;
+    }
+    value = v->string;
+    return true;
+  };
+  auto number = [&](const json::Value *object, const char *key,
+                    int64_t &value) {
+    const json::Value *v = object ? object->get(key) : nullptr;
+    if (!v || v->kind != json::Value::Number) {
+      error = path + ": missing number \"" + key + "\"";
+      return false;
+    }
+    value = static_cast<int64_t>(v->number);
+    return true;
+  };
+  std::string specText;
+  if (!string("kernel", out.kernelName) || !string("ptx", out.ptxFile) ||
+      !string("target", out.target) || !string("spec", specText) ||
+      !string("generator", out.generator))
+    return false;
+  if (!parseSpec(specText, out.spec, error)) {
+    error = path + ": bad spec: " + error;
+    return false;
+  }
+  const json::Value *tile = root.get("tile");
+  const json::Value *block = root.get("block");
+  if (!number(tile, "stages", out.stages) || !number(tile, "warps", out.warps) ||
+      !number(&root, "dynamic_shared_memory", out.dynamicSharedMemory))
+    return false;
+  if (!block || block->kind != json::Value::Array || block->array.empty()) {
+    error = path + ": missing \"block\"";
+    return false;
+  }
+  out.blockThreads = static_cast<int64_t>(block->array[0].number);
+  const json::Value *params = root.get("params");
+  if (!params || params->kind != json::Value::Array) {
+    error = path + ": missing \"params\"";
+    return false;
+  }
+  for (const json::Value &p : params->array)
+    if (const json::Value *name = p.get("name"))
+      out.params.push_back(name->string);
+  out.ptxFile = directoryOf(path) + "/" + out.ptxFile;
+  return true;
+}
+
+std::unique_ptr<Kernel> Kernel::load(const std::string &manifestPath,
+                                     std::string &error, bool &noDevice) {
+  noDevice = false;
+  std::unique_ptr<Kernel> kernel(new Kernel());
+  if (!Manifest::read(manifestPath, kernel->info, error))
+    return nullptr;
+  std::string ptx;
+  if (!readFile(kernel->info.ptxFile, ptx, error))
+    return nullptr;
+  kernel->cu = cuda::driver(error, noDevice);
+  if (!kernel->cu)
+    return nullptr;
+  Driver &d = *kernel->cu;
+  char infoLog[8192] = {0}, errorLog[8192] = {0};
+  int options[] = {kJitInfoLogBuffer, kJitInfoLogBufferSize,
+                   kJitErrorLogBuffer, kJitErrorLogBufferSize};
+  void *values[] = {infoLog, reinterpret_cast<void *>(sizeof(infoLog)),
+                    errorLog, reinterpret_cast<void *>(sizeof(errorLog))};
+  CUresult r = d.cuModuleLoadDataEx(&kernel->module, ptx.c_str(), 4, options,
+                                    values);
+  if (r) {
+    error = d.describe(r, "loading the PTX") + (errorLog[0] ? ": " : "") +
+            errorLog;
+    return nullptr;
+  }
+  if ((r = d.cuModuleGetFunction(&kernel->function, kernel->module,
+                                 kernel->info.kernelName.c_str()))) {
+    error = d.describe(r, ("finding kernel " + kernel->info.kernelName).c_str());
+    return nullptr;
+  }
+  // More than 48 KiB of dynamic shared memory must be asked for.
+  if ((r = d.cuFuncSetAttribute(kernel->function,
+                                kFuncAttributeMaxDynamicSharedBytes,
+                                static_cast<int>(kernel->info.dynamicSharedMemory)))) {
+    error = d.describe(r, "raising the dynamic shared memory limit");
+    return nullptr;
+  }
+  d.cuFuncGetAttribute(&kernel->numRegisters, kFuncAttributeNumRegs,
+                       kernel->function);
+  return kernel;
+}
+
+Kernel::~Kernel() {
+  if (module && cu)
+    cu->cuModuleUnload(module);
+}
+
+namespace {
+/// One flat memref<?xT> argument: MLIR's descriptor (allocated, aligned,
+/// offset, size, stride).
+struct MemRef1D {
+  void *allocated, *aligned;
+  int64_t offset, size, stride;
+};
+} // namespace
+
+bool Kernel::forward(const ForwardArgs &a, CUstream stream,
+                     std::string &error) const {
+  if (a.batch < 1 || a.queryHeads < 1 || a.kvHeads < 1 || a.queryLen < 1 ||
+      a.keyLen < 1 || a.queryHeads % a.kvHeads) {
+    error = "bad problem size (need sizes >= 1 and hq a multiple of hkv)";
+    return false;
+  }
+  if (!a.q || !a.k || !a.v || !a.o || !a.lse) {
+    error = "null tensor pointer";
+    return false;
+  }
+  auto memref = [](CUdeviceptr p) {
+    void *ptr = reinterpret_cast<void *>(p);
+    // The kernel indexes with its own offsets; size is informational.
+    return MemRef1D{ptr, ptr, 0, INT64_MAX, 1};
+  };
+  MemRef1D buffers[5] = {memref(a.q), memref(a.k), memref(a.v), memref(a.o),
+                         memref(a.lse)};
+  int64_t scalars[19] = {a.batch,      a.queryHeads,  a.kvHeads,
+                         a.queryLen,   a.keyLen,      a.qStride[0],
+                         a.qStride[1], a.qStride[2],  a.kStride[0],
+                         a.kStride[1], a.kStride[2],  a.vStride[0],
+                         a.vStride[1], a.vStride[2],  a.oStride[0],
+                         a.oStride[1], a.oStride[2],  a.lseStride[0],
+                         a.lseStride[1]};
+  std::vector<void *> params;
+  for (MemRef1D &m : buffers) {
+    params.push_back(&m.allocated);
+    params.push_back(&m.aligned);
+    params.push_back(&m.offset);
+    params.push_back(&m.size);
+    params.push_back(&m.stride);
+  }
+  for (int64_t &s : scalars)
+    params.push_back(&s);
+  if (params.size() != 5 * 5 + 19 || info.params.size() != 5 + 19) {
+    error = "manifest parameter list does not match the runtime's ABI";
+    return false;
+  }
+  int64_t blockM = info.spec.blockM;
+  unsigned gridX = static_cast<unsigned>((a.queryLen + blockM - 1) / blockM);
+  CUresult r = cu->cuLaunchKernel(
+      function, gridX, static_cast<unsigned>(a.queryHeads),
+      static_cast<unsigned>(a.batch), static_cast<unsigned>(info.blockThreads),
+      1, 1, static_cast<unsigned>(info.dynamicSharedMemory), stream,
+      params.data(), nullptr);
+  if (r) {
+    error = cu->describe(r, ("launching " + info.kernelName).c_str());
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,47 @@
+//===- FaRun.h - fa-run's pieces ----------------------------------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_TOOLS_FARUN_FARUN_H
+#define FA_TOOLS_FARUN_FARUN_H
+
+#include "fa/runtime/Numerics.h"
+
+#include <cstdint>
+#include <string>
+
+namespace fa {
+
+enum ExitCode { kPass = 0, kMismatch = 1, kBadInput = 2, kNoGpu = 77 };
+
+/// fa-run's flags (parsed by hand: fa-run builds where there is no LLVM).
+struct Options {
+  std::string device = "cpu", spec, kernel, dump, negativeControl = "none";
+  std::string layout = "bhsd";
+  int64_t batch = 1, queryHeads = 1, kvHeads = 1, queryLen = 128, keyLen = 128;
+  uint64_t seed = 0;
+  bool verify = false, backward = false, bench = false;
+  int64_t benchIters = 50;
+};
+
+/// f16/bf16 storage of a value, and back.
+inline uint16_t storageBits(ElementType type, double value) {
+  return type == ElementType::F16 ? toF16Bits(static_cast<float>(value))
+                                  : toBF16Bits(static_cast<float>(value));
+}
+inline double storageValue(ElementType type, uint16_t bits) {
+  return type == ElementType::F16 ? fromF16Bits(bits) : fromBF16Bits(bits);
+}
+/// A quiet NaN in the storage type: the poison outputs start as.
+inline uint16_t poisonBits(ElementType type) {
+  return type == ElementType::F16 ? 0x7E00 : 0x7FC0;
+}
+
+/// --device cuda (CudaRun.cpp).
+int runCuda(const Options &options);
+
+} // namespace fa
+
+#endif // FA_TOOLS_FARUN_FARUN_H
