@@ -7,15 +7,13 @@
 #ifndef FA_TOOLS_FARUN_CPUBACKEND_H
 #define FA_TOOLS_FARUN_CPUBACKEND_H
 
+#include "FaRun.h"
 #include "fa/runtime/Spec.h"
 
 #include <memory>
 #include <string>
 
 namespace fa {
-
-/// Deliberately broken builds: the negative controls of the test suite.
-enum class NegativeControl { None, NoRescale, NoRowDot };
 
 /// Compiles a spec at one problem size through fa-tile,
 /// fa-fuse-online-softmax, fa-recompute-backward and fa-to-cpu, and JITs it.

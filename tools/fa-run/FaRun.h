@@ -16,6 +16,9 @@ namespace fa {
 
 enum ExitCode { kPass = 0, kMismatch = 1, kBadInput = 2, kNoGpu = 77 };
 
+/// Deliberately broken builds: the negative controls of the test suite.
+enum class NegativeControl { None, NoRescale, NoRowDot };
+
 /// fa-run's flags (parsed by hand: fa-run builds where there is no LLVM).
 struct Options {
   std::string device = "cpu", spec, kernel, dump, negativeControl = "none";

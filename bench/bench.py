@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Side-by-side forward timing on the GPU machine: fa-mlir's sm_80 kernels
+(through libfa_runtime.so's C API) against PyTorch SDPA's flash backend
+(FlashAttention-2) and its cuDNN backend, in one process, on the sizes of
+TARGETS.md: 16k tokens per batch (B = 16384/N), hidden 2048 (H = 2048/D).
+
+Every implementation is timed the same way: CUDA events around a burst of
+launches that rotate among input sets larger than L2, the median of several
+bursts, FLOPs = 4·B·H·N²·D (halved when causal). Before timing, fa-mlir's
+output is compared with SDPA's on the same inputs (a cross-check; the
+float64 verification is fa-run's job).
+
+usage: python3 bench/bench.py LIBFA_RUNTIME.so KERNEL_DIR [--quick]
+"""
+import ctypes
+import math
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+
+class ForwardArgs(ctypes.Structure):
+    _fields_ = [("q", ctypes.c_void_p), ("k", ctypes.c_void_p), ("v", ctypes.c_void_p),
+                ("o", ctypes.c_void_p), ("lse", ctypes.c_void_p),
+                ("batch", ctypes.c_int64), ("q_heads", ctypes.c_int64),
+                ("kv_heads", ctypes.c_int64), ("q_len", ctypes.c_int64),
+                ("kv_len", ctypes.c_int64),
+                ("q_stride", ctypes.c_int64 * 3), ("k_stride", ctypes.c_int64 * 3),
+                ("v_stride", ctypes.c_int64 * 3), ("o_stride", ctypes.c_int64 * 3),
+                ("lse_stride", ctypes.c_int64 * 2)]
+
+
+def load_runtime(path):
+    lib = ctypes.CDLL(path)
+    lib.fa_kernel_load.restype = ctypes.c_void_p
+    lib.fa_kernel_load.argtypes = [ctypes.c_char_p]
+    lib.fa_kernel_forward.restype = ctypes.c_int
+    lib.fa_kernel_forward.argtypes = [ctypes.c_void_p, ctypes.POINTER(ForwardArgs), ctypes.c_void_p]
+    lib.fa_last_error.restype = ctypes.c_char_p
+    return lib
+
+
+def make_args(q, k, v, o, lse):
+    """[B, H, S, D] tensors (any strides with a contiguous last dim)."""
+    a = ForwardArgs()
+    a.q, a.k, a.v, a.o, a.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr()
+    a.batch, a.q_heads, a.q_len = q.shape[0], q.shape[1], q.shape[2]
+    a.kv_heads, a.kv_len = k.shape[1], k.shape[2]
+    for field, t in (("q_stride", q), ("k_stride", k), ("v_stride", v), ("o_stride", o)):
+        getattr(a, field)[:] = [t.stride(0), t.stride(1), t.stride(2)]
+    a.lse_stride[:] = [lse.stride(0), lse.stride(1)]
+    return a
+
+
+def time_bursts(launch, sets, bursts=5, per_burst=None):
+    """Median ms per launch over bursts of back-to-back launches."""
+    per_burst = per_burst or max(10, 4 * len(sets))
+    for i in range(3):  # warm-up
+        launch(sets[i % len(sets)])
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(bursts):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for i in range(per_burst):
+            launch(sets[i % len(sets)])
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / per_burst)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    lib = load_runtime(sys.argv[1])
+    kernel_dir = sys.argv[2]
+    quick = "--quick" in sys.argv
+    dtype = torch.bfloat16
+    seqs = [512, 1024, 2048, 4096, 8192, 16384] if not quick else [2048, 8192]
+    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
+          f"cudnn {torch.backends.cudnn.version()}")
+    rows = []
+    for d in (64, 128, 256):
+        for causal in (False, True):
+            name = f"fa_fwd_sm80_bf16_d{d}_{'causal' if causal else 'none'}"
+            kernel = lib.fa_kernel_load(f"{kernel_dir}/{name}.json".encode())
+            if not kernel:
+                print(f"{name}: load failed: {lib.fa_last_error().decode()}")
+                continue
+            for n in seqs:
+                b, h = 16384 // n, 2048 // d
+                set_bytes = 4 * b * h * n * d * 2
+                nsets = max(2, min(6, math.ceil(2 * 50e6 / set_bytes)))
+                sets = []
+                for _ in range(nsets):
+                    q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dtype) for _ in range(3))
+                    o = torch.empty_like(q)
+                    lse = torch.empty(b, h, n, device="cuda", dtype=torch.float32)
+                    sets.append((q, k, v, o, lse, make_args(q, k, v, o, lse)))
+
+                def fa_mlir(s):
+                    if lib.fa_kernel_forward(kernel, ctypes.byref(s[5]), None) != 0:
+                        raise RuntimeError(lib.fa_last_error().decode())
+
+                def sdpa(backend):
+                    def run(s):
+                        with sdpa_kernel(backend):
+                            F.scaled_dot_product_attention(s[0], s[1], s[2], is_causal=causal)
+                    return run
+
+                # Cross-check against SDPA on the first set.
+                q, k, v, o, lse, _ = sets[0]
+                o.fill_(float("nan"))
+                fa_mlir(sets[0])
+                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                    ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                torch.cuda.synchronize()
+                rel = ((o.float() - ref.float()).norm() / ref.float().norm()).item()
+
+                flops = 4 * b * h * n * n * d / (2 if causal else 1)
+                result = {"d": d, "causal": causal, "n": n, "rel_vs_sdpa": rel}
+                for label, fn in (("fa_mlir", fa_mlir), ("fa2", sdpa(SDPBackend.FLASH_ATTENTION)),
+                                  ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION))):
+                    try:
+                        ms = time_bursts(fn, sets)
+                        result[label] = flops / (ms * 1e-3) / 1e12
+                    except Exception as e:  # a backend may refuse a size
+                        result[label] = float("nan")
+                        print(f"  {label} d={d} n={n}: {e}")
+                rows.append(result)
+                print(f"d={d:3d} causal={int(causal)} n={n:5d}  fa-mlir {result['fa_mlir']:6.1f}  "
+                      f"fa2 {result['fa2']:6.1f}  cudnn {result['cudnn']:6.1f}  "
+                      f"ratio/fa2 {result['fa_mlir'] / result['fa2']:.2f}  "
+                      f"ratio/cudnn {result['fa_mlir'] / result['cudnn']:.2f}  rel_vs_sdpa {rel:.1e}",
+                      flush=True)
+                del sets
+                torch.cuda.empty_cache()
+
+    print("\n| D | causal | N | fa-mlir | fa2 | cudnn | fa-mlir/fa2 | fa-mlir/cudnn |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['d']} | {'yes' if r['causal'] else 'no'} | {r['n']} | {r['fa_mlir']:.1f} | "
+              f"{r['fa2']:.1f} | {r['cudnn']:.1f} | {r['fa_mlir'] / r['fa2']:.2f} | "
+              f"{r['fa_mlir'] / r['cudnn']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The GPU machine's whole job, nothing typed by hand:
+#   1. build libfa_runtime and fa-run with -DFA_ENABLE_COMPILER=OFF (no MLIR);
+#   2. verify every kernel in kernels_generated/ with fa-run --verify at the
+#      issue's sizes, MHA in [B,H,S,D] and GQA in [B,S,H,D];
+#   3. read the SASS (HMMA, no local-memory spills) and run compute-sanitizer
+#      (memcheck, racecheck) on a small and an odd-sized problem;
+#   4. time fa-mlir beside PyTorch SDPA (flash = FA2, cuDNN) in one process.
+# Usage: bash bench/run.sh [--quick]     Output: a log and tables on stdout.
+set -u
+cd "$(dirname "$0")/.."
+OUT_DIR="${OUT:-/tmp/fa-bench}"
+mkdir -p "$OUT_DIR"
+echo "== revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+
+echo "== 1. build (FA_ENABLE_COMPILER=OFF)"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF \
+  -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
+FA_RUN=build-gpu/bin/fa-run
+
+echo "== 2. verify kernels_generated/ (fa-run --verify)"
+fails=0; runs=0
+for manifest in kernels_generated/*.json; do
+  name=$(basename "$manifest" .json)
+  for size in "1 1" "113 203" "128 217" "1023 1024" "4096 4096"; do
+    set -- $size
+    for heads in "mha bhsd --hq 4 --hkv 4" "gqa bshd --hq 8 --hkv 2"; do
+      set -- $size $heads
+      m=$1; n=$2; kind=$3; layout=$4; shift 4
+      runs=$((runs + 1))
+      if ! $FA_RUN --device cuda --kernel "$manifest" --b 1 "$@" --m $m --n $n --layout $layout \
+           --seed $runs --verify > "$OUT_DIR/verify.log" 2>&1; then
+        fails=$((fails + 1)); echo "FAIL $name m=$m n=$n $kind $layout"; tail -5 "$OUT_DIR/verify.log"
+      fi
+    done
+  done
+  echo "  $name: verified"
+done
+echo "verify: $((runs - fails)) of $runs runs passed"
+
+echo "== 3. SASS and sanitizers"
+mkdir -p build-gpu/sass
+for ptx in kernels_generated/fa_fwd_sm80_bf16_d64_causal.ptx kernels_generated/fa_fwd_sm80_bf16_d128_none.ptx \
+           kernels_generated/fa_fwd_sm80_bf16_d256_none.ptx; do
+  cubin=build-gpu/sass/$(basename $ptx .ptx).cubin
+  ptxas -arch=sm_90 -v "$ptx" -o "$cubin" 2> build-gpu/sass/ptxas.txt
+  cuobjdump --dump-sass "$cubin" > build-gpu/sass/sass.txt
+  printf "  %-36s HMMA %4d  LDL %3d  STL %3d  LDSM %4d  LDGSTS %3d  %s\n" "$(basename $ptx .ptx)" \
+    "$(grep -c HMMA build-gpu/sass/sass.txt)" "$(grep -c 'LDL' build-gpu/sass/sass.txt)" \
+    "$(grep -c 'STL' build-gpu/sass/sass.txt)" "$(grep -c 'LDSM' build-gpu/sass/sass.txt)" \
+    "$(grep -c 'LDGSTS' build-gpu/sass/sass.txt)" "$(grep -o 'Used [0-9]* registers' build-gpu/sass/ptxas.txt)"
+done
+for tool in memcheck racecheck; do
+  for args in "--m 64 --n 64" "--m 113 --n 203 --hq 4 --hkv 2"; do
+    if compute-sanitizer --tool $tool --error-exitcode 9 $FA_RUN --device cuda \
+         --kernel kernels_generated/fa_fwd_sm80_bf16_d128_causal.json $args --verify > "$OUT_DIR/san.log" 2>&1; then
+      echo "  compute-sanitizer $tool ($args): clean ($(grep -o 'ERROR SUMMARY: [0-9]* errors' "$OUT_DIR/san.log" | head -1))"
+    else
+      echo "  compute-sanitizer $tool ($args): ERRORS"; tail -20 "$OUT_DIR/san.log"
+    fi
+  done
+done
+
+echo "== 4. speed: fa-mlir vs PyTorch SDPA (flash = FA2, cuDNN), bf16 forward, TFLOP/s"
+python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated "$@"
