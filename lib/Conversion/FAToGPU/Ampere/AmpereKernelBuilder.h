@@ -80,6 +80,11 @@ public:
   void commitAndWait(ArrayRef<Value> tokens);
   Value commitGroup(ArrayRef<Value> tokens);
   void waitAll();
+  /// cp.async.wait_group `pending`: all but the newest `pending` groups
+  /// done (`group` is the newest group's token; PTX counts, it names none).
+  void waitUntilPending(Value group, int64_t pending);
+  /// x·scale - shift as one FFMA (contracted multiply-subtract).
+  Value scaledMinus(Value x, Value scale, Value shift);
 
   // MMA (Mma.cpp).
   /// A fragment (16 rows × 16 k) of the row-major shared tile at

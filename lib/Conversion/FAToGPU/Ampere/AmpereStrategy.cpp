@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -132,6 +133,8 @@ public:
       os << "the sm_80 pipeline has 2 stages, got " << c.stages;
     else if (c.softcap > 0)
       os << "softcap is not implemented on sm_80 yet";
+    else if (!(c.scale > 0))
+      os << "sm_80 kernels need scale > 0 (the max is taken before scaling)";
     return os.str();
   }
 
@@ -240,33 +243,37 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
   GlobalTile kTile = tileOf(kK, kKStrideB, kKStrideH, kKStrideS, kvHead, kvLen);
   GlobalTile vTile = tileOf(kV, kVStrideB, kVStrideH, kVStrideS, kvHead, kvLen);
 
-  // Prologue: Q, and the first K/V tile, in flight together.
-  kb.commitGroup(kb.copyTileAsync(qTile, q0, sQ, Value(), c.blockM, c.headDim, tid));
+  // Prologue. Groups are committed unconditionally so that wait_group
+  // counts stay uniform: G0 = {Q, K_0}, G1 = {V_0}.
   auto [kvBegin, kvEnd] = kb.visibleKeyRange(q0, rows, qLen, kvLen);
   Value span = kb.maxIndex(kb.sub(kvEnd, kvBegin), kb.index(0));
   Value numBlocks =
       kb.div(kb.add(span, kb.index(c.blockN - 1)), kb.index(c.blockN));
-  auto issueKV = [&](Value k0, Value stage) {
-    SmallVector<Value> tokens =
-        kb.copyTileAsync(kTile, k0, sK, stage, c.blockN, c.headDim, tid);
-    SmallVector<Value> vTokens =
-        kb.copyTileAsync(vTile, k0, sV, stage, c.blockN, c.valueDim, tid);
-    tokens.append(vTokens);
-    kb.commitGroup(tokens);
-  };
   Value hasBlocks = kb.cmp(arith::CmpIPredicate::sgt, numBlocks, kb.index(0));
-  scf::IfOp::create(b, loc, hasBlocks, [&](OpBuilder &, Location) {
-    issueKV(kvBegin, kb.index(0));
-    scf::YieldOp::create(b, loc);
-  });
-  kb.waitAll();
+  auto copyIf = [&](Value condition, const GlobalTile &tile, Value k0, Value dst,
+                    Value stage, int64_t width) {
+    scf::IfOp::create(b, loc, condition, [&](OpBuilder &, Location) {
+      kb.copyTileAsync(tile, k0, dst, stage, c.blockN, width, tid);
+      scf::YieldOp::create(b, loc);
+    });
+  };
+  kb.copyTileAsync(qTile, q0, sQ, Value(), c.blockM, c.headDim, tid);
+  copyIf(hasBlocks, kTile, kvBegin, sK, kb.index(0), c.headDim);
+  kb.commitGroup({});
+  copyIf(hasBlocks, vTile, kvBegin, sV, kb.index(0), c.valueDim);
+  Value newest = kb.commitGroup({});
+  kb.waitUntilPending(newest, 1); // Q and K_0 have landed
   gpu::BarrierOp::create(b, loc);
 
-  // Q stays in registers as A fragments for the whole loop.
+  // Q as A fragments: in registers for the whole loop when they fit (D <=
+  // 128); for larger D they are re-read from shared memory each KV tile,
+  // which costs D/16 ldmatrix per warp but saves D/2 registers a thread.
+  bool queryInRegisters = c.headDim <= 128;
   Value warpRow0 = kb.mul(warp, kb.index(16));
   SmallVector<AFragment> queryFrags;
-  for (int64_t kc = 0; kc < c.headDim / 16; ++kc)
-    queryFrags.push_back(kb.loadA(sQ, warpRow0, kc, lane, c.headDim));
+  if (queryInRegisters)
+    for (int64_t kc = 0; kc < c.headDim / 16; ++kc)
+      queryFrags.push_back(kb.loadA(sQ, warpRow0, kc, lane, c.headDim));
 
   double minusInf = -std::numeric_limits<double>::infinity();
   int64_t accTiles = c.valueDim / 8;
@@ -282,48 +289,94 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
       kb.add(q0, kb.add(warpRow0, rowInWarp)),
       kb.add(q0, kb.add(warpRow0, kb.add(rowInWarp, kb.index(8))))};
   Value colInTile = kb.mul(kb.rem(lane, kb.index(4)), kb.index(2));
-  // scale · log2(e): scores come out in log2 units, so every exp is exp2.
-  Value scoreScale = kb.f32(c.scale * M_LOG2E);
+  // c = scale · log2(e): exp(scale·s - m) = exp2(c·s - c·m), one FFMA each.
+  // Scores stay unscaled until then (scale > 0 keeps the max in place).
+  Value log2Scale = kb.f32(c.scale * M_LOG2E);
+  Value shiftKeys = kb.sub(kvLen, qLen); // bottom-right diagonal offset
 
   auto loop = scf::ForOp::create(
       b, loc, kb.index(0), numBlocks, kb.index(1), init.flatten(),
       [&](OpBuilder &, Location, Value j, ValueRange carried) {
+        // Invariant: K_j has landed and is visible; V_j may be in flight.
         LoopState state = LoopState::unflatten(carried, accTiles);
         Value k0 = kb.add(kvBegin, kb.mul(j, kb.index(c.blockN)));
         Value stage = kb.rem(j, kb.index(2));
-        // Tile j has landed (it was the only group in flight).
-        kb.waitAll();
-        gpu::BarrierOp::create(b, loc);
-        // Prefetch tile j + 1 into the other stage while this one computes.
         Value next = kb.add(j, kb.index(1));
-        scf::IfOp::create(
-            b, loc, kb.cmp(arith::CmpIPredicate::slt, next, numBlocks),
-            [&](OpBuilder &, Location) {
-              issueKV(kb.add(k0, kb.index(c.blockN)), kb.rem(next, kb.index(2)));
-              scf::YieldOp::create(b, loc);
-            });
+        Value hasNext = kb.cmp(arith::CmpIPredicate::slt, next, numBlocks);
+        Value nextK0 = kb.add(k0, kb.index(c.blockN));
+        Value nextStage = kb.rem(next, kb.index(2));
+        // K_{j+1} streams in under S = QKᵀ and the softmax.
+        copyIf(hasNext, kTile, nextK0, sK, nextStage, c.headDim);
+        kb.commitGroup({});
 
         // S = Q Kᵀ on mma.sync: BN/8 n-tiles of 16 x 8.
         int64_t scoreTiles = c.blockN / 8;
         SmallVector<CFragment> scores(scoreTiles,
                                       CFragment{zero, zero, zero, zero});
-        for (int64_t pair = 0; pair < scoreTiles / 2; ++pair)
-          for (int64_t kc = 0; kc < c.headDim / 16; ++kc) {
+        for (int64_t kc = 0; kc < c.headDim / 16; ++kc) {
+          AFragment query = queryInRegisters
+                                ? queryFrags[kc]
+                                : kb.loadA(sQ, warpRow0, kc, lane, c.headDim);
+          for (int64_t pair = 0; pair < scoreTiles / 2; ++pair) {
             auto keyFrags =
                 kb.loadBFromRows(sK, stage, 16 * pair, kc, lane, c.headDim);
-            scores[2 * pair] =
-                kb.mma(queryFrags[kc], keyFrags[0], scores[2 * pair]);
+            scores[2 * pair] = kb.mma(query, keyFrags[0], scores[2 * pair]);
             scores[2 * pair + 1] =
-                kb.mma(queryFrags[kc], keyFrags[1], scores[2 * pair + 1]);
+                kb.mma(query, keyFrags[1], scores[2 * pair + 1]);
           }
+        }
 
-        // Scale, then mask: keys past N and keys the mask hides are -inf.
+        // Mask only tiles that need it: the last partial tile, and tiles the
+        // mask cuts (on the diagonal, at a window's edge). Others skip the
+        // per-element index arithmetic entirely.
+        using Pred = arith::CmpIPredicate;
+        Value lastKey = kb.add(k0, kb.index(c.blockN - 1));
+        Value needMask = kb.cmp(Pred::sge, lastKey, kvLen);
+        auto orNeed = [&](Value cond) {
+          needMask = arith::OrIOp::create(b, loc, needMask, cond);
+        };
+        Value firstRowDiagonal = kb.add(q0, shiftKeys);
+        Value lastRowDiagonal = kb.add(firstRowDiagonal, kb.index(c.blockM - 1));
+        switch (c.mask.getKind()) {
+        case MaskKind::None:
+          break;
+        case MaskKind::Causal:
+          orNeed(kb.cmp(Pred::sgt, lastKey, firstRowDiagonal));
+          break;
+        case MaskKind::CausalTopLeft:
+          orNeed(kb.cmp(Pred::sgt, lastKey, q0));
+          break;
+        case MaskKind::Window:
+          if (c.mask.getRight() >= 0)
+            orNeed(kb.cmp(Pred::sgt, lastKey,
+                          kb.add(firstRowDiagonal, kb.index(c.mask.getRight()))));
+          if (c.mask.getLeft() >= 0)
+            orNeed(kb.cmp(Pred::slt, k0,
+                          kb.sub(lastRowDiagonal, kb.index(c.mask.getLeft()))));
+          break;
+        }
+        SmallVector<Value> flatScores;
+        for (const CFragment &f : scores)
+          flatScores.append(f.begin(), f.end());
+        auto masked = scf::IfOp::create(
+            b, loc, needMask,
+            [&](OpBuilder &, Location) {
+              SmallVector<Value> out;
+              for (int64_t t = 0; t < scoreTiles; ++t)
+                for (int64_t i = 0; i < 4; ++i) {
+                  Value col =
+                      kb.add(k0, kb.add(kb.index(8 * t + i % 2), colInTile));
+                  out.push_back(kb.maskScore(scores[t][i], myRows[i / 2], col,
+                                             qLen, kvLen));
+                }
+              scf::YieldOp::create(b, loc, out);
+            },
+            [&](OpBuilder &, Location) {
+              scf::YieldOp::create(b, loc, flatScores);
+            });
         for (int64_t t = 0; t < scoreTiles; ++t)
-          for (int64_t i = 0; i < 4; ++i) {
-            Value s = arith::MulFOp::create(b, loc, scores[t][i], scoreScale);
-            Value col = kb.add(k0, kb.add(kb.index(8 * t + i % 2), colInTile));
-            scores[t][i] = kb.maskScore(s, myRows[i / 2], col, qLen, kvLen);
-          }
+          for (int64_t i = 0; i < 4; ++i)
+            scores[t][i] = masked.getResult(4 * t + i);
 
         // Online softmax, per row of this thread (registers 2h, 2h + 1).
         LoopState out;
@@ -333,16 +386,19 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
           for (int64_t t = 0; t < scoreTiles; ++t)
             for (int64_t i = 2 * h; i < 2 * h + 2; ++i)
               local = arith::MaximumFOp::create(b, loc, local, scores[t][i]);
-          // m_new = max(m, rowmax(S)); alpha = exp2(m - m_new)
+          // m_new = max(m, rowmax(S)); alpha = exp2(c·m - c·m_new)
           Value newMax = arith::MaximumFOp::create(
               b, loc, state.rowMax[h], kb.rowAllReduceMax(local));
-          Value shift = kb.safeMax(newMax);
-          Value rescale = kb.exp2Shifted(state.rowMax[h], shift);
-          // P = exp2(S - m_new); l = alpha·l + rowsum(P) (this thread's part)
+          Value shift =
+              arith::MulFOp::create(b, loc, kb.safeMax(newMax), log2Scale);
+          Value rescale = math::Exp2Op::create(
+              b, loc, kb.scaledMinus(state.rowMax[h], log2Scale, shift));
+          // P = exp2(c·S - c·m_new); l = alpha·l + rowsum(P) (this thread's)
           Value partial = kb.f32(0.0);
           for (int64_t t = 0; t < scoreTiles; ++t)
             for (int64_t i = 2 * h; i < 2 * h + 2; ++i) {
-              scores[t][i] = kb.exp2Shifted(scores[t][i], shift);
+              scores[t][i] = math::Exp2Op::create(
+                  b, loc, kb.scaledMinus(scores[t][i], log2Scale, shift));
               partial = arith::AddFOp::create(b, loc, partial, scores[t][i]);
             }
           out.rowSum[h] = arith::AddFOp::create(
@@ -354,6 +410,13 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
             for (int64_t i = 2 * h; i < 2 * h + 2; ++i)
               f[i] = arith::MulFOp::create(b, loc, f[i], rescale);
         }
+
+        // V_j must have landed (K_{j+1} may still stream); then V_{j+1}
+        // streams in under O += PV.
+        kb.waitUntilPending(kb.commitGroup({}), 2);
+        gpu::BarrierOp::create(b, loc);
+        copyIf(hasNext, vTile, nextK0, sV, nextStage, c.valueDim);
+        kb.commitGroup({});
 
         // O += P V: two adjacent S tiles form one A fragment of P (the C
         // layout of m16n8 pairs is the A layout of m16k16).
@@ -370,6 +433,9 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
                 kb.mma(probs, valueFrags[1], out.acc[2 * pair + 1]);
           }
         }
+        // K_{j+1} must have landed before the next S (V_{j+1} may stream).
+        kb.waitUntilPending(kb.commitGroup({}), 2);
+        gpu::BarrierOp::create(b, loc);
         scf::YieldOp::create(b, loc, out.flatten());
       });
   LoopState final = LoopState::unflatten(loop.getResults(), accTiles);
@@ -402,7 +468,7 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
       scf::IfOp::create(b, loc, isRowLeader, [&](OpBuilder &, Location) {
         Value lse = arith::AddFOp::create(
             b, loc,
-            arith::MulFOp::create(b, loc, final.rowMax[h], kb.f32(M_LN2)),
+            arith::MulFOp::create(b, loc, final.rowMax[h], kb.f32(c.scale)),
             kb.naturalLog(total));
         memref::StoreOp::create(b, loc, lse, arg(kLse),
                                 ValueRange{kb.add(lseBase, row)});

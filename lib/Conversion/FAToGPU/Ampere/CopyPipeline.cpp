@@ -74,6 +74,17 @@ Value AmpereKernelBuilder::commitGroup(ArrayRef<Value> tokens) {
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
 }
 
+void AmpereKernelBuilder::waitUntilPending(Value group, int64_t pending) {
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
+                                   b.getI32IntegerAttr(pending));
+}
+
+Value AmpereKernelBuilder::scaledMinus(Value x, Value scale, Value shift) {
+  auto contract = arith::FastMathFlags::contract;
+  Value product = arith::MulFOp::create(b, loc, x, scale, contract);
+  return arith::SubFOp::create(b, loc, product, shift, contract);
+}
+
 void AmpereKernelBuilder::waitAll() {
   // cp.async.wait_group 0 takes no group token in PTX; nvgpu wants one, so
   // commit an empty group and wait for everything up to it.
