@@ -29,9 +29,7 @@
 using namespace mlir;
 using namespace mlir::fa;
 
-#ifndef FA_GENERATOR_REVISION
-#define FA_GENERATOR_REVISION "unknown"
-#endif
+#include "GeneratorRevision.inc" // FA_GENERATOR_REVISION, made at build time
 
 const char *mlir::fa::generatorRevision() { return FA_GENERATOR_REVISION; }
 

@@ -115,6 +115,9 @@ public:
   /// `s` where key `col` is visible to query `row`, else -inf.
   Value maskScore(Value s, Value row, Value col, Value queryLen,
                   Value keyLen);
+  /// ex2.approx.f32 through its NVVM intrinsic (math.exp2 would become a
+  /// libdevice call, which only links where CUDA_HOME points at a toolkit).
+  Value exp2(Value x);
   /// exp2(x - m), 0 when the row has seen no key (m = -inf).
   Value exp2Shifted(Value x, Value safeMax);
   /// m itself, or 0 when m = -inf (so that x - m never is -inf - -inf).

@@ -391,14 +391,14 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
               b, loc, state.rowMax[h], kb.rowAllReduceMax(local));
           Value shift =
               arith::MulFOp::create(b, loc, kb.safeMax(newMax), log2Scale);
-          Value rescale = math::Exp2Op::create(
-              b, loc, kb.scaledMinus(state.rowMax[h], log2Scale, shift));
+          Value rescale =
+              kb.exp2(kb.scaledMinus(state.rowMax[h], log2Scale, shift));
           // P = exp2(c·S - c·m_new); l = alpha·l + rowsum(P) (this thread's)
           Value partial = kb.f32(0.0);
           for (int64_t t = 0; t < scoreTiles; ++t)
             for (int64_t i = 2 * h; i < 2 * h + 2; ++i) {
-              scores[t][i] = math::Exp2Op::create(
-                  b, loc, kb.scaledMinus(scores[t][i], log2Scale, shift));
+              scores[t][i] =
+                  kb.exp2(kb.scaledMinus(scores[t][i], log2Scale, shift));
               partial = arith::AddFOp::create(b, loc, partial, scores[t][i]);
             }
           out.rowSum[h] = arith::AddFOp::create(

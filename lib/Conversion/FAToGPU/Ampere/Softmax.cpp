@@ -78,20 +78,26 @@ Value AmpereKernelBuilder::safeMax(Value m) {
   return select(cmpf(arith::CmpFPredicate::OEQ, m, minusInf), f32(0.0), m);
 }
 
+Value AmpereKernelBuilder::exp2(Value x) {
+  return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
+                                       b.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+                                       ValueRange{x})
+      .getResult(0);
+}
+
 Value AmpereKernelBuilder::exp2Shifted(Value x, Value shift) {
   // With shift = safeMax(m): x = -inf gives exp2(-inf) = 0, never NaN.
-  return math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, x, shift));
+  return exp2(arith::SubFOp::create(b, loc, x, shift));
 }
 
 Value AmpereKernelBuilder::naturalLog(Value x) {
   // math.log would become a libdevice call; lg2.approx.f32 is one
   // instruction (max relative error 2^-22), and ln x = log2 x · ln 2.
-  auto log2 = LLVM::InlineAsmOp::create(
-      b, loc, b.getF32Type(), ValueRange{x}, "lg2.approx.f32 $0, $1;",
-      "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/LLVM::AsmDialectAttr(),
-      /*operand_attrs=*/ArrayAttr());
-  return arith::MulFOp::create(b, loc, log2.getRes(), f32(M_LN2));
+  Value log2 = LLVM::CallIntrinsicOp::create(
+                   b, loc, b.getF32Type(),
+                   b.getStringAttr("llvm.nvvm.lg2.approx.f"), ValueRange{x})
+                   .getResult(0);
+  return arith::MulFOp::create(b, loc, log2, f32(M_LN2));
 }
 
 std::pair<Value, Value>

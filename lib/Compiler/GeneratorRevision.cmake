@@ -1,0 +1,18 @@
+# Writes OUT with the generator's revision: the first 12 hex digits of the
+# SHA-256 of the compiler's sources (SOURCES, a list joined with ",").
+string(REPLACE "," ";" FILES "${SOURCES}")
+list(SORT FILES)
+set(TEXT "")
+foreach(source ${FILES})
+  file(READ ${source} CONTENT)
+  string(APPEND TEXT "${CONTENT}")
+endforeach()
+string(SHA256 HASH "${TEXT}")
+string(SUBSTRING ${HASH} 0 12 SHORT)
+set(LINE "#define FA_GENERATOR_REVISION \"src-${SHORT}\"\n")
+if(EXISTS ${OUT})
+  file(READ ${OUT} OLD)
+endif()
+if(NOT "${OLD}" STREQUAL "${LINE}")
+  file(WRITE ${OUT} "${LINE}")
+endif()

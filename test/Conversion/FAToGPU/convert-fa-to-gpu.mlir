@@ -1,0 +1,66 @@
+// RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --convert-fa-to-gpu="chip=sm_80" | FileCheck %s
+
+// The fused loop nest becomes one sm_80 kernel: (batch, head, Q block) is
+// the grid, the KV loop runs inside with a double-buffered cp.async
+// pipeline, S = QKᵀ and O += PV are mma.sync, row reductions are shuffles.
+// CHECK: module attributes {gpu.container_module}
+// CHECK: gpu.module @fa_kernels
+// Dynamic shared memory through a public zero-sized global (TOOLCHAIN.md).
+// CHECK: memref.global "public" @fa_smem : memref<0xi8, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
+// CHECK: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: i64
+// CHECK-SAME: kernel
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// Grid: Q block, head, batch.
+// CHECK: gpu.block_id  x
+// CHECK: gpu.block_id  y
+// CHECK: gpu.block_id  z
+// Q [64][64], K and V [2 stages][64][64] in shared memory.
+// CHECK: memref.view {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// 16-byte cp.async with a source size: zero-fill past the sequence end.
+// CHECK: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_create_group
+// Q fragments once, before the KV loop.
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: scf.for
+// K_{j+1} is prefetched while S = Q K_jᵀ runs on mma.sync (bf16 as i32 pairs).
+// CHECK:   nvgpu.device_async_copy
+// CHECK:   nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>
+// Causal: only tiles the diagonal cuts are masked.
+// CHECK:   scf.if
+// CHECK:     arith.select {{.*}} : f32
+// Row max over the 4 lanes of a row, then ex2.approx of the FFMA-scaled
+// scores (the NVVM intrinsic: math.exp2 would need libdevice).
+// CHECK:   gpu.shuffle  xor
+// CHECK:   llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// V via ldmatrix.trans for O += PV.
+// CHECK:   nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// CHECK:   gpu.barrier
+// CHECK:   nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK:   nvvm.mma.sync
+// Epilogue: O = acc / l, LSE = m·scale + ln(l) via lg2.approx.
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
+// CHECK-NOT: func.func
+func.func @attention(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: tensor<1x1x128x64xbf16>)
+    -> (tensor<1x1x128x64xbf16>, tensor<1x1x128xf32>) {
+  %o, %lse = fa.attention %q, %k, %v {mask = #fa.mask<causal>}
+      : (tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>)
+      -> (tensor<1x1x128x64xbf16>, tensor<1x1x128xf32>)
+  return %o, %lse : tensor<1x1x128x64xbf16>, tensor<1x1x128xf32>
+}
+
+// -----
+
+// f16 keeps vector<2xf16> operands for mma.sync; D = 256 re-reads Q
+// fragments inside the loop (ldmatrix of the Q tile after scf.for).
+// CHECK-LABEL: gpu.func @attention_f16_d256
+// CHECK: scf.for
+// CHECK: nvgpu.ldmatrix %{{.*}} : memref<64x256xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
+func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x256xf16>, %v: tensor<1x1x128x256xf16>)
+    -> tensor<1x1x128x256xf16> {
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x1x128x256xf16>, tensor<1x1x128x256xf16>, tensor<1x1x128x256xf16>) -> tensor<1x1x128x256xf16>
+  return %o : tensor<1x1x128x256xf16>
+}
