@@ -223,6 +223,19 @@ bool mlir::fa::writeKernel(const CompiledKernel &kernel,
   return true;
 }
 
+void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec) {
+  // Measured on the H100 at N = 8192 (docs/perf-notes.md, v3): two m16
+  // tiles per warp (128 x 64) halve the ldmatrix traffic per mma and win
+  // for D <= 128; D = 256 has no registers for that and prefers 64 x 32.
+  if (spec.headDim <= 128 && spec.valueDim <= 128) {
+    spec.blockM = 128;
+    spec.blockN = 64;
+  } else {
+    spec.blockM = 64;
+    spec.blockN = 32;
+  }
+}
+
 std::vector<::fa::AttentionSpec> mlir::fa::standardSet() {
   std::vector<::fa::AttentionSpec> specs;
   for (::fa::ElementType dtype : {::fa::ElementType::F16, ::fa::ElementType::BF16})
@@ -244,6 +257,8 @@ std::vector<::fa::AttentionSpec> mlir::fa::standardSet() {
   narrowValue.valueDim = 64;
   narrowValue.mask.kind = ::fa::ref::MaskKind::Causal;
   specs.push_back(narrowValue);
+  for (::fa::AttentionSpec &spec : specs)
+    applyTunedTile(spec);
   return specs;
 }
 

@@ -47,10 +47,13 @@ static cl::opt<std::string> mask("mask",
 static cl::opt<double> softcap("softcap", cl::desc("softcap (0: off)"), cl::init(0));
 static cl::opt<double> scale("scale", cl::desc("score scale (default 1/sqrt(D))"),
                              cl::init(0));
-static cl::opt<int64_t> blockM("block-m", cl::desc("query rows per block"),
-                               cl::init(64));
-static cl::opt<int64_t> blockN("block-n", cl::desc("key rows per block"),
-                               cl::init(64));
+static cl::opt<int64_t> blockM("block-m",
+                               cl::desc("query rows per block (default: tuned "
+                                        "per D, see docs/perf-notes.md)"),
+                               cl::init(0));
+static cl::opt<int64_t> blockN("block-n",
+                               cl::desc("key rows per block (default: tuned)"),
+                               cl::init(0));
 static cl::opt<std::string> target("target", cl::desc("sm_80"), cl::init("sm_80"));
 static cl::opt<std::string> name("name", cl::desc("kernel name (default: from the spec)"),
                                  cl::init(""));
@@ -89,8 +92,11 @@ int main(int argc, char **argv) {
     specs = mlir::fa::standardSet();
   } else if (inputFile.empty()) {
     std::ostringstream text;
-    text << "d=" << headDim << ",dtype=" << dtype << ",mask=" << mask
-         << ",block_m=" << blockM << ",block_n=" << blockN;
+    text << "d=" << headDim << ",dtype=" << dtype << ",mask=" << mask;
+    if (blockM)
+      text << ",block_m=" << blockM;
+    if (blockN)
+      text << ",block_n=" << blockN;
     if (valueDim)
       text << ",dv=" << valueDim;
     if (softcap)
@@ -103,6 +109,12 @@ int main(int argc, char **argv) {
       return badInput("give --d <head dimension> (or an input .mlir, or --standard-set)");
     if (!fa::parseSpec(text.str(), spec, error))
       return badInput(error);
+    fa::AttentionSpec tuned = spec;
+    mlir::fa::applyTunedTile(tuned);
+    if (!blockM)
+      spec.blockM = tuned.blockM;
+    if (!blockN)
+      spec.blockN = tuned.blockN;
     specs.push_back(spec);
   }
 

@@ -48,6 +48,10 @@ bool compileForwardModule(MLIRContext &context, ModuleOp module,
 bool writeKernel(const CompiledKernel &kernel, const std::string &directory,
                  std::string &error);
 
+/// The tile fa-compile uses for sm_80 when none is given: 128 x 64 for
+/// D <= 128, 64 x 32 above (measured; see docs/perf-notes.md).
+void applyTunedTile(::fa::AttentionSpec &spec);
+
 /// The committed standard set: sm_80 x {f16, bf16} x D {64, 128, 256} x
 /// mask {none, causal}, plus a window and a Dv != D kernel.
 std::vector<::fa::AttentionSpec> standardSet();

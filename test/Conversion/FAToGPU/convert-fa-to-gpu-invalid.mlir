@@ -20,7 +20,7 @@ func.func @softcap(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v:
 
 // -----
 
-// expected-error @+1 {{convert-fa-to-gpu{chip=sm_80}: block_m must be 16 * warps (64), got 32}}
+// expected-error @+1 {{convert-fa-to-gpu{chip=sm_80}: block_m must be 16 * warps or 32 * warps (64 or 128), got 32}}
 func.func @block_m_not_warps(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: tensor<1x1x128x64xbf16>)
     -> tensor<1x1x128x64xbf16> {
   %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 32, block_n = 64, stages = 2, warps = 4>}

@@ -64,3 +64,21 @@ func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x25
       : (tensor<1x1x128x256xf16>, tensor<1x1x128x256xf16>, tensor<1x1x128x256xf16>) -> tensor<1x1x128x256xf16>
   return %o : tensor<1x1x128x256xf16>
 }
+
+// -----
+
+// block_m = 128 with 4 warps: two m16 tiles per warp share each K and V
+// fragment (one ldmatrix feeds two mma.sync).
+// CHECK-LABEL: gpu.func @attention_two_m_tiles
+// CHECK: memref.view {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK: %[[K:.*]] = nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x64xbf16
+// CHECK: %[[KR:.*]] = vector.extract %[[K]][0]
+// CHECK: nvvm.mma.sync
+// CHECK: nvvm.mma.sync
+func.func @attention_two_m_tiles(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>)
+    -> tensor<1x1x256x64xbf16> {
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}
+      : (tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16>) -> tensor<1x1x256x64xbf16>
+  return %o : tensor<1x1x256x64xbf16>
+}

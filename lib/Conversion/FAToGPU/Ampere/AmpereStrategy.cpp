@@ -75,27 +75,38 @@ Value AmpereKernelBuilder::cmpf(arith::CmpFPredicate pred, Value x, Value y) {
 
 namespace {
 
-/// The per-thread state the KV loop carries: for the thread's two rows
-/// (lane/4 and lane/4 + 8 of its warp's 16), the running max m (log2
-/// units), the thread's partial running sum l, and the O accumulator
-/// fragments (Dv/8 n-tiles of 4 f32).
+/// The per-thread state the KV loop carries. A warp owns `mTiles` m16
+/// tiles; in each, a thread holds two rows (lane/4 and lane/4 + 8). Per row
+/// r (= 2·mt + h): the running max m (unscaled score units), the thread's
+/// partial running sum l; per m-tile: the O accumulator fragments (Dv/8
+/// n-tiles of 4 f32).
 struct LoopState {
-  std::array<Value, 2> rowMax, rowSum;
-  SmallVector<CFragment> acc;
+  SmallVector<Value> rowMax, rowSum;
+  SmallVector<SmallVector<CFragment>> acc;
 
   SmallVector<Value> flatten() const {
-    SmallVector<Value> values = {rowMax[0], rowMax[1], rowSum[0], rowSum[1]};
-    for (const CFragment &f : acc)
-      values.append(f.begin(), f.end());
+    SmallVector<Value> values(rowMax);
+    values.append(rowSum.begin(), rowSum.end());
+    for (const auto &tile : acc)
+      for (const CFragment &f : tile)
+        values.append(f.begin(), f.end());
     return values;
   }
-  static LoopState unflatten(ValueRange values, int64_t tiles) {
+  static LoopState unflatten(ValueRange values, int64_t mTiles,
+                             int64_t accTiles) {
     LoopState s;
-    s.rowMax = {values[0], values[1]};
-    s.rowSum = {values[2], values[3]};
-    for (int64_t t = 0; t < tiles; ++t)
-      s.acc.push_back({values[4 + 4 * t], values[5 + 4 * t],
-                       values[6 + 4 * t], values[7 + 4 * t]});
+    int64_t rows = 2 * mTiles, next = 0;
+    for (int64_t r = 0; r < rows; ++r)
+      s.rowMax.push_back(values[next++]);
+    for (int64_t r = 0; r < rows; ++r)
+      s.rowSum.push_back(values[next++]);
+    s.acc.resize(mTiles);
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      for (int64_t t = 0; t < accTiles; ++t) {
+        s.acc[mt].push_back({values[next], values[next + 1], values[next + 2],
+                             values[next + 3]});
+        next += 4;
+      }
     return s;
   }
 };
@@ -124,9 +135,9 @@ public:
              c.valueDim > 256)
       os << "sm_80 kernels need D and Dv in {64, 128, 192, 256}, got D="
          << c.headDim << " Dv=" << c.valueDim;
-    else if (c.blockM != 16 * c.warps)
-      os << "block_m must be 16 * warps (" << 16 * c.warps << "), got "
-         << c.blockM;
+    else if (c.blockM != 16 * c.warps && c.blockM != 32 * c.warps)
+      os << "block_m must be 16 * warps or 32 * warps (" << 16 * c.warps
+         << " or " << 32 * c.warps << "), got " << c.blockM;
     else if (c.blockN % 16)
       os << "block_n must be a multiple of 16, got " << c.blockN;
     else if (c.stages != 2)
@@ -265,40 +276,52 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
   kb.waitUntilPending(newest, 1); // Q and K_0 have landed
   gpu::BarrierOp::create(b, loc);
 
-  // Q as A fragments: in registers for the whole loop when they fit (D <=
-  // 128); for larger D they are re-read from shared memory each KV tile,
-  // which costs D/16 ldmatrix per warp but saves D/2 registers a thread.
-  bool queryInRegisters = c.headDim <= 128;
-  Value warpRow0 = kb.mul(warp, kb.index(16));
-  SmallVector<AFragment> queryFrags;
+  // Each warp owns mTiles m16 tiles (block_m = 16·warps·mTiles). Two
+  // tiles per warp share every K and V fragment between them, halving the
+  // ldmatrix traffic per mma.
+  int64_t mTiles = c.blockM / (16 * c.warps);
+  // Q as A fragments: in registers for the whole loop when they fit;
+  // otherwise re-read from shared memory each KV tile (D/16 ldmatrix per
+  // m-tile per warp, for D/2 fewer registers per m-tile).
+  bool queryInRegisters = c.headDim * mTiles <= 128;
+  Value warpRow0 = kb.mul(warp, kb.index(16 * mTiles));
+  auto tileRow0 = [&](int64_t mt) { return kb.add(warpRow0, kb.index(16 * mt)); };
+  SmallVector<SmallVector<AFragment>> queryFrags(mTiles);
   if (queryInRegisters)
-    for (int64_t kc = 0; kc < c.headDim / 16; ++kc)
-      queryFrags.push_back(kb.loadA(sQ, warpRow0, kc, lane, c.headDim));
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      for (int64_t kc = 0; kc < c.headDim / 16; ++kc)
+        queryFrags[mt].push_back(
+            kb.loadA(sQ, tileRow0(mt), kc, lane, c.headDim));
 
   double minusInf = -std::numeric_limits<double>::infinity();
   int64_t accTiles = c.valueDim / 8;
-  LoopState init;
-  init.rowMax = {kb.f32(minusInf), kb.f32(minusInf)};
-  init.rowSum = {kb.f32(0.0), kb.f32(0.0)};
+  int64_t rowsPerThread = 2 * mTiles;
   Value zero = kb.f32(0.0);
-  init.acc.assign(accTiles, CFragment{zero, zero, zero, zero});
+  LoopState init;
+  init.rowMax.assign(rowsPerThread, kb.f32(minusInf));
+  init.rowSum.assign(rowsPerThread, zero);
+  init.acc.assign(mTiles, SmallVector<CFragment>(
+                              accTiles, CFragment{zero, zero, zero, zero}));
 
-  // The rows of this thread, and the column base of its fragments.
-  Value rowInWarp = kb.div(lane, kb.index(4));
-  std::array<Value, 2> myRows = {
-      kb.add(q0, kb.add(warpRow0, rowInWarp)),
-      kb.add(q0, kb.add(warpRow0, kb.add(rowInWarp, kb.index(8))))};
+  // The rows of this thread (r = 2·mt + h), and its fragments' column base.
+  Value rowInTile = kb.div(lane, kb.index(4));
+  SmallVector<Value> myRows;
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t h = 0; h < 2; ++h)
+      myRows.push_back(
+          kb.add(q0, kb.add(tileRow0(mt), kb.add(rowInTile, kb.index(8 * h)))));
   Value colInTile = kb.mul(kb.rem(lane, kb.index(4)), kb.index(2));
   // c = scale · log2(e): exp(scale·s - m) = exp2(c·s - c·m), one FFMA each.
   // Scores stay unscaled until then (scale > 0 keeps the max in place).
   Value log2Scale = kb.f32(c.scale * M_LOG2E);
   Value shiftKeys = kb.sub(kvLen, qLen); // bottom-right diagonal offset
+  int64_t scoreTiles = c.blockN / 8;
 
   auto loop = scf::ForOp::create(
       b, loc, kb.index(0), numBlocks, kb.index(1), init.flatten(),
       [&](OpBuilder &, Location, Value j, ValueRange carried) {
         // Invariant: K_j has landed and is visible; V_j may be in flight.
-        LoopState state = LoopState::unflatten(carried, accTiles);
+        LoopState state = LoopState::unflatten(carried, mTiles, accTiles);
         Value k0 = kb.add(kvBegin, kb.mul(j, kb.index(c.blockN)));
         Value stage = kb.rem(j, kb.index(2));
         Value next = kb.add(j, kb.index(1));
@@ -309,20 +332,25 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
         copyIf(hasNext, kTile, nextK0, sK, nextStage, c.headDim);
         kb.commitGroup({});
 
-        // S = Q Kᵀ on mma.sync: BN/8 n-tiles of 16 x 8.
-        int64_t scoreTiles = c.blockN / 8;
-        SmallVector<CFragment> scores(scoreTiles,
-                                      CFragment{zero, zero, zero, zero});
+        // S = Q Kᵀ on mma.sync: per m-tile, BN/8 n-tiles of 16 x 8; each
+        // K fragment pair feeds every m-tile.
+        SmallVector<SmallVector<CFragment>> scores(
+            mTiles, SmallVector<CFragment>(scoreTiles,
+                                           CFragment{zero, zero, zero, zero}));
         for (int64_t kc = 0; kc < c.headDim / 16; ++kc) {
-          AFragment query = queryInRegisters
-                                ? queryFrags[kc]
-                                : kb.loadA(sQ, warpRow0, kc, lane, c.headDim);
+          SmallVector<AFragment> query;
+          for (int64_t mt = 0; mt < mTiles; ++mt)
+            query.push_back(queryInRegisters
+                                ? queryFrags[mt][kc]
+                                : kb.loadA(sQ, tileRow0(mt), kc, lane,
+                                           c.headDim));
           for (int64_t pair = 0; pair < scoreTiles / 2; ++pair) {
             auto keyFrags =
                 kb.loadBFromRows(sK, stage, 16 * pair, kc, lane, c.headDim);
-            scores[2 * pair] = kb.mma(query, keyFrags[0], scores[2 * pair]);
-            scores[2 * pair + 1] =
-                kb.mma(query, keyFrags[1], scores[2 * pair + 1]);
+            for (int64_t mt = 0; mt < mTiles; ++mt)
+              for (int64_t half = 0; half < 2; ++half)
+                scores[mt][2 * pair + half] = kb.mma(
+                    query[mt], keyFrags[half], scores[mt][2 * pair + half]);
           }
         }
 
@@ -356,60 +384,73 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
           break;
         }
         SmallVector<Value> flatScores;
-        for (const CFragment &f : scores)
-          flatScores.append(f.begin(), f.end());
+        for (const auto &tile : scores)
+          for (const CFragment &f : tile)
+            flatScores.append(f.begin(), f.end());
         auto masked = scf::IfOp::create(
             b, loc, needMask,
             [&](OpBuilder &, Location) {
               SmallVector<Value> out;
-              for (int64_t t = 0; t < scoreTiles; ++t)
-                for (int64_t i = 0; i < 4; ++i) {
-                  Value col =
-                      kb.add(k0, kb.add(kb.index(8 * t + i % 2), colInTile));
-                  out.push_back(kb.maskScore(scores[t][i], myRows[i / 2], col,
-                                             qLen, kvLen));
-                }
+              for (int64_t mt = 0; mt < mTiles; ++mt)
+                for (int64_t t = 0; t < scoreTiles; ++t)
+                  for (int64_t i = 0; i < 4; ++i) {
+                    Value col =
+                        kb.add(k0, kb.add(kb.index(8 * t + i % 2), colInTile));
+                    out.push_back(kb.maskScore(scores[mt][t][i],
+                                               myRows[2 * mt + i / 2], col,
+                                               qLen, kvLen));
+                  }
               scf::YieldOp::create(b, loc, out);
             },
             [&](OpBuilder &, Location) {
               scf::YieldOp::create(b, loc, flatScores);
             });
-        for (int64_t t = 0; t < scoreTiles; ++t)
-          for (int64_t i = 0; i < 4; ++i)
-            scores[t][i] = masked.getResult(4 * t + i);
+        int64_t next_ = 0;
+        for (auto &tile : scores)
+          for (CFragment &f : tile)
+            for (Value &v : f)
+              v = masked.getResult(next_++);
 
-        // Online softmax, per row of this thread (registers 2h, 2h + 1).
+        // Online softmax, per row r = 2·mt + h (registers 2h, 2h + 1 of
+        // each of the m-tile's fragments).
         LoopState out;
         out.acc = state.acc;
-        for (int64_t h = 0; h < 2; ++h) {
-          Value local = kb.f32(minusInf);
-          for (int64_t t = 0; t < scoreTiles; ++t)
-            for (int64_t i = 2 * h; i < 2 * h + 2; ++i)
-              local = arith::MaximumFOp::create(b, loc, local, scores[t][i]);
-          // m_new = max(m, rowmax(S)); alpha = exp2(c·m - c·m_new)
-          Value newMax = arith::MaximumFOp::create(
-              b, loc, state.rowMax[h], kb.rowAllReduceMax(local));
-          Value shift =
-              arith::MulFOp::create(b, loc, kb.safeMax(newMax), log2Scale);
-          Value rescale =
-              kb.exp2(kb.scaledMinus(state.rowMax[h], log2Scale, shift));
-          // P = exp2(c·S - c·m_new); l = alpha·l + rowsum(P) (this thread's)
-          Value partial = kb.f32(0.0);
-          for (int64_t t = 0; t < scoreTiles; ++t)
-            for (int64_t i = 2 * h; i < 2 * h + 2; ++i) {
-              scores[t][i] =
-                  kb.exp2(kb.scaledMinus(scores[t][i], log2Scale, shift));
-              partial = arith::AddFOp::create(b, loc, partial, scores[t][i]);
-            }
-          out.rowSum[h] = arith::AddFOp::create(
-              b, loc, arith::MulFOp::create(b, loc, state.rowSum[h], rescale),
-              partial);
-          out.rowMax[h] = newMax;
-          // acc = alpha·acc
-          for (CFragment &f : out.acc)
-            for (int64_t i = 2 * h; i < 2 * h + 2; ++i)
-              f[i] = arith::MulFOp::create(b, loc, f[i], rescale);
-        }
+        out.rowMax.resize(rowsPerThread);
+        out.rowSum.resize(rowsPerThread);
+        for (int64_t mt = 0; mt < mTiles; ++mt)
+          for (int64_t h = 0; h < 2; ++h) {
+            int64_t r = 2 * mt + h;
+            Value local = kb.f32(minusInf);
+            for (int64_t t = 0; t < scoreTiles; ++t)
+              for (int64_t i = 2 * h; i < 2 * h + 2; ++i)
+                local =
+                    arith::MaximumFOp::create(b, loc, local, scores[mt][t][i]);
+            // m_new = max(m, rowmax(S)); alpha = exp2(c·m - c·m_new)
+            Value newMax = arith::MaximumFOp::create(
+                b, loc, state.rowMax[r], kb.rowAllReduceMax(local));
+            Value shift =
+                arith::MulFOp::create(b, loc, kb.safeMax(newMax), log2Scale);
+            Value rescale =
+                kb.exp2(kb.scaledMinus(state.rowMax[r], log2Scale, shift));
+            // P = exp2(c·S - c·m_new); l = alpha·l + rowsum(P) (this thread's)
+            Value partial = kb.f32(0.0);
+            for (int64_t t = 0; t < scoreTiles; ++t)
+              for (int64_t i = 2 * h; i < 2 * h + 2; ++i) {
+                scores[mt][t][i] =
+                    kb.exp2(kb.scaledMinus(scores[mt][t][i], log2Scale, shift));
+                partial =
+                    arith::AddFOp::create(b, loc, partial, scores[mt][t][i]);
+              }
+            out.rowSum[r] = arith::AddFOp::create(
+                b, loc,
+                arith::MulFOp::create(b, loc, state.rowSum[r], rescale),
+                partial);
+            out.rowMax[r] = newMax;
+            // acc = alpha·acc
+            for (CFragment &f : out.acc[mt])
+              for (int64_t i = 2 * h; i < 2 * h + 2; ++i)
+                f[i] = arith::MulFOp::create(b, loc, f[i], rescale);
+          }
 
         // V_j must have landed (K_{j+1} may still stream); then V_{j+1}
         // streams in under O += PV.
@@ -419,18 +460,23 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
         kb.commitGroup({});
 
         // O += P V: two adjacent S tiles form one A fragment of P (the C
-        // layout of m16n8 pairs is the A layout of m16k16).
+        // layout of m16n8 pairs is the A layout of m16k16); each V fragment
+        // pair feeds every m-tile.
         for (int64_t kc = 0; kc < c.blockN / 16; ++kc) {
-          const CFragment &lo = scores[2 * kc], &hi = scores[2 * kc + 1];
-          AFragment probs = {kb.pack(lo[0], lo[1]), kb.pack(lo[2], lo[3]),
-                             kb.pack(hi[0], hi[1]), kb.pack(hi[2], hi[3])};
+          SmallVector<AFragment> probs;
+          for (int64_t mt = 0; mt < mTiles; ++mt) {
+            const CFragment &lo = scores[mt][2 * kc], &hi = scores[mt][2 * kc + 1];
+            probs.push_back({kb.pack(lo[0], lo[1]), kb.pack(lo[2], lo[3]),
+                             kb.pack(hi[0], hi[1]), kb.pack(hi[2], hi[3])});
+          }
           for (int64_t pair = 0; pair < accTiles / 2; ++pair) {
             auto valueFrags = kb.loadBFromColumns(sV, stage, 16 * pair, kc,
                                                   lane, c.valueDim);
-            out.acc[2 * pair] =
-                kb.mma(probs, valueFrags[0], out.acc[2 * pair]);
-            out.acc[2 * pair + 1] =
-                kb.mma(probs, valueFrags[1], out.acc[2 * pair + 1]);
+            for (int64_t mt = 0; mt < mTiles; ++mt)
+              for (int64_t half = 0; half < 2; ++half)
+                out.acc[mt][2 * pair + half] =
+                    kb.mma(probs[mt], valueFrags[half],
+                           out.acc[mt][2 * pair + half]);
           }
         }
         // K_{j+1} must have landed before the next S (V_{j+1} may stream).
@@ -438,45 +484,49 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
         gpu::BarrierOp::create(b, loc);
         scf::YieldOp::create(b, loc, out.flatten());
       });
-  LoopState final = LoopState::unflatten(loop.getResults(), accTiles);
+  LoopState final = LoopState::unflatten(loop.getResults(), mTiles, accTiles);
 
-  // Epilogue: O = acc / l (0 for a row with no visible key), LSE = m·ln2 +
-  // ln(l) (-inf for such a row). Rows past M are not written.
+  // Epilogue: O = acc / l (0 for a row with no visible key), LSE = m·scale
+  // + ln(l) (-inf for such a row). Rows past M are not written.
   Value oBase = kb.add(kb.mul(batch, indexArg(kOStrideB)),
                        kb.mul(head, indexArg(kOStrideH)));
   Value lseBase = kb.add(kb.mul(batch, indexArg(kLseStrideB)),
                          kb.mul(head, indexArg(kLseStrideH)));
   Value isRowLeader =
       kb.cmp(arith::CmpIPredicate::eq, kb.rem(lane, kb.index(4)), kb.index(0));
-  for (int64_t h = 0; h < 2; ++h) {
-    Value total = kb.rowAllReduceSum(final.rowSum[h]);
-    Value empty = kb.cmpf(arith::CmpFPredicate::OEQ, total, kb.f32(0.0));
-    Value inverse = kb.select(
-        empty, kb.f32(0.0), arith::DivFOp::create(b, loc, kb.f32(1.0), total));
-    Value row = myRows[h];
-    Value exists = kb.cmp(arith::CmpIPredicate::slt, row, qLen);
-    scf::IfOp::create(b, loc, exists, [&](OpBuilder &, Location) {
-      Value rowBase = kb.add(oBase, kb.mul(row, indexArg(kOStrideS)));
-      for (int64_t t = 0; t < accTiles; ++t) {
-        Value lo = arith::MulFOp::create(b, loc, final.acc[t][2 * h], inverse);
-        Value hi =
-            arith::MulFOp::create(b, loc, final.acc[t][2 * h + 1], inverse);
-        Value offset = kb.add(rowBase, kb.add(kb.index(8 * t), colInTile));
-        vector::StoreOp::create(b, loc, kb.pack(lo, hi), arg(kO),
-                                ValueRange{offset});
-      }
-      scf::IfOp::create(b, loc, isRowLeader, [&](OpBuilder &, Location) {
-        Value lse = arith::AddFOp::create(
-            b, loc,
-            arith::MulFOp::create(b, loc, final.rowMax[h], kb.f32(c.scale)),
-            kb.naturalLog(total));
-        memref::StoreOp::create(b, loc, lse, arg(kLse),
-                                ValueRange{kb.add(lseBase, row)});
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t h = 0; h < 2; ++h) {
+      int64_t r = 2 * mt + h;
+      Value total = kb.rowAllReduceSum(final.rowSum[r]);
+      Value empty = kb.cmpf(arith::CmpFPredicate::OEQ, total, kb.f32(0.0));
+      Value inverse =
+          kb.select(empty, kb.f32(0.0),
+                    arith::DivFOp::create(b, loc, kb.f32(1.0), total));
+      Value row = myRows[r];
+      Value exists = kb.cmp(arith::CmpIPredicate::slt, row, qLen);
+      scf::IfOp::create(b, loc, exists, [&](OpBuilder &, Location) {
+        Value rowBase = kb.add(oBase, kb.mul(row, indexArg(kOStrideS)));
+        for (int64_t t = 0; t < accTiles; ++t) {
+          Value lo =
+              arith::MulFOp::create(b, loc, final.acc[mt][t][2 * h], inverse);
+          Value hi = arith::MulFOp::create(b, loc, final.acc[mt][t][2 * h + 1],
+                                           inverse);
+          Value offset = kb.add(rowBase, kb.add(kb.index(8 * t), colInTile));
+          vector::StoreOp::create(b, loc, kb.pack(lo, hi), arg(kO),
+                                  ValueRange{offset});
+        }
+        scf::IfOp::create(b, loc, isRowLeader, [&](OpBuilder &, Location) {
+          Value lse = arith::AddFOp::create(
+              b, loc,
+              arith::MulFOp::create(b, loc, final.rowMax[r], kb.f32(c.scale)),
+              kb.naturalLog(total));
+          memref::StoreOp::create(b, loc, lse, arg(kLse),
+                                  ValueRange{kb.add(lseBase, row)});
+          scf::YieldOp::create(b, loc);
+        });
         scf::YieldOp::create(b, loc);
       });
-      scf::YieldOp::create(b, loc);
-    });
-  }
+    }
   gpu::ReturnOp::create(b, loc);
   return func;
 }
