@@ -122,7 +122,8 @@ int fail(const std::string &message, int code) {
 int fa::runCuda(const Options &o) {
   if (o.kernel.empty())
     return fail("--device cuda needs --kernel NAME.json (written by "
-                "fa-compile, e.g. kernels_generated/)",
+                "fa-compile, e.g. kernels_generated/), or --spec in a build "
+                "with the compiler",
                 kBadInput);
   if (o.negativeControl != "none")
     return fail("--negative-control is a CPU (compiler) option", kBadInput);

@@ -45,6 +45,11 @@ inline uint16_t poisonBits(ElementType type) {
 /// --device cuda (CudaRun.cpp).
 int runCuda(const Options &options);
 
+/// With the compiler built in: compiles `spec` for sm_80 into a temporary
+/// directory and returns its manifest (SpecKernel.cpp).
+bool compileSpecKernel(const std::string &spec, std::string &manifestPath,
+                       std::string &error, bool &badInput);
+
 } // namespace fa
 
 #endif // FA_TOOLS_FARUN_FARUN_H

@@ -183,8 +183,20 @@ int main(int argc, char **argv) {
   std::string error;
   if (!parseOptions(argc, argv, options, error))
     return badInput(error);
-  if (options.device == "cuda")
+  if (options.device == "cuda") {
+#ifdef FA_ENABLE_COMPILER
+    // --spec without --kernel: compile it here, as fa-compile would.
+    if (options.kernel.empty() && !options.spec.empty()) {
+      bool rejected = false;
+      if (!compileSpecKernel(options.spec, options.kernel, error, rejected)) {
+        std::cerr << "fa-run: " << error << "\n";
+        return rejected ? kBadInput : kMismatch;
+      }
+      std::cout << "fa-run: compiled --spec to " << options.kernel << "\n";
+    }
+#endif
     return runCuda(options);
+  }
   if (options.device != "cpu")
     return badInput("--device must be cpu or cuda, not '" + options.device + "'");
   if (options.spec.empty())

@@ -1,0 +1,64 @@
+//===- SpecKernel.cpp - fa-run --device cuda --spec: compile on the fly ---===//
+//
+// Part of fa-mlir.
+//
+// Only in builds with the compiler: turns a --spec into NAME.ptx +
+// NAME.json in a fresh temporary directory, exactly as fa-compile would,
+// so that the CUDA path can load it like a committed kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FaRun.h"
+
+#include "fa/Compiler/KernelCompiler.h"
+#include "fa/Dialect/FA/IR/FADialect.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include <cstdlib>
+
+bool fa::compileSpecKernel(const std::string &specText,
+                           std::string &manifestPath, std::string &error,
+                           bool &badInput) {
+  badInput = true;
+  AttentionSpec spec;
+  if (!parseSpec(specText, spec, error))
+    return false;
+  // block_m/block_n not given: the tuned sm_80 tile, as fa-compile uses.
+  if (specText.find("block_m") == std::string::npos ||
+      specText.find("block_n") == std::string::npos) {
+    AttentionSpec tuned = spec;
+    mlir::fa::applyTunedTile(tuned);
+    if (specText.find("block_m") == std::string::npos)
+      spec.blockM = tuned.blockM;
+    if (specText.find("block_n") == std::string::npos)
+      spec.blockN = tuned.blockN;
+  }
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::fa::FADialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  mlir::fa::CompiledKernel kernel;
+  std::string name = mlir::fa::kernelName(spec, "sm_80");
+  if (!mlir::fa::compileForwardKernel(context, spec, "sm_80", name, kernel,
+                                      error, badInput))
+    return false;
+  char directory[] = "/tmp/fa-run-XXXXXX";
+  if (!mkdtemp(directory)) {
+    error = "cannot create a temporary directory";
+    badInput = false;
+    return false;
+  }
+  if (!mlir::fa::writeKernel(kernel, directory, error)) {
+    badInput = false;
+    return false;
+  }
+  manifestPath = std::string(directory) + "/" + name + ".json";
+  return true;
+}
