@@ -13,6 +13,9 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Parser/Parser.h"
 
@@ -32,6 +35,17 @@ using namespace mlir::fa;
 #include "GeneratorRevision.inc" // FA_GENERATOR_REVISION, made at build time
 
 const char *mlir::fa::generatorRevision() { return FA_GENERATOR_REVISION; }
+
+std::unique_ptr<MLIRContext> mlir::fa::createCompilerContext() {
+  DialectRegistry registry;
+  registry.insert<FADialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  auto context = std::make_unique<MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  return context;
+}
 
 static std::string maskTag(const ::fa::ref::Mask &mask) {
   auto bound = [](int64_t b) { return b < 0 ? std::string("inf") : std::to_string(b); };

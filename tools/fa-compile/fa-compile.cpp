@@ -79,13 +79,9 @@ int main(int argc, char **argv) {
       llvm::sys::fs::create_directories(outputDir))
     return badInput("cannot create output directory " + outputDir);
 
-  mlir::DialectRegistry registry;
-  registry.insert<mlir::fa::FADialect>();
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  mlir::registerAllToLLVMIRTranslations(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+  std::unique_ptr<mlir::MLIRContext> contextOwner =
+      mlir::fa::createCompilerContext();
+  mlir::MLIRContext &context = *contextOwner;
 
   std::vector<fa::AttentionSpec> specs;
   if (standardSetFlag) {

@@ -7,6 +7,7 @@
 #include "CpuBackend.h"
 
 #include "fa/Compiler/AttentionModule.h"
+#include "fa/Compiler/KernelCompiler.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
 
@@ -70,14 +71,7 @@ public:
   bool compile(bool withBackward, NegativeControl control, std::string &error,
                bool &badInput) {
     auto start = std::chrono::steady_clock::now();
-    mlir::DialectRegistry registry;
-    registry.insert<mlir::fa::FADialect>();
-    mlir::registerAllDialects(registry);
-    mlir::registerAllExtensions(registry);
-    mlir::registerBuiltinDialectTranslation(registry);
-    mlir::registerLLVMDialectTranslation(registry);
-    context = std::make_unique<mlir::MLIRContext>(registry);
-    context->loadAllAvailableDialects();
+    context = mlir::fa::createCompilerContext();
 
     module = mlir::fa::buildAttentionModule(*context, spec, size, withBackward,
                                             error);

@@ -37,16 +37,10 @@ bool fa::compileSpecKernel(const std::string &specText,
     if (specText.find("block_n") == std::string::npos)
       spec.blockN = tuned.blockN;
   }
-  mlir::DialectRegistry registry;
-  registry.insert<mlir::fa::FADialect>();
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  mlir::registerAllToLLVMIRTranslations(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+  std::unique_ptr<mlir::MLIRContext> context = mlir::fa::createCompilerContext();
   mlir::fa::CompiledKernel kernel;
   std::string name = mlir::fa::kernelName(spec, "sm_80");
-  if (!mlir::fa::compileForwardKernel(context, spec, "sm_80", name, kernel,
+  if (!mlir::fa::compileForwardKernel(*context, spec, "sm_80", name, kernel,
                                       error, badInput))
     return false;
   char directory[] = "/tmp/fa-run-XXXXXX";

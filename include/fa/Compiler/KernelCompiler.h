@@ -15,6 +15,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct CompiledKernel {
   std::string name, ptx, manifest;
   double seconds = 0.0; ///< spec -> PTX
 };
+
+/// A context with everything the fa tools compile with: the fa dialect,
+/// every upstream dialect and extension, and the LLVM IR translations
+/// (gpu-module-to-binary and the ExecutionEngine need them).
+std::unique_ptr<MLIRContext> createCompilerContext();
 
 /// The conventional kernel name: fa_fwd_sm80_bf16_d128_causal.
 std::string kernelName(const ::fa::AttentionSpec &spec,

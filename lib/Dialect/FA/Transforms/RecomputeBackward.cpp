@@ -43,22 +43,6 @@ using namespace mlir::fa;
 
 namespace {
 
-/// scf.for from 0 to `upper` by `step`, threading `carried`.
-static SmallVector<Value>
-forLoop(TileBuilder &tb, int64_t upper, int64_t step, ValueRange carried,
-        function_ref<SmallVector<Value>(Value, ValueRange)> body) {
-  OpBuilder &b = tb.builder();
-  Location loc = tb.location();
-  auto loop = scf::ForOp::create(
-      b, loc, tb.index(0), tb.index(upper), tb.index(step), carried,
-      [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(nested.getInsertionBlock());
-        scf::YieldOp::create(b, loc, body(iv, args));
-      });
-  return SmallVector<Value>(loop.getResults());
-}
-
 class BackwardTiler {
 public:
   BackwardTiler(AttentionGradOp op, const AttentionShape &shape,
@@ -71,9 +55,9 @@ public:
   Value rowDots() {
     Value init = tensor::EmptyOp::create(
         b, loc, op.getLse().getType().getShape(), b.getF32Type());
-    return forLoop(tb, shape.batch, 1, init, [&](Value batch, ValueRange d) {
-      return forLoop(tb, shape.queryHeads, 1, d, [&](Value head, ValueRange d) {
-        return forLoop(tb, shape.queryLen, blockM, d,
+    return tb.forLoop(shape.batch, 1, init, [&](Value batch, ValueRange d) {
+      return tb.forLoop(shape.queryHeads, 1, d, [&](Value head, ValueRange d) {
+        return tb.forLoop(shape.queryLen, blockM, d,
                        [&](Value q0, ValueRange d) -> SmallVector<Value> {
           Value gradOut =
               tb.loadTile(op.getGradOutput(), batch, head, q0, blockM);
@@ -160,11 +144,11 @@ public:
         b, loc, op.getValue().getType().getShape(), elementType);
 
     // 2. KV blocks outer, Q blocks inner.
-    SmallVector<Value> grads = forLoop(
-        tb, shape.batch, 1, {gradKeyInit, gradValueInit, gradQueryAcc},
+    SmallVector<Value> grads = tb.forLoop(
+        shape.batch, 1, {gradKeyInit, gradValueInit, gradQueryAcc},
         [&](Value batch, ValueRange g) {
-      return forLoop(tb, shape.kvHeads, 1, g, [&](Value kvHead, ValueRange g) {
-        return forLoop(tb, shape.keyLen, blockN, g,
+      return tb.forLoop(shape.kvHeads, 1, g, [&](Value kvHead, ValueRange g) {
+        return tb.forLoop(shape.keyLen, blockN, g,
                        [&](Value k0, ValueRange g) -> SmallVector<Value> {
           Value keyTile = tb.loadTile(op.getKey(), batch, kvHead, k0, blockN);
           Value valueTile =
@@ -172,15 +156,15 @@ public:
           Value gradKeyTile = tb.zeros({blockN, shape.headDim});
           Value gradValueTile = tb.zeros({blockN, shape.valueDim});
           // GQA: every query head of the group adds into dK_j, dV_j.
-          SmallVector<Value> acc = forLoop(
-              tb, shape.groupSize(), 1, {gradKeyTile, gradValueTile, g[2]},
+          SmallVector<Value> acc = tb.forLoop(
+              shape.groupSize(), 1, {gradKeyTile, gradValueTile, g[2]},
               [&](Value member, ValueRange a) {
             Value head = arith::AddIOp::create(
                 b, loc,
                 arith::MulIOp::create(b, loc, kvHead,
                                       tb.index(shape.groupSize())),
                 member);
-            return forLoop(tb, shape.queryLen, blockM, a,
+            return tb.forLoop(shape.queryLen, blockM, a,
                            [&](Value q0, ValueRange a) {
               return blockStep(batch, head, k0, keyTile, valueTile, rowDot, q0,
                                a[0], a[1], a[2]);

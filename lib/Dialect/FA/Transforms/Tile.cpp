@@ -142,24 +142,13 @@ public:
           b, loc, op.getLse().getType().getShape(), b.getF32Type()));
 
     // for b, for h, for q0: every level threads O (and LSE) through.
-    auto nest = [&](int64_t upper, int64_t step, ValueRange carried,
-                    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
-      auto loop = scf::ForOp::create(
-          b, loc, tb.index(0), tb.index(upper), tb.index(step), carried,
-          [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(nested.getInsertionBlock());
-            scf::YieldOp::create(b, loc, body(iv, args));
-          });
-      return SmallVector<Value>(loop.getResults());
-    };
-    return nest(shape.batch, 1, inits, [&](Value batch, ValueRange perBatch) {
-      return nest(shape.queryHeads, 1, perBatch,
+    return tb.forLoop(shape.batch, 1, inits, [&](Value batch, ValueRange perBatch) {
+      return tb.forLoop(shape.queryHeads, 1, perBatch,
                   [&](Value head, ValueRange perHead) {
         // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
         Value kvHead = arith::DivUIOp::create(b, loc, head,
                                               tb.index(shape.groupSize()));
-        return nest(shape.queryLen, blockM, perHead,
+        return tb.forLoop(shape.queryLen, blockM, perHead,
                     [&](Value q0, ValueRange perBlock) {
           QBlock blk;
           blk.batch = batch;

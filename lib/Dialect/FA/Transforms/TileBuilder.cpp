@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 
@@ -171,6 +172,19 @@ TileBuilder::visibleKeyRange(MaskAttr mask, Value q0, Value rows,
     break;
   }
   return {begin, end};
+}
+
+SmallVector<Value> TileBuilder::forLoop(
+    int64_t upper, int64_t step, ValueRange carried,
+    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  auto loop = scf::ForOp::create(
+      b, loc, index(0), index(upper), index(step), carried,
+      [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nested.getInsertionBlock());
+        scf::YieldOp::create(b, loc, body(iv, args));
+      });
+  return SmallVector<Value>(loop.getResults());
 }
 
 Value TileBuilder::castTile(Value tile, Type elementType) {

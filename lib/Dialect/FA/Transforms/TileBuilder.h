@@ -61,6 +61,13 @@ public:
                                           int64_t queryLen, int64_t keyLen,
                                           int64_t blockN);
 
+  /// scf.for from 0 to `upper` by `step`, threading `carried`; `body` gets
+  /// the induction variable and the carried values and returns their next
+  /// values. Returns the loop's results.
+  SmallVector<Value>
+  forLoop(int64_t upper, int64_t step, ValueRange carried,
+          function_ref<SmallVector<Value>(Value, ValueRange)> body);
+
   /// The elementwise cast of an f32 tile to `elementType` (or a no-op).
   Value castTile(Value tile, Type elementType);
 
