@@ -55,7 +55,7 @@ for tool in memcheck racecheck; do
   for args in "--m 64 --n 64" "--m 113 --n 203 --hq 4 --hkv 2"; do
     if compute-sanitizer --tool $tool --error-exitcode 9 $FA_RUN --device cuda \
          --kernel kernels_generated/fa_fwd_sm80_bf16_d128_causal.json $args --verify > "$OUT_DIR/san.log" 2>&1; then
-      echo "  compute-sanitizer $tool ($args): clean ($(grep -o 'ERROR SUMMARY: [0-9]* errors' "$OUT_DIR/san.log" | head -1))"
+      echo "  compute-sanitizer $tool ($args): clean ($(grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+ [a-z]+' "$OUT_DIR/san.log" | head -1))"
     else
       echo "  compute-sanitizer $tool ($args): ERRORS"; tail -20 "$OUT_DIR/san.log"
     fi
