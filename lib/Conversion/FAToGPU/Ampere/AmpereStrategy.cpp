@@ -413,6 +413,8 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
 
         // Online softmax, per row r = 2·mt + h (registers 2h, 2h + 1 of
         // each of the m-tile's fragments).
+        SmallVector<SmallVector<std::array<Value, 2>>> packedProbs(
+            mTiles, SmallVector<std::array<Value, 2>>(scoreTiles));
         LoopState out;
         out.acc = state.acc;
         out.rowMax.resize(rowsPerThread);
@@ -450,6 +452,11 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
             for (CFragment &f : out.acc[mt])
               for (int64_t i = 2 * h; i < 2 * h + 2; ++i)
                 f[i] = arith::MulFOp::create(b, loc, f[i], rescale);
+            // P goes to 16-bit pairs at once: the f32 scores die here, not
+            // after the V wait, which keeps D=128 inside the register file.
+            for (int64_t t = 0; t < scoreTiles; ++t)
+              packedProbs[mt][t][h] =
+                  kb.pack(scores[mt][t][2 * h], scores[mt][t][2 * h + 1]);
           }
 
         // V_j must have landed (K_{j+1} may still stream); then V_{j+1}
@@ -465,9 +472,8 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
         for (int64_t kc = 0; kc < c.blockN / 16; ++kc) {
           SmallVector<AFragment> probs;
           for (int64_t mt = 0; mt < mTiles; ++mt) {
-            const CFragment &lo = scores[mt][2 * kc], &hi = scores[mt][2 * kc + 1];
-            probs.push_back({kb.pack(lo[0], lo[1]), kb.pack(lo[2], lo[3]),
-                             kb.pack(hi[0], hi[1]), kb.pack(hi[2], hi[3])});
+            const auto &lo = packedProbs[mt][2 * kc], &hi = packedProbs[mt][2 * kc + 1];
+            probs.push_back({lo[0], lo[1], hi[0], hi[1]});
           }
           for (int64_t pair = 0; pair < accTiles / 2; ++pair) {
             auto valueFrags = kb.loadBFromColumns(sV, stage, 16 * pair, kc,
