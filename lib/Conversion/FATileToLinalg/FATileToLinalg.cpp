@@ -10,6 +10,7 @@
 
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -169,46 +170,12 @@ struct ApplyMaskToLinalg : OpRewritePattern<ApplyMaskOp> {
     Value masked = elementwise(
         rewriter, loc, op.getScores(), {op.getScores()}, {},
         [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-          using Pred = arith::CmpIPredicate;
-          auto cmp = [&](Pred pred, Value a, Value c) {
-            return arith::CmpIOp::create(nb, nloc, pred, a, c).getResult();
-          };
-          auto add = [&](Value a, Value c) {
-            return arith::AddIOp::create(nb, nloc, a, c).getResult();
-          };
-          auto both = [&](Value a, Value c) {
-            return arith::AndIOp::create(nb, nloc, a, c).getResult();
-          };
-          auto constant = [&](int64_t v) {
-            return arith::ConstantIndexOp::create(nb, nloc, v).getResult();
-          };
-          Value query = add(op.getQueryOffset(), linalg::IndexOp::create(nb, nloc, 0));
-          Value key = add(op.getKeyOffset(), linalg::IndexOp::create(nb, nloc, 1));
-          // Padded key rows past N are never visible.
-          Value visible = cmp(Pred::slt, key, op.getKeyLen());
-          // Bottom-right diagonal: key i + N - M for query i.
-          Value diagonal = add(query, arith::SubIOp::create(nb, nloc, op.getKeyLen(),
-                                                            op.getQueryLen()));
-          switch (mask.getKind()) {
-          case MaskKind::None:
-            break;
-          case MaskKind::Causal:
-            visible = both(visible, cmp(Pred::sle, key, diagonal));
-            break;
-          case MaskKind::CausalTopLeft:
-            visible = both(visible, cmp(Pred::sle, key, query));
-            break;
-          case MaskKind::Window:
-            if (mask.getLeft() >= 0)
-              visible = both(visible,
-                             cmp(Pred::sge, key,
-                                 add(diagonal, constant(-mask.getLeft()))));
-            if (mask.getRight() >= 0)
-              visible = both(visible,
-                             cmp(Pred::sle, key,
-                                 add(diagonal, constant(mask.getRight()))));
-            break;
-          }
+          Value query = arith::AddIOp::create(
+              nb, nloc, op.getQueryOffset(), linalg::IndexOp::create(nb, nloc, 0));
+          Value key = arith::AddIOp::create(
+              nb, nloc, op.getKeyOffset(), linalg::IndexOp::create(nb, nloc, 1));
+          Value visible = buildKeyVisible(nb, nloc, mask, query, key,
+                                          op.getQueryLen(), op.getKeyLen());
           Value minusInf = f32Constant(nb, nloc,
                                        -std::numeric_limits<double>::infinity());
           return arith::SelectOp::create(nb, nloc, visible, args[0], minusInf);

@@ -77,9 +77,7 @@ public:
   /// Column (in elements) of logical 16-byte chunk `chunk` of row `row`
   /// after the XOR swizzle that makes ldmatrix conflict-free.
   Value swizzledColumn(Value row, Value chunk, int64_t width);
-  void commitAndWait(ArrayRef<Value> tokens);
   Value commitGroup(ArrayRef<Value> tokens);
-  void waitAll();
   /// cp.async.wait_group `pending`: all but the newest `pending` groups
   /// done (`group` is the newest group's token; PTX counts, it names none).
   void waitUntilPending(Value group, int64_t pending);

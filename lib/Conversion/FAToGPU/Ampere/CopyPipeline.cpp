@@ -84,15 +84,3 @@ Value AmpereKernelBuilder::scaledMinus(Value x, Value scale, Value shift) {
   Value product = arith::MulFOp::create(b, loc, x, scale, contract);
   return arith::SubFOp::create(b, loc, product, shift, contract);
 }
-
-void AmpereKernelBuilder::waitAll() {
-  // cp.async.wait_group 0 takes no group token in PTX; nvgpu wants one, so
-  // commit an empty group and wait for everything up to it.
-  Value group = commitGroup({});
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(0));
-}
-
-void AmpereKernelBuilder::commitAndWait(ArrayRef<Value> tokens) {
-  Value group = commitGroup(tokens);
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(0));
-}

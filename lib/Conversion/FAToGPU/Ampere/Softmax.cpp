@@ -6,6 +6,8 @@
 
 #include "AmpereKernelBuilder.h"
 
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -44,32 +46,7 @@ Value AmpereKernelBuilder::rowAllReduceSum(Value v) {
 
 Value AmpereKernelBuilder::maskScore(Value s, Value row, Value col,
                                      Value queryLen, Value keyLen) {
-  using Pred = arith::CmpIPredicate;
-  // Keys past N are padding: never visible.
-  Value visible = cmp(Pred::slt, col, keyLen);
-  Value diagonal = add(row, sub(keyLen, queryLen)); // bottom-right aligned
-  switch (c.mask.getKind()) {
-  case MaskKind::None:
-    break;
-  case MaskKind::Causal:
-    visible = arith::AndIOp::create(b, loc, visible,
-                                    cmp(Pred::sle, col, diagonal));
-    break;
-  case MaskKind::CausalTopLeft:
-    visible =
-        arith::AndIOp::create(b, loc, visible, cmp(Pred::sle, col, row));
-    break;
-  case MaskKind::Window:
-    if (c.mask.getLeft() >= 0)
-      visible = arith::AndIOp::create(
-          b, loc, visible,
-          cmp(Pred::sge, col, sub(diagonal, index(c.mask.getLeft()))));
-    if (c.mask.getRight() >= 0)
-      visible = arith::AndIOp::create(
-          b, loc, visible,
-          cmp(Pred::sle, col, add(diagonal, index(c.mask.getRight()))));
-    break;
-  }
+  Value visible = buildKeyVisible(b, loc, c.mask, row, col, queryLen, keyLen);
   return select(visible, s, f32(-std::numeric_limits<double>::infinity()));
 }
 
@@ -103,30 +80,6 @@ Value AmpereKernelBuilder::naturalLog(Value x) {
 std::pair<Value, Value>
 AmpereKernelBuilder::visibleKeyRange(Value q0, Value rows, Value queryLen,
                                      Value keyLen) {
-  Value zero = index(0);
-  Value begin = zero, end = keyLen;
-  Value shift = sub(keyLen, queryLen);
-  Value lastQuery = sub(add(q0, rows), index(1));
-  auto clampEnd = [&](Value lastVisibleKey) {
-    return minIndex(keyLen, maxIndex(zero, add(lastVisibleKey, index(1))));
-  };
-  switch (c.mask.getKind()) {
-  case MaskKind::None:
-    break;
-  case MaskKind::Causal:
-    end = clampEnd(add(lastQuery, shift));
-    break;
-  case MaskKind::CausalTopLeft:
-    end = clampEnd(lastQuery);
-    break;
-  case MaskKind::Window:
-    if (c.mask.getRight() >= 0)
-      end = clampEnd(add(add(lastQuery, shift), index(c.mask.getRight())));
-    if (c.mask.getLeft() >= 0) {
-      Value first = maxIndex(zero, sub(add(q0, shift), index(c.mask.getLeft())));
-      begin = mul(div(first, index(c.blockN)), index(c.blockN));
-    }
-    break;
-  }
-  return {begin, end};
+  return buildVisibleKeyRange(b, loc, c.mask, q0, rows, queryLen, keyLen,
+                              c.blockN);
 }

@@ -6,6 +6,8 @@
 
 #include "TileBuilder.h"
 
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -133,45 +135,8 @@ Value TileBuilder::storeTile(Value tile, Value dest, Value batch, Value head,
 std::pair<Value, Value>
 TileBuilder::visibleKeyRange(MaskAttr mask, Value q0, Value rows,
                              int64_t queryLen, int64_t keyLen, int64_t blockN) {
-  Value zero = index(0), keys = index(keyLen);
-  Value begin = zero, end = keys;
-  // Bottom-right alignment: query i sits on key i + N - M.
-  Value diagonalOfFirst = arith::AddIOp::create(
-      b, loc, q0, index(keyLen - queryLen)); // diagonal of query q0
-  Value lastQuery = arith::SubIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, q0, rows), index(1));
-  Value diagonalOfLast =
-      arith::AddIOp::create(b, loc, lastQuery, index(keyLen - queryLen));
-  auto clampEnd = [&](Value lastVisibleKey) {
-    // end = clamp(lastVisibleKey + 1, 0, N)
-    Value exclusive = arith::AddIOp::create(b, loc, lastVisibleKey, index(1));
-    return arith::MinSIOp::create(
-        b, loc, keys, arith::MaxSIOp::create(b, loc, zero, exclusive));
-  };
-  switch (mask.getKind()) {
-  case MaskKind::None:
-    break;
-  case MaskKind::Causal:
-    end = clampEnd(diagonalOfLast);
-    break;
-  case MaskKind::CausalTopLeft:
-    end = clampEnd(lastQuery);
-    break;
-  case MaskKind::Window:
-    if (mask.getRight() >= 0)
-      end = clampEnd(
-          arith::AddIOp::create(b, loc, diagonalOfLast, index(mask.getRight())));
-    if (mask.getLeft() >= 0) {
-      Value first = arith::SubIOp::create(b, loc, diagonalOfFirst,
-                                          index(mask.getLeft()));
-      Value clamped = arith::MaxSIOp::create(b, loc, zero, first);
-      // Round down to a block boundary so that KV blocks stay aligned.
-      Value blocks = arith::DivUIOp::create(b, loc, clamped, index(blockN));
-      begin = arith::MulIOp::create(b, loc, blocks, index(blockN));
-    }
-    break;
-  }
-  return {begin, end};
+  return buildVisibleKeyRange(b, loc, mask, q0, rows, index(queryLen),
+                              index(keyLen), blockN);
 }
 
 SmallVector<Value> TileBuilder::forLoop(

@@ -1,0 +1,40 @@
+//===- MaskUtils.h - the mask's semantics, as IR ----------------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// One definition of DESIGN.md's masks for every lowering that emits them
+// (the CPU linalg bodies, the GPU kernels, the tilers' KV ranges), so the
+// semantics cannot drift between paths. The float64 reference in runtime/
+// keeps its own, deliberately independent, copy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_DIALECT_FA_UTILS_MASKUTILS_H
+#define FA_DIALECT_FA_UTILS_MASKUTILS_H
+
+#include "fa/Dialect/FA/IR/FAAttrs.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <utility>
+
+namespace mlir {
+namespace fa {
+
+/// i1: key `key` is visible to query `query` among `queryLen` queries and
+/// `keyLen` keys (all index values), and exists (key < keyLen).
+Value buildKeyVisible(OpBuilder &b, Location loc, MaskAttr mask, Value query,
+                      Value key, Value queryLen, Value keyLen);
+
+/// [begin, end): the keys that queries [q0, q0 + rows) can see, `begin`
+/// rounded down to a multiple of `blockN` so KV tiles stay aligned. For
+/// no mask this is [0, keyLen). All index values.
+std::pair<Value, Value> buildVisibleKeyRange(OpBuilder &b, Location loc,
+                                             MaskAttr mask, Value q0,
+                                             Value rows, Value queryLen,
+                                             Value keyLen, int64_t blockN);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_DIALECT_FA_UTILS_MASKUTILS_H

@@ -1,0 +1,95 @@
+//===- MaskUtils.cpp - the mask's semantics, as IR ------------------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+/// Index arithmetic shorthands at one location.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value constant(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+};
+} // namespace
+
+Value mlir::fa::buildKeyVisible(OpBuilder &b, Location loc, MaskAttr mask,
+                                Value query, Value key, Value queryLen,
+                                Value keyLen) {
+  using Pred = arith::CmpIPredicate;
+  IndexMath m{b, loc};
+  // Keys past N are padding of a partial last tile: never visible.
+  Value visible = m.cmp(Pred::slt, key, keyLen);
+  // Bottom-right alignment: query i sits on key i + N - M.
+  Value diagonal = m.add(query, m.sub(keyLen, queryLen));
+  switch (mask.getKind()) {
+  case MaskKind::None:
+    break;
+  case MaskKind::Causal:
+    visible = m.both(visible, m.cmp(Pred::sle, key, diagonal));
+    break;
+  case MaskKind::CausalTopLeft:
+    visible = m.both(visible, m.cmp(Pred::sle, key, query));
+    break;
+  case MaskKind::Window:
+    if (mask.getLeft() >= 0)
+      visible = m.both(visible, m.cmp(Pred::sge, key,
+                                      m.sub(diagonal, m.constant(mask.getLeft()))));
+    if (mask.getRight() >= 0)
+      visible = m.both(visible, m.cmp(Pred::sle, key,
+                                      m.add(diagonal, m.constant(mask.getRight()))));
+    break;
+  }
+  return visible;
+}
+
+std::pair<Value, Value>
+mlir::fa::buildVisibleKeyRange(OpBuilder &b, Location loc, MaskAttr mask,
+                               Value q0, Value rows, Value queryLen,
+                               Value keyLen, int64_t blockN) {
+  IndexMath m{b, loc};
+  Value zero = m.constant(0);
+  Value begin = zero, end = keyLen;
+  Value shift = m.sub(keyLen, queryLen);
+  Value lastQuery = m.sub(m.add(q0, rows), m.constant(1));
+  // end = clamp(last visible key + 1, 0, N)
+  auto clampEnd = [&](Value lastVisibleKey) {
+    return m.min(keyLen, m.max(zero, m.add(lastVisibleKey, m.constant(1))));
+  };
+  switch (mask.getKind()) {
+  case MaskKind::None:
+    break;
+  case MaskKind::Causal:
+    end = clampEnd(m.add(lastQuery, shift));
+    break;
+  case MaskKind::CausalTopLeft:
+    end = clampEnd(lastQuery);
+    break;
+  case MaskKind::Window:
+    if (mask.getRight() >= 0)
+      end = clampEnd(m.add(m.add(lastQuery, shift), m.constant(mask.getRight())));
+    if (mask.getLeft() >= 0) {
+      Value first =
+          m.max(zero, m.sub(m.add(q0, shift), m.constant(mask.getLeft())));
+      Value blocks = arith::DivUIOp::create(b, loc, first, m.constant(blockN));
+      begin = arith::MulIOp::create(b, loc, blocks, m.constant(blockN));
+    }
+    break;
+  }
+  return {begin, end};
+}
