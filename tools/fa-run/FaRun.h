@@ -42,6 +42,9 @@ inline uint16_t poisonBits(ElementType type) {
   return type == ElementType::F16 ? 0x7E00 : 0x7FC0;
 }
 
+/// --device cpu (CpuRun.cpp; builds with the compiler only).
+int runCpu(const Options &options);
+
 /// --device cuda (CudaRun.cpp).
 int runCuda(const Options &options);
 
