@@ -102,22 +102,16 @@ int fa::runCpu(const Options &options) {
     return badInput("--negative-control must be none, no-rescale or no-row-dot");
   if (spec.dtype == ElementType::F8E4M3FN)
     return badInput("dtype f8e4m3fn runs on --device cuda only");
-  const std::string &specText = options.spec;
-  const std::string &negativeControl = options.negativeControl;
-  bool withBackward = options.backward, verify = options.verify;
-  const std::string &dumpDir = options.dump;
-  uint64_t seed = options.seed;
-
   bool rejected = false;
   std::unique_ptr<CpuBackend> backend = CpuBackend::create(
-      spec, size, withBackward, control, error, rejected);
+      spec, size, options.backward, control, error, rejected);
   if (!backend) {
     std::cerr << "fa-run: " << error << "\n";
     return rejected ? kBadInput : kMismatch;
   }
 
   ElementType type = spec.dtype;
-  std::mt19937_64 gen(seed);
+  std::mt19937_64 gen(options.seed);
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
           Dv = spec.valueDim;
@@ -132,11 +126,11 @@ int fa::runCpu(const Options &options) {
   readBack(type, o);
   std::vector<double> lseValues(lse.begin(), lse.end());
 
-  std::cout << "fa-run: device=cpu spec=" << specText << " b=" << B
+  std::cout << "fa-run: device=cpu spec=" << options.spec << " b=" << B
                << " hq=" << Hq << " hkv=" << Hkv << " m=" << M << " n=" << N
-               << " seed=" << seed
+               << " seed=" << options.seed
                << (control != NegativeControl::None
-                       ? " negative-control=" + negativeControl
+                       ? " negative-control=" + options.negativeControl
                        : std::string())
                << "\n";
   char compileLine[64];
@@ -146,7 +140,7 @@ int fa::runCpu(const Options &options) {
 
   ref::Problem problem = makeProblem(spec, size);
   bool pass = true;
-  if (verify) {
+  if (options.verify) {
     ForwardData data{q.values, k.values, v.values, o.values, lseValues};
     VerifyReport report = verifyForward(type, problem, data);
     std::cout << "forward:\n" << report.format() << "\n";
@@ -154,7 +148,7 @@ int fa::runCpu(const Options &options) {
   }
 
   HostTensor gradOut, dq, dk, dv;
-  if (withBackward) {
+  if (options.backward) {
     gradOut = randomTensor(type, {B, Hq, M, Dv}, gen);
     dq = poisoned(type, {B, Hq, M, D});
     dk = poisoned(type, {B, Hkv, N, D});
@@ -165,7 +159,7 @@ int fa::runCpu(const Options &options) {
     readBack(type, dq);
     readBack(type, dk);
     readBack(type, dv);
-    if (verify) {
+    if (options.verify) {
       BackwardData data{q.values,  k.values,  v.values, gradOut.values,
                         dq.values, dk.values, dv.values};
       VerifyReport report = verifyBackward(type, problem, data);
@@ -174,23 +168,23 @@ int fa::runCpu(const Options &options) {
     }
   }
 
-  if (!dumpDir.empty()) {
-    ::mkdir(dumpDir.c_str(), 0755);
-    bool ok = dump(dumpDir, "q", q.shape, q.values) &&
-              dump(dumpDir, "k", k.shape, k.values) &&
-              dump(dumpDir, "v", v.shape, v.values) &&
-              dump(dumpDir, "o", o.shape, o.values) &&
-              dump(dumpDir, "lse", {B, Hq, M}, lseValues);
-    if (withBackward)
-      ok = ok && dump(dumpDir, "do", gradOut.shape, gradOut.values) &&
-           dump(dumpDir, "dq", dq.shape, dq.values) &&
-           dump(dumpDir, "dk", dk.shape, dk.values) &&
-           dump(dumpDir, "dv", dv.shape, dv.values);
+  if (!options.dump.empty()) {
+    ::mkdir(options.dump.c_str(), 0755);
+    bool ok = dump(options.dump, "q", q.shape, q.values) &&
+              dump(options.dump, "k", k.shape, k.values) &&
+              dump(options.dump, "v", v.shape, v.values) &&
+              dump(options.dump, "o", o.shape, o.values) &&
+              dump(options.dump, "lse", {B, Hq, M}, lseValues);
+    if (options.backward)
+      ok = ok && dump(options.dump, "do", gradOut.shape, gradOut.values) &&
+           dump(options.dump, "dq", dq.shape, dq.values) &&
+           dump(options.dump, "dk", dk.shape, dk.values) &&
+           dump(options.dump, "dv", dv.shape, dv.values);
     if (!ok)
       return kBadInput;
-    std::cout << "  dumped to " << dumpDir << "\n";
+    std::cout << "  dumped to " << options.dump << "\n";
   }
-  if (!verify)
+  if (!options.verify)
     return kPass;
   std::cout << (pass ? "PASS" : "FAIL") << "\n";
   return pass ? kPass : kMismatch;
