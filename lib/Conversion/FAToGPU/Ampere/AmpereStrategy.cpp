@@ -211,7 +211,14 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value lane = kb.rem(tid, kb.index(32));
   Value warp = kb.div(tid, kb.index(32));
+  // Under a causal or window mask the last Q blocks see the most keys:
+  // hand them out first (reverse order) so the longest blocks do not form
+  // the tail of the grid.
   Value qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  if (c.mask.getKind() != MaskKind::None)
+    qBlock = kb.sub(kb.sub(gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+                           kb.index(1)),
+                    qBlock);
   Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
   Value qLen = indexArg(kQLen), kvLen = indexArg(kKvLen);
