@@ -525,8 +525,11 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
           Value hi = arith::MulFOp::create(b, loc, final.acc[mt][t][2 * h + 1],
                                            inverse);
           Value offset = kb.add(rowBase, kb.add(kb.index(8 * t), colInTile));
+          // One 32-bit store per pair: the column is even and rows are
+          // 16-byte aligned (the ABI's cp.async requirement), so 4 holds.
           vector::StoreOp::create(b, loc, kb.pack(lo, hi), arg(kO),
-                                  ValueRange{offset});
+                                  ValueRange{offset}, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(4));
         }
         scf::IfOp::create(b, loc, isRowLeader, [&](OpBuilder &, Location) {
           Value lse = arith::AddFOp::create(
