@@ -173,6 +173,30 @@ static std::string manifestText(const std::string &name,
   return os.str();
 }
 
+/// The manifest of a kernel the strategy built from these facts: the same
+/// config the conversion used, so block size and shared memory match.
+static std::string describeKernel(const std::string &name,
+                                  const ::fa::AttentionSpec &spec,
+                                  const std::string &target, Type elementType,
+                                  int64_t stages, int64_t warps,
+                                  const AttentionGPUStrategy &strategy) {
+  AttentionKernelConfig config;
+  config.elementType = elementType;
+  config.headDim = spec.headDim;
+  config.valueDim = spec.valueDim;
+  config.blockM = spec.blockM;
+  config.blockN = spec.blockN;
+  config.stages = stages;
+  config.warps = warps;
+  return manifestText(name, spec, target, stages, warps,
+                      strategy.dynamicSharedMemoryBytes(config));
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 bool mlir::fa::compileForwardKernel(MLIRContext &context,
                                     const ::fa::AttentionSpec &spec,
                                     const std::string &target,
@@ -204,20 +228,14 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
                   error, badInput))
     return false;
-  AttentionKernelConfig config;
-  config.elementType = spec.dtype == ::fa::ElementType::F16
-                           ? Type(Float16Type::get(&context))
-                           : Type(BFloat16Type::get(&context));
-  config.headDim = spec.headDim;
-  config.valueDim = spec.valueDim;
-  config.blockM = spec.blockM;
-  config.blockN = spec.blockN;
+  Type elementType = spec.dtype == ::fa::ElementType::F16
+                         ? Type(Float16Type::get(&context))
+                         : Type(BFloat16Type::get(&context));
   out.name = name;
-  out.manifest = manifestText(name, spec, target, config.stages, config.warps,
-                              strategy->dynamicSharedMemoryBytes(config));
-  out.seconds = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+  // The module states #fa.tile<..., stages = 2, warps = 4>.
+  out.manifest =
+      describeKernel(name, spec, target, elementType, 2, 4, *strategy);
+  out.seconds = secondsSince(start);
   return true;
 }
 
@@ -308,9 +326,12 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
                mask.getRight()};
   spec.scale = op.getScaleOrDefault();
   spec.softcap = op.getSoftcapOrZero();
+  int64_t stages = 2, warps = 4; // fa-tile's defaults without a #fa.tile
   if (TileAttr tile = op.getTileAttr()) {
     spec.blockM = tile.getBlockM();
     spec.blockN = tile.getBlockN();
+    stages = tile.getStages();
+    warps = tile.getWarps();
   }
   std::unique_ptr<AttentionGPUStrategy> strategy =
       createAttentionStrategy(target);
@@ -322,17 +343,8 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   if (!lowerToPTX(context, module, target, spec.blockM, spec.blockN, out.ptx,
                   error, badInput))
     return false;
-  AttentionKernelConfig config;
-  config.elementType = element;
-  config.headDim = spec.headDim;
-  config.valueDim = spec.valueDim;
-  config.blockM = spec.blockM;
-  config.blockN = spec.blockN;
-  out.manifest = manifestText(out.name, spec, target, config.stages,
-                              config.warps,
-                              strategy->dynamicSharedMemoryBytes(config));
-  out.seconds = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+  out.manifest = describeKernel(out.name, spec, target, element, stages,
+                                warps, *strategy);
+  out.seconds = secondsSince(start);
   return true;
 }
