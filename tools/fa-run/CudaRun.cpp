@@ -250,21 +250,22 @@ int fa::runCuda(const Options &o) {
     std::vector<ForwardArgs> rotation = {args};
     for (int64_t s = 1; s < sets; ++s) {
       ForwardArgs a = args;
-      for (auto [field, bytes] : {std::pair<CUdeviceptr *, size_t>{&a.q, dq.bytes},
-                                  {&a.k, dk.bytes}, {&a.v, dv.bytes},
-                                  {&a.o, dout.bytes}, {&a.lse, dlse.bytes}}) {
+      // Copies of the real inputs (timing never runs on zeros).
+      struct Copy {
+        CUdeviceptr *field;
+        size_t bytes;
+        const void *host;
+      };
+      for (const Copy &copy :
+           {Copy{&a.q, dq.bytes, q.bits.data()}, Copy{&a.k, dk.bytes, k.bits.data()},
+            Copy{&a.v, dv.bytes, v.bits.data()},
+            Copy{&a.o, dout.bytes, outBits.data()},
+            Copy{&a.lse, dlse.bytes, lse.data()}}) {
         extra.push_back(std::make_unique<DeviceBuffer>());
-        if (!allocate(cu, *extra.back(), bytes, error))
+        if (!allocate(cu, *extra.back(), copy.bytes, error) ||
+            !upload(cu, *extra.back(), copy.host, error))
           return fail(error, kMismatch);
-        // Copies of the real inputs: timing never runs on zeros.
-        cu.cuMemcpyHtoD(extra.back()->ptr,
-                        field == &a.q ? (const void *)q.bits.data()
-                        : field == &a.k ? (const void *)k.bits.data()
-                        : field == &a.v ? (const void *)v.bits.data()
-                        : field == &a.o ? (const void *)outBits.data()
-                                        : (const void *)lse.data(),
-                        bytes);
-        *field = extra.back()->ptr;
+        *copy.field = extra.back()->ptr;
       }
       rotation.push_back(a);
     }

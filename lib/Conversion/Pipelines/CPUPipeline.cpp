@@ -73,16 +73,25 @@ void mlir::fa::buildFAToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+/// fa-tile then fa-fuse-online-softmax on every function: the L1 -> fused
+/// L2 prefix both end-to-end pipelines share.
+static OpPassManager &addTileAndFuse(OpPassManager &pm, int64_t blockM,
+                                     int64_t blockN, bool omitRescale) {
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  fa::FATileOptions tile;
+  tile.blockM = blockM;
+  tile.blockN = blockN;
+  funcPm.addPass(fa::createFATile(tile));
+  fa::FAFuseOnlineSoftmaxOptions fuse;
+  fuse.testOmitRescale = omitRescale;
+  funcPm.addPass(fa::createFAFuseOnlineSoftmax(fuse));
+  return funcPm;
+}
+
 void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
                                          const FAPipelineOptions &options) {
-  OpPassManager &funcPm = pm.nest<func::FuncOp>();
-  FATileOptions tile;
-  tile.blockM = options.blockM;
-  tile.blockN = options.blockN;
-  funcPm.addPass(createFATile(tile));
-  FAFuseOnlineSoftmaxOptions fuse;
-  fuse.testOmitRescale = options.testOmitRescale;
-  funcPm.addPass(createFAFuseOnlineSoftmax(fuse));
+  OpPassManager &funcPm = addTileAndFuse(pm, options.blockM, options.blockN,
+                                         options.testOmitRescale);
   FARecomputeBackwardOptions backward;
   backward.blockM = options.blockM;
   backward.blockN = options.blockN;
@@ -93,12 +102,7 @@ void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
 
 void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
                                    const FAToPTXOptions &options) {
-  OpPassManager &funcPm = pm.nest<func::FuncOp>();
-  FATileOptions tile;
-  tile.blockM = options.blockM;
-  tile.blockN = options.blockN;
-  funcPm.addPass(createFATile(tile));
-  funcPm.addPass(createFAFuseOnlineSoftmax());
+  addTileAndFuse(pm, options.blockM, options.blockN, /*omitRescale=*/false);
   ConvertFAToGPUOptions toGPU;
   toGPU.chip = options.chip;
   pm.addPass(createConvertFAToGPU(toGPU));

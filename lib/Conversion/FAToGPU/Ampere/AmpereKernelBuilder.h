@@ -75,8 +75,9 @@ public:
                                    Value dst, Value stage, int64_t rows,
                                    int64_t width, Value threadId);
   /// Column (in elements) of logical 16-byte chunk `chunk` of row `row`
-  /// after the XOR swizzle that makes ldmatrix conflict-free.
-  Value swizzledColumn(Value row, Value chunk, int64_t width);
+  /// after the XOR swizzle that makes ldmatrix conflict-free (rows hold at
+  /// least 8 chunks: D, Dv are multiples of 64).
+  Value swizzledColumn(Value row, Value chunk);
   Value commitGroup(ArrayRef<Value> tokens);
   /// cp.async.wait_group `pending`: all but the newest `pending` groups
   /// done (`group` is the newest group's token; PTX counts, it names none).
@@ -87,20 +88,17 @@ public:
   // MMA (Mma.cpp).
   /// A fragment (16 rows × 16 k) of the row-major shared tile at
   /// (row0, k chunk kc).
-  AFragment loadA(Value tile, Value row0, int64_t kc, Value lane,
-                  int64_t width);
+  AFragment loadA(Value tile, Value row0, int64_t kc, Value lane);
   /// The shared-memory indices of (row, column) in `tile`, behind `stage`.
   SmallVector<Value> tileIndices(Value stage, Value row, Value column);
   /// B fragments of two n8 tiles (n0..n0+15) × k16 chunk kc, from a tile
   /// stored [n][k] (K for S = QKᵀ).
   std::array<BFragment, 2> loadBFromRows(Value tile, Value stage, int64_t n0,
-                                         int64_t kc, Value lane,
-                                         int64_t width);
+                                         int64_t kc, Value lane);
   /// B fragments of two n8 tiles (n0..n0+15) × k16 chunk kc, from a tile
   /// stored [k][n] (V for O = PV), via ldmatrix.trans.
   std::array<BFragment, 2> loadBFromColumns(Value tile, Value stage,
-                                            int64_t n0, int64_t kc, Value lane,
-                                            int64_t width);
+                                            int64_t n0, int64_t kc, Value lane);
   /// d = a·b + acc on mma.sync.m16n8k16 with f32 accumulation.
   CFragment mma(const AFragment &a, const BFragment &bf, const CFragment &acc);
   /// Packs f32 pairs into a vector<2xT> register.

@@ -298,7 +298,7 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
     for (int64_t mt = 0; mt < mTiles; ++mt)
       for (int64_t kc = 0; kc < c.headDim / 16; ++kc)
         queryFrags[mt].push_back(
-            kb.loadA(sQ, tileRow0(mt), kc, lane, c.headDim));
+            kb.loadA(sQ, tileRow0(mt), kc, lane));
 
   double minusInf = -std::numeric_limits<double>::infinity();
   int64_t accTiles = c.valueDim / 8;
@@ -349,11 +349,10 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
           for (int64_t mt = 0; mt < mTiles; ++mt)
             query.push_back(queryInRegisters
                                 ? queryFrags[mt][kc]
-                                : kb.loadA(sQ, tileRow0(mt), kc, lane,
-                                           c.headDim));
+                                : kb.loadA(sQ, tileRow0(mt), kc, lane));
           for (int64_t pair = 0; pair < scoreTiles / 2; ++pair) {
             auto keyFrags =
-                kb.loadBFromRows(sK, stage, 16 * pair, kc, lane, c.headDim);
+                kb.loadBFromRows(sK, stage, 16 * pair, kc, lane);
             for (int64_t mt = 0; mt < mTiles; ++mt)
               for (int64_t half = 0; half < 2; ++half)
                 scores[mt][2 * pair + half] = kb.mma(
@@ -484,7 +483,7 @@ gpu::GPUFuncOp AmpereStrategy::emitForwardKernel(OpBuilder &builder,
           }
           for (int64_t pair = 0; pair < accTiles / 2; ++pair) {
             auto valueFrags = kb.loadBFromColumns(sV, stage, 16 * pair, kc,
-                                                  lane, c.valueDim);
+                                                  lane);
             for (int64_t mt = 0; mt < mTiles; ++mt)
               for (int64_t half = 0; half < 2; ++half)
                 out.acc[mt][2 * pair + half] =

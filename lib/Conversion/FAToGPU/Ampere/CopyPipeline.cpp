@@ -15,13 +15,11 @@ using namespace mlir::fa::ampere;
 /// 16-byte chunks: the unit of cp.async.cg and of one ldmatrix row.
 static constexpr int64_t kChunkElements = 8;
 
-Value AmpereKernelBuilder::swizzledColumn(Value row, Value chunk,
-                                          int64_t width) {
+Value AmpereKernelBuilder::swizzledColumn(Value row, Value chunk) {
   // ldmatrix reads 8 rows at one logical chunk. Rows are a multiple of
   // 128 bytes apart, so without a swizzle all 8 hit the same 4 banks. XOR
   // the chunk with row % 8 to spread them over all 32 banks; the cp.async
   // writes use the same map.
-  (void)width;
   Value phase = arith::AndIOp::create(b, loc, row, index(7));
   Value physical = arith::XOrIOp::create(b, loc, chunk, phase);
   return mul(physical, index(kChunkElements));
@@ -52,7 +50,7 @@ SmallVector<Value> AmpereKernelBuilder::copyTileAsync(const GlobalTile &src,
     Value offset = add(add(src.base, mul(readRow, src.rowStride)),
                        mul(chunk, index(kChunkElements)));
     Value srcElements = select(exists, index(kChunkElements), index(0));
-    Value column = swizzledColumn(row, chunk, width);
+    Value column = swizzledColumn(row, chunk);
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
         tileIndices(stage, row, column), src.buffer, ValueRange{offset},

@@ -36,21 +36,21 @@ static Value ldmatrix(OpBuilder &b, Location loc, Value tile,
 }
 
 AFragment AmpereKernelBuilder::loadA(Value tile, Value row0, int64_t kc,
-                                     Value lane, int64_t width) {
+                                     Value lane) {
   // x4: lane l addresses row l % 16 at k chunk 2·kc + l / 16, giving
   // a0 = (rows 0-7, k 0-7), a1 = (rows 8-15, k 0-7), a2 = (0-7, 8-15),
   // a3 = (8-15, 8-15): exactly the A fragment.
   Value row = add(row0, rem(lane, index(16)));
   Value chunk = add(index(2 * kc), div(lane, index(16)));
   Value loaded =
-      ldmatrix(b, loc, tile, tileIndices({}, row, swizzledColumn(row, chunk, width)),
+      ldmatrix(b, loc, tile, tileIndices({}, row, swizzledColumn(row, chunk)),
                /*transpose=*/false, c.elementType);
   return splitMatrices(b, loc, loaded);
 }
 
 std::array<BFragment, 2>
 AmpereKernelBuilder::loadBFromRows(Value tile, Value stage, int64_t n0,
-                                   int64_t kc, Value lane, int64_t width) {
+                                   int64_t kc, Value lane) {
   // The tile is [n][k] (K rows): a "col" B operand as stored. Matrix
   // i = l / 8 covers n rows n0 + 8·(i / 2) .. +7 at k chunk 2·kc + i % 2.
   Value matrix = div(lane, index(8));
@@ -60,14 +60,14 @@ AmpereKernelBuilder::loadBFromRows(Value tile, Value stage, int64_t n0,
   auto regs = splitMatrices(
       b, loc,
       ldmatrix(b, loc, tile,
-               tileIndices(stage, row, swizzledColumn(row, chunk, width)),
+               tileIndices(stage, row, swizzledColumn(row, chunk)),
                /*transpose=*/false, c.elementType));
   return {BFragment{regs[0], regs[1]}, BFragment{regs[2], regs[3]}};
 }
 
 std::array<BFragment, 2>
 AmpereKernelBuilder::loadBFromColumns(Value tile, Value stage, int64_t n0,
-                                      int64_t kc, Value lane, int64_t width) {
+                                      int64_t kc, Value lane) {
   // The tile is [k][n] (V rows are keys): ldmatrix.trans turns each 8x8
   // piece into the "col" operand. Matrix i = l / 8 covers k rows
   // 16·kc + 8·(i % 2) .. +7 at n chunk n0 / 8 + i / 2.
@@ -78,7 +78,7 @@ AmpereKernelBuilder::loadBFromColumns(Value tile, Value stage, int64_t n0,
   auto regs = splitMatrices(
       b, loc,
       ldmatrix(b, loc, tile,
-               tileIndices(stage, row, swizzledColumn(row, chunk, width)),
+               tileIndices(stage, row, swizzledColumn(row, chunk)),
                /*transpose=*/true, c.elementType));
   return {BFragment{regs[0], regs[1]}, BFragment{regs[2], regs[3]}};
 }
