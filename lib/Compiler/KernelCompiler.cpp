@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include "fa/runtime/Json.h"
+#include "fa/runtime/KernelAbi.h"
 
 #include <algorithm>
 #include <chrono>
@@ -80,8 +81,7 @@ std::string mlir::fa::kernelName(const ::fa::AttentionSpec &spec,
 /// Runs fa-to-ptx on `module` and pulls the PTX out of its gpu.binary.
 static bool lowerToPTX(MLIRContext &context, ModuleOp module,
                        const std::string &target, int64_t blockM,
-                       int64_t blockN, std::string &ptx, std::string &error,
-                       bool &badInput) {
+                       int64_t blockN, std::string &ptx, std::string &error) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -97,8 +97,6 @@ static bool lowerToPTX(MLIRContext &context, ModuleOp module,
   buildFAToPTXPipeline(pm, options);
   if (failed(pm.run(module))) {
     error = llvm::StringRef(diagnostics).trim().str();
-    // The strategy's refusals are the user's to fix.
-    badInput = error.find("convert-fa-to-gpu") != std::string::npos;
     return false;
   }
   module.walk([&](gpu::BinaryOp binary) {
@@ -115,8 +113,9 @@ static bool lowerToPTX(MLIRContext &context, ModuleOp module,
 
 static std::string manifestText(const std::string &name,
                                 const ::fa::AttentionSpec &spec,
-                                const std::string &target, int64_t stages,
-                                int64_t warps, int64_t smemBytes) {
+                                const std::string &target, bool alibi,
+                                int64_t stages, int64_t warps,
+                                int64_t smemBytes) {
   using ::fa::json::quote;
   std::ostringstream specText;
   specText << "d=" << spec.headDim << ",dv=" << spec.valueDim
@@ -151,19 +150,14 @@ static std::string manifestText(const std::string &name,
      << ")\", \"q_heads\", \"batch\"],\n";
   os << "  \"dynamic_shared_memory\": " << smemBytes << ",\n";
   os << "  \"params\": [\n";
-  const char *elt = ::fa::elementTypeName(spec.dtype);
-  std::vector<std::pair<std::string, std::string>> params = {
-      {"q", std::string("memref<?x") + elt + ">"},
-      {"k", std::string("memref<?x") + elt + ">"},
-      {"v", std::string("memref<?x") + elt + ">"},
-      {"o", std::string("memref<?x") + elt + ">"},
-      {"lse", "memref<?xf32>"}};
-  for (const std::string &scalar : attentionKernelScalarParams())
-    params.push_back({scalar, "i64"});
+  // The parameters are the ABI table's (fa/runtime/KernelAbi.h), the same
+  // list the gpu.func signature was built from.
+  std::vector<::fa::abi::Param> params = ::fa::abi::forwardKernelParams(alibi);
   for (size_t i = 0; i < params.size(); ++i)
-    os << "    {\"name\": " << quote(params[i].first) << ", \"type\": "
-       << quote(params[i].second) << "}" << (i + 1 < params.size() ? "," : "")
-       << "\n";
+    os << "    {\"name\": " << quote(params[i].name) << ", \"type\": "
+       << quote(::fa::abi::paramTypeName(params[i].type,
+                                         ::fa::elementTypeName(spec.dtype)))
+       << "}" << (i + 1 < params.size() ? "," : "") << "\n";
   os << "  ],\n";
   os << "  \"memref_abi\": \"each memref<?xT> is 5 launch parameters: "
         "allocated ptr, aligned ptr, offset, size, stride\",\n";
@@ -173,23 +167,45 @@ static std::string manifestText(const std::string &name,
   return os.str();
 }
 
-/// The manifest of a kernel the strategy built from these facts: the same
-/// config the conversion used, so block size and shared memory match.
-static std::string describeKernel(const std::string &name,
-                                  const ::fa::AttentionSpec &spec,
-                                  const std::string &target, Type elementType,
-                                  int64_t stages, int64_t warps,
-                                  const AttentionGPUStrategy &strategy) {
+/// The kernel configuration a spec states (what the conversion will read
+/// back off the tiled IR).
+/// Whether the spec asks for ALiBi slopes (the runtime's spec grows the
+/// field with the ALiBi change; until then, never).
+static bool specHasAlibi(const ::fa::AttentionSpec &) { return false; }
+
+static AttentionKernelConfig configOfSpec(MLIRContext &context,
+                                          const ::fa::AttentionSpec &spec,
+                                          int64_t stages, int64_t warps) {
   AttentionKernelConfig config;
-  config.elementType = elementType;
+  config.elementType = spec.dtype == ::fa::ElementType::F16
+                           ? Type(Float16Type::get(&context))
+                           : Type(BFloat16Type::get(&context));
   config.headDim = spec.headDim;
   config.valueDim = spec.valueDim;
   config.blockM = spec.blockM;
   config.blockN = spec.blockN;
   config.stages = stages;
   config.warps = warps;
-  return manifestText(name, spec, target, stages, warps,
-                      strategy.dynamicSharedMemoryBytes(config));
+  config.mask = MaskAttr::get(&context,
+                              static_cast<MaskKind>(spec.mask.kind),
+                              spec.mask.left, spec.mask.right);
+  config.scale = spec.scaleOrDefault();
+  config.softcap = spec.softcap;
+  config.alibi = specHasAlibi(spec);
+  return config;
+}
+
+/// The manifest of a kernel the strategy built from `config`: the same
+/// facts the conversion used, so block size and shared memory match.
+static std::string describeKernel(const std::string &name,
+                                  const ::fa::AttentionSpec &spec,
+                                  const std::string &target,
+                                  const AttentionKernelConfig &config) {
+  std::unique_ptr<AttentionGPUStrategy> strategy =
+      createAttentionStrategy(target);
+  return manifestText(name, spec, target, config.alibi, config.stages,
+                      config.warps,
+                      strategy->dynamicSharedMemoryBytes(config));
 }
 
 static double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -204,14 +220,13 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
                                     CompiledKernel &out, std::string &error,
                                     bool &badInput) {
   auto start = std::chrono::steady_clock::now();
-  badInput = false;
-  std::unique_ptr<AttentionGPUStrategy> strategy =
-      createAttentionStrategy(target);
-  if (!strategy) {
-    error = "unknown target '" + target + "' (supported: sm_80)";
-    badInput = true;
+  // The module states #fa.tile<..., stages = 2, warps = 4>.
+  AttentionKernelConfig config = configOfSpec(context, spec, 2, 4);
+  // What the chip cannot build is the user's to fix, said before any pass.
+  error = checkAttentionKernel(target, config);
+  badInput = !error.empty();
+  if (badInput)
     return false;
-  }
   // The kernel is generic in B, H, M and N (they are launch parameters);
   // the module states one representative size so that fa-tile can tile it.
   ::fa::ProblemSize size;
@@ -226,15 +241,10 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
   // One function, named after the kernel, holding the tensor-level op.
   module->walk([&](func::FuncOp func) { func.setSymName(name); });
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
-                  error, badInput))
+                  error))
     return false;
-  Type elementType = spec.dtype == ::fa::ElementType::F16
-                         ? Type(Float16Type::get(&context))
-                         : Type(BFloat16Type::get(&context));
   out.name = name;
-  // The module states #fa.tile<..., stages = 2, warps = 4>.
-  out.manifest =
-      describeKernel(name, spec, target, elementType, 2, 4, *strategy);
+  out.manifest = describeKernel(name, spec, target, config);
   out.seconds = secondsSince(start);
   return true;
 }
@@ -333,18 +343,23 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     stages = tile.getStages();
     warps = tile.getWarps();
   }
-  std::unique_ptr<AttentionGPUStrategy> strategy =
-      createAttentionStrategy(target);
-  if (!strategy) {
-    error = "unknown target '" + target + "' (supported: sm_80)";
+  // fa-tile clamps the blocks to a static M and N smaller than them.
+  int64_t queryLen = op.getQuery().getType().getDimSize(2);
+  int64_t keyLen = op.getKey().getType().getDimSize(2);
+  if (!ShapedType::isDynamic(queryLen))
+    spec.blockM = std::min(spec.blockM, queryLen);
+  if (!ShapedType::isDynamic(keyLen))
+    spec.blockN = std::min(spec.blockN, keyLen);
+  AttentionKernelConfig config = configOfSpec(context, spec, stages, warps);
+  error = checkAttentionKernel(target, config);
+  if (!error.empty())
     return false;
-  }
+  badInput = false;
   out.name = func.getSymName().str();
   if (!lowerToPTX(context, module, target, spec.blockM, spec.blockN, out.ptx,
-                  error, badInput))
+                  error))
     return false;
-  out.manifest = describeKernel(out.name, spec, target, element, stages,
-                                warps, *strategy);
+  out.manifest = describeKernel(out.name, spec, target, config);
   out.seconds = secondsSince(start);
   return true;
 }

@@ -64,6 +64,8 @@ extern "C" int fa_kernel_forward(const fa_kernel *kernel,
   }
   args.lseStride[0] = a->lse_stride[0];
   args.lseStride[1] = a->lse_stride[1];
+  args.alibiSlopes = reinterpret_cast<fa::cuda::CUdeviceptr>(a->alibi_slopes);
+  args.alibiStrideB = a->alibi_stride_b;
   std::string error;
   if (!kernel->kernel->forward(args, static_cast<fa::cuda::CUstream>(stream),
                                error))

@@ -86,9 +86,21 @@ bool Manifest::read(const std::string &path, Manifest &out,
     error = path + ": missing \"params\"";
     return false;
   }
-  for (const json::Value &p : params->array)
-    if (const json::Value *name = p.get("name"))
-      out.params.push_back(name->string);
+  for (const json::Value &p : params->array) {
+    const json::Value *name = p.get("name"), *type = p.get("type");
+    if (!name || !type || name->kind != json::Value::String ||
+        type->kind != json::Value::String) {
+      error = path + ": each of \"params\" needs a string name and type";
+      return false;
+    }
+    int64_t unused;
+    if (!abi::forwardParamValue(ForwardArgs(), name->string, unused)) {
+      error = path + ": unknown kernel parameter \"" + name->string +
+              "\" (this runtime is older than the kernel)";
+      return false;
+    }
+    out.params.push_back({name->string, type->string});
+  }
   out.ptxFile = directoryOf(path) + "/" + out.ptxFile;
   return true;
 }
@@ -160,34 +172,28 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
     error = "null tensor pointer";
     return false;
   }
-  auto memref = [](CUdeviceptr p) {
-    void *ptr = reinterpret_cast<void *>(p);
-    // The kernel indexes with its own offsets; size is informational.
-    return MemRef1D{ptr, ptr, 0, INT64_MAX, 1};
-  };
-  MemRef1D buffers[5] = {memref(a.q), memref(a.k), memref(a.v), memref(a.o),
-                         memref(a.lse)};
-  int64_t scalars[19] = {a.batch,      a.queryHeads,  a.kvHeads,
-                         a.queryLen,   a.keyLen,      a.qStride[0],
-                         a.qStride[1], a.qStride[2],  a.kStride[0],
-                         a.kStride[1], a.kStride[2],  a.vStride[0],
-                         a.vStride[1], a.vStride[2],  a.oStride[0],
-                         a.oStride[1], a.oStride[2],  a.lseStride[0],
-                         a.lseStride[1]};
+  for (const auto &param : info.params)
+    if (param.first == "alibi_slopes" && !a.alibiSlopes) {
+      error = "the kernel takes ALiBi slopes; none given";
+      return false;
+    }
+  // The launch words, in the manifest's order (the ABI table's, KernelAbi.h):
+  // a memref<?xT> is MLIR's descriptor (allocated, aligned, offset, size,
+  // stride), an i64 one word. The kernel indexes with its own offsets, so
+  // a buffer's size is informational.
+  std::vector<int64_t> words;
+  words.reserve(5 * info.params.size());
+  for (const auto &[name, type] : info.params) {
+    int64_t value = 0;
+    abi::forwardParamValue(a, name, value); // names were checked on read
+    if (type.rfind("memref", 0) == 0)
+      words.insert(words.end(), {value, value, 0, INT64_MAX, 1});
+    else
+      words.push_back(value);
+  }
   std::vector<void *> params;
-  for (MemRef1D &m : buffers) {
-    params.push_back(&m.allocated);
-    params.push_back(&m.aligned);
-    params.push_back(&m.offset);
-    params.push_back(&m.size);
-    params.push_back(&m.stride);
-  }
-  for (int64_t &s : scalars)
-    params.push_back(&s);
-  if (params.size() != 5 * 5 + 19 || info.params.size() != 5 + 19) {
-    error = "manifest parameter list does not match the runtime's ABI";
-    return false;
-  }
+  for (int64_t &word : words)
+    params.push_back(&word);
   int64_t blockM = info.spec.blockM;
   unsigned gridX = static_cast<unsigned>((a.queryLen + blockM - 1) / blockM);
   CUresult r = cu->cuLaunchKernel(

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
 class OpPassManager;
@@ -33,6 +34,16 @@ namespace fa {
 
 /// fa tile ops -> linalg.generic (convert-fa-tile-to-linalg).
 void populateFATileToLinalgPatterns(RewritePatternSet &patterns);
+
+class AttentionGPUStrategy;
+/// fa-gpu-distribute on `module` for `chip` (the pass is a thin driver).
+LogicalResult distributeAttentionToGPU(ModuleOp module, StringRef chip);
+/// fa-gpu-lower-fragments' type conversions, patterns and legality for
+/// `strategy`'s chip, for reuse in another compiler's conversion.
+void populateFAGPULowerFragmentsPatterns(const AttentionGPUStrategy &strategy,
+                                         TypeConverter &converter,
+                                         RewritePatternSet &patterns,
+                                         ConversionTarget &target);
 
 /// Options of the end-to-end pipelines.
 struct FAPipelineOptions : public PassPipelineOptions<FAPipelineOptions> {
@@ -64,7 +75,7 @@ void buildFACompileCPUPipeline(OpPassManager &pm,
 
 /// Options of the GPU pipeline.
 struct FAToPTXOptions : public PassPipelineOptions<FAToPTXOptions> {
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("sm_80"),
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target chip (sm_80)"),
                            llvm::cl::init("sm_80")};
   Option<int64_t> blockM{*this, "block-m", llvm::cl::desc("Query rows per block"),
                          llvm::cl::init(64)};
@@ -75,6 +86,14 @@ struct FAToPTXOptions : public PassPipelineOptions<FAToPTXOptions> {
 
 /// fa-to-ptx: L1 fa.attention -> gpu.binary holding PTX: fa-tile,
 /// fa-fuse-online-softmax, convert-fa-to-gpu, NVVM, gpu-module-to-binary.
+struct FAConvertToGPUOptions : public PassPipelineOptions<FAConvertToGPUOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target chip (sm_80)"),
+                           llvm::cl::init("sm_80")};
+};
+
+/// convert-fa-to-gpu: fa-gpu-distribute, fa-gpu-lower-fragments, cleanup.
+void buildConvertFAToGPUPipeline(OpPassManager &pm, StringRef chip);
+
 void buildFAToPTXPipeline(OpPassManager &pm, const FAToPTXOptions &options);
 
 /// Registers the conversion passes and the named pipelines.

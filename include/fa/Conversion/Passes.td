@@ -26,28 +26,59 @@ def ConvertFATileToLinalg : Pass<"convert-fa-tile-to-linalg", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
-def ConvertFAToGPU : Pass<"convert-fa-to-gpu", "ModuleOp"> {
-  let summary = "Lower fused tiled attention (L2) to a gpu.func kernel for a chip";
+def FAGPUDistribute : Pass<"fa-gpu-distribute", "ModuleOp"> {
+  let summary = "Place the fused attention loop in a kernel: the chip's schedule, the L2 math on fragment layouts";
   let description = [{
-    Reads each function's fused online-softmax loop nest (after fa-tile and
-    fa-fuse-online-softmax) as an attention kernel configuration (element
-    type, D, Dv, block sizes, mask, scale) and replaces the function by a
-    `gpu.func` of the same name inside `gpu.module @fa_kernels`, emitted by
-    the chip's strategy. The (batch, head, Q block) loops become the grid,
-    the KV loop becomes the in-kernel pipelined loop, and the tile ops
-    become warp-level code:
+    GPU lowering, step 1. For each function holding a fused online-softmax
+    loop nest (after fa-tile and fa-fuse-online-softmax), the chip's
+    strategy builds a `gpu.func` of the same name in `gpu.module
+    @fa_kernels` and the function is erased:
 
-    * `sm_80`: cp.async double-buffered K/V tiles in XOR-swizzled shared
-      memory, ldmatrix (.trans for V), mma.sync m16n8k16 with f32
-      accumulation, xor-shuffle row reductions, exp2 with log2(e) folded
-      into the scale.
+    * the schedule is the strategy's: the signature from the kernel ABI
+      table (fa/runtime/KernelAbi.h), the grid mapping (Q block, head,
+      batch; GQA's KV head), shared memory, the K/V pipeline (sm_80: a
+      two-stage cp.async ring), barriers and the KV loop;
+    * the math is the tiled IR's: the loop body's tile ops (`fa.qk_scores`,
+      `fa.apply_mask`, `fa.row_max`, `fa.exp_shifted`, `fa.scale_rows`,
+      `fa.row_sum`, `fa.matmul`, the recurrence's arith) and the epilogue
+      are cloned unchanged into the kernel loop, their tensors re-typed with
+      layouts: `#fa.fragment` for accumulators and row statistics (the
+      running sum quad-partial), `#fa.shared` for tiles read from shared
+      memory (`fa.shared_tile`), `#fa.operand` for the query kept in
+      registers (`fa.load_operand`). O and LSE leave by `fa.store_fragment`.
 
-    Problem sizes and strides become kernel parameters, so one kernel
-    serves every (B, H, M, N) and both [B,S,H,D] and [B,H,S,D] layouts; the
-    ABI is in include/fa/Conversion/FAToGPU/AttentionKernel.h.
+    Nothing is lowered to per-thread code yet: that is
+    `fa-gpu-lower-fragments`.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", "\"sm_80\"", "Target chip (sm_80)">,
+    Option<"chip", "chip", "std::string", "\"sm_80\"",
+           "Target chip (see fa-compile --help for the list)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def FAGPULowerFragments : Pass<"fa-gpu-lower-fragments", "ModuleOp"> {
+  let summary = "Lower the tile ops on fragment layouts to per-thread code (vector, nvgpu, nvvm)";
+  let description = [{
+    GPU lowering, step 2: a dialect conversion whose type converter turns
+    each `#fa.fragment` tile into the vector of elements one thread holds,
+    each `#fa.operand` tile into A-fragment registers, and each `#fa.shared`
+    tile into a strided view of shared memory. One pattern per op:
+
+    * chip-neutral, over the accumulator layout (FragmentPatterns.h):
+      `fa.apply_mask` (per element, only on tiles the mask cuts),
+      `fa.row_max` / `fa.row_sum` (thread, then quad shuffles),
+      `fa.exp_shifted` (ex2.approx), `fa.scale_rows`, `fa.convert_layout`,
+      arith/math on fragments, `fa.shared_tile`, `fa.store_fragment`;
+    * the chip's MMAs (sm_80: `fa.qk_scores`, `fa.matmul`,
+      `fa.load_operand` on ldmatrix + mma.sync).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_80\"", "Target chip">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",

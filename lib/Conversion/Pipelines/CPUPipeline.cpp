@@ -100,12 +100,23 @@ void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
   buildFAToCPUPipeline(pm);
 }
 
+void mlir::fa::buildConvertFAToGPUPipeline(OpPassManager &pm,
+                                          StringRef chip) {
+  FAGPUDistributeOptions distribute;
+  distribute.chip = chip.str();
+  pm.addPass(createFAGPUDistribute(distribute));
+  FAGPULowerFragmentsOptions lower;
+  lower.chip = chip.str();
+  pm.addPass(createFAGPULowerFragments(lower));
+  // The fragments' index math and constants, merged before NVVM.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
                                    const FAToPTXOptions &options) {
   addTileAndFuse(pm, options.blockM, options.blockN, /*omitRescale=*/false);
-  ConvertFAToGPUOptions toGPU;
-  toGPU.chip = options.chip;
-  pm.addPass(createConvertFAToGPU(toGPU));
+  buildConvertFAToGPUPipeline(pm, options.chip);
   // NVVM: sm_80 wants PTX 7.0 (the default 6.0 aborts the process).
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
@@ -132,6 +143,13 @@ void mlir::fa::registerFAConversionPassesAndPipelines() {
       "fa.attention (L1) to gpu.binary holding PTX: fa-tile, "
       "fa-fuse-online-softmax, convert-fa-to-gpu, NVVM, gpu-module-to-binary",
       buildFAToPTXPipeline);
+  PassPipelineRegistration<FAConvertToGPUOptions>(
+      "convert-fa-to-gpu",
+      "Fused tiled attention (L2) to a gpu.func on nvgpu/nvvm: "
+      "fa-gpu-distribute, fa-gpu-lower-fragments, canonicalize, cse",
+      [](OpPassManager &pm, const FAConvertToGPUOptions &options) {
+        buildConvertFAToGPUPipeline(pm, options.chip);
+      });
   registerFAConversionPasses();
   PassPipelineRegistration<>(
       "fa-to-cpu", "Lower tiled fa IR (L2) to the LLVM dialect for the host",

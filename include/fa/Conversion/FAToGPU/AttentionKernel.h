@@ -1,20 +1,23 @@
-//===- AttentionKernel.h - what a GPU attention kernel is -------*- C++ -*-===//
+//===- AttentionKernel.h - the GPU lowering's contracts ---------*- C++ -*-===//
 //
 // Part of fa-mlir.
 //
-// The contract between the tiled IR and a hardware strategy. The conversion
-// reads an `AttentionKernelConfig` off the fused online-softmax loop nest
-// (the L2 IR fa-tile + fa-fuse-online-softmax produce); a strategy (Ampere
-// today, Hopper next) turns it into a gpu.func with a fixed ABI.
+// The GPU lowering is split the way DESIGN.md states ("a schedule per chip,
+// the math from the IR"):
 //
-// Kernel ABI (what the runtime launches; the manifest records it):
-//   q, k, v, o : memref<?xT>    flat device buffers (5 words each: allocated,
-//   lse        : memref<?xf32>  aligned, offset, size, stride)
-//   i64 batch, q_heads, kv_heads, q_len, kv_len,
-//   i64 q_stride_{b,h,s}, k_stride_{b,h,s}, v_stride_{b,h,s},
-//       o_stride_{b,h,s}, lse_stride_{b,h}
-// Strides are in elements; the innermost dimension is contiguous. Grid:
-// (ceil(q_len / block_m), q_heads, batch); block: warps × 32 threads.
+//   fa-gpu-distribute{chip}       the chip's strategy builds the kernel's
+//                                 schedule (grid, shared memory, the K/V
+//                                 pipeline, barriers, the loop) and places
+//                                 the fused L2 loop's tile ops in it, their
+//                                 tensors re-typed with layout encodings
+//                                 (#fa.fragment, #fa.operand, #fa.shared);
+//   fa-gpu-lower-fragments{chip}  per-op conversion patterns turn the tile
+//                                 ops into per-thread code: the chip-neutral
+//                                 ones over #fa.fragment (FragmentPatterns.h),
+//                                 the MMA ones from the strategy.
+//
+// This header holds what every chip shares: the analysis of the fused loop
+// nest, the kernel configuration, and the strategy interface and registry.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <memory>
 #include <string>
@@ -33,53 +38,78 @@
 namespace mlir {
 namespace fa {
 
-/// One forward attention kernel, as the tiled IR describes it.
-struct AttentionKernelConfig {
-  Type elementType;          ///< f16 or bf16
-  int64_t headDim = 0;       ///< D
-  int64_t valueDim = 0;      ///< Dv
-  int64_t blockM = 0;        ///< query rows per thread block
-  int64_t blockN = 0;        ///< key rows per pipeline stage
-  int64_t stages = 2;        ///< K/V shared-memory buffers
-  int64_t warps = 4;
-  MaskAttr mask;
-  double scale = 0.0;        ///< natural units (log2(e) is applied inside)
-  double softcap = 0.0;
-  bool writesLse = true;
+/// One fused online-softmax attention, as fa-tile + fa-fuse-online-softmax
+/// left it: the KV loop (carrying m, l, acc), the tiles it reads, and the
+/// epilogue values the Q-block loop stores.
+struct FusedAttention {
+  func::FuncOp func;
+  scf::ForOp kvLoop;      ///< iter_args (m, l, acc)
+  QKScoresOp scores;      ///< S = QKᵀ of the loop
+  TileMatmulOp probsTimesValue; ///< acc += P·V
+  Value queryTile;        ///< [BM, D], defined outside the KV loop
+  Value keyTile;          ///< [BN, D], defined in the loop
+  Value valueTile;        ///< [BN, Dv], defined in the loop
+  Value outputTile;       ///< [BM, Dv] in the output dtype, stored to O
+  Value lseRows;          ///< [BM] f32, stored to LSE (null without LSE)
+  Value alibiSlope;       ///< the head's slope (f32 scalar), or null
 };
 
-/// Reads the config off a function holding one fused online-softmax loop
-/// nest (after fa-tile and fa-fuse-online-softmax). `stages` and `warps`
-/// come from `tile` if given, else from the `fa.tile` fa-tile leaves on the
-/// loop nest.
-FailureOr<AttentionKernelConfig> analyzeFusedAttention(func::FuncOp func,
-                                                       TileAttr tile);
+/// Finds the fused loop nest in `func`; a diagnostic on `func` if there is
+/// none or more than one.
+FailureOr<FusedAttention> analyzeFusedAttention(func::FuncOp func);
 
-/// Names of the scalar kernel parameters, in ABI order (after the memrefs).
-const std::vector<std::string> &attentionKernelScalarParams();
+/// The facts a strategy needs to plan a kernel.
+struct AttentionKernelConfig {
+  Type elementType;     ///< f16 or bf16
+  int64_t headDim = 0;  ///< D
+  int64_t valueDim = 0; ///< Dv
+  int64_t blockM = 0;   ///< query rows per thread block
+  int64_t blockN = 0;   ///< key rows per pipeline stage
+  int64_t stages = 2;   ///< K/V shared-memory buffers
+  int64_t warps = 4;
+  MaskAttr mask;
+  double scale = 0.0;   ///< natural units
+  double softcap = 0.0;
+  bool alibi = false;
+};
 
-/// A hardware strategy: validates a config and emits its kernel.
+/// The configuration of a fused attention (the tile from `fa.tile` on the
+/// loop nest, defaults 2 stages and 4 warps without one).
+AttentionKernelConfig configOf(FusedAttention attention);
+
+/// A hardware strategy: the schedule of one chip.
 class AttentionGPUStrategy {
 public:
   virtual ~AttentionGPUStrategy();
   /// The chip this strategy targets ("sm_80").
   virtual StringRef chip() const = 0;
-  /// Null if the config can be built; otherwise the reason.
+  /// Empty if the config can be built; otherwise the reason, one line.
   virtual std::string unsupportedReason(const AttentionKernelConfig &c) const = 0;
   /// Bytes of dynamic shared memory the kernel needs.
   virtual int64_t dynamicSharedMemoryBytes(const AttentionKernelConfig &c) const = 0;
-  /// Emits `gpu.func @name` into `module`.
-  virtual gpu::GPUFuncOp emitForwardKernel(OpBuilder &builder,
+  /// Builds `gpu.func @name` in `module`: the schedule, with the math of
+  /// `attention` placed in it at the distributed level (fa-gpu-distribute).
+  virtual LogicalResult buildForwardKernel(OpBuilder &builder,
                                            gpu::GPUModuleOp module,
+                                           const FusedAttention &attention,
                                            const AttentionKernelConfig &c,
                                            StringRef name) const = 0;
+  /// The chip's patterns for fa-gpu-lower-fragments: the MMAs, the
+  /// shared-memory operands.
+  virtual void populateFragmentLoweringPatterns(
+      const TypeConverter &converter, RewritePatternSet &patterns) const = 0;
 };
-
-/// FlashAttention-2 on sm_80: cp.async, ldmatrix, mma.sync m16n8k16.
-std::unique_ptr<AttentionGPUStrategy> createAmpereAttentionStrategy();
 
 /// The strategy for a chip name, or null.
 std::unique_ptr<AttentionGPUStrategy> createAttentionStrategy(StringRef chip);
+
+/// The chips with a strategy, for diagnostics and --help ("sm_80").
+std::string registeredChips();
+
+/// Why `chip` cannot build `config` ("" if it can): an unknown chip, or the
+/// strategy's reason. The one check fa-compile and the passes share.
+std::string checkAttentionKernel(StringRef chip,
+                                 const AttentionKernelConfig &config);
 
 } // namespace fa
 } // namespace mlir

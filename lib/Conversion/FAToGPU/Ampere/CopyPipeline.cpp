@@ -4,81 +4,89 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AmpereKernelBuilder.h"
+#include "AmpereStrategy.h"
 
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::ampere;
 
-/// 16-byte chunks: the unit of cp.async.cg and of one ldmatrix row.
-static constexpr int64_t kChunkElements = 8;
-
-Value AmpereKernelBuilder::swizzledColumn(Value row, Value chunk) {
-  // ldmatrix reads 8 rows at one logical chunk. Rows are a multiple of
-  // 128 bytes apart, so without a swizzle all 8 hit the same 4 banks. XOR
-  // the chunk with row % 8 to spread them over all 32 banks; the cp.async
-  // writes use the same map.
-  Value phase = arith::AndIOp::create(b, loc, row, index(7));
+Value ampere::swizzledColumn(OpBuilder &b, Location loc, Value row, Value chunk) {
+  // XOR the chunk with row % 8 to spread eight rows over all 32 banks; the
+  // cp.async writes and the ldmatrix reads use the same map.
+  Value phase = arith::AndIOp::create(
+      b, loc, row, arith::ConstantIndexOp::create(b, loc, 7));
   Value physical = arith::XOrIOp::create(b, loc, chunk, phase);
-  return mul(physical, index(kChunkElements));
+  return arith::MulIOp::create(
+      b, loc, physical, arith::ConstantIndexOp::create(b, loc, kChunkElements));
 }
 
-SmallVector<Value> AmpereKernelBuilder::copyTileAsync(const GlobalTile &src,
-                                                      Value rowStart,
-                                                      Value dst, Value stage,
-                                                      int64_t rows,
-                                                      int64_t width,
-                                                      Value threadId) {
-  int64_t chunksPerRow = width / kChunkElements;
-  int64_t threads = c.warps * 32;
+void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
+                           Value rowStart, Value dst, Value stage, int64_t rows,
+                           int64_t width, int64_t threads, Value threadId) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  using Pred = arith::CmpIPredicate;
+  // The MMAs read k in steps of 16: copy (or zero) whole 16-element pairs.
+  int64_t chunksPerRow = (width + 15) / 16 * 2;
+  int64_t realChunks = width / kChunkElements;
   int64_t chunks = rows * chunksPerRow;
-  SmallVector<Value> tokens;
-  Value lastRow = sub(src.rowLimit, index(1));
+  Value lastRow = arith::SubIOp::create(b, loc, src.rowLimit, cst(1));
   for (int64_t first = 0; first < chunks; first += threads) {
+    // In a last, partial round the threads past the tile issue nothing.
+    std::optional<OpBuilder::InsertionGuard> guard;
+    if (first + threads > chunks) {
+      Value inTile = arith::CmpIOp::create(
+          b, loc, Pred::slt, threadId, cst(chunks - first));
+      auto ifOp = scf::IfOp::create(b, loc, inTile);
+      guard.emplace(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
     // Chunk id -> (row, logical chunk); consecutive threads take
     // consecutive 16-byte chunks of a row: coalesced global reads.
-    Value id = add(threadId, index(first));
-    Value row = div(id, index(chunksPerRow));
-    Value chunk = rem(id, index(chunksPerRow));
-    Value globalRow = add(rowStart, row);
-    Value exists = cmp(arith::CmpIPredicate::slt, globalRow, src.rowLimit);
-    // A row past the end is zero-filled (src-size 0); its address is
-    // clamped to the last row so it stays inside the buffer.
-    Value readRow = minIndex(globalRow, lastRow);
-    Value offset = add(add(src.base, mul(readRow, src.rowStride)),
-                       mul(chunk, index(kChunkElements)));
-    Value srcElements = select(exists, index(kChunkElements), index(0));
-    Value column = swizzledColumn(row, chunk);
-    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
-        tileIndices(stage, row, column), src.buffer, ValueRange{offset},
-        b.getIndexAttr(kChunkElements), srcElements,
-        /*bypassL1=*/b.getUnitAttr()));
+    Value id = arith::AddIOp::create(b, loc, threadId, cst(first));
+    Value row = arith::DivUIOp::create(b, loc, id, cst(chunksPerRow));
+    Value chunk = arith::RemUIOp::create(b, loc, id, cst(chunksPerRow));
+    Value globalRow = arith::AddIOp::create(b, loc, rowStart, row);
+    Value exists = arith::CmpIOp::create(b, loc, Pred::slt, globalRow, src.rowLimit);
+    if (realChunks < chunksPerRow)
+      exists = arith::AndIOp::create(
+          b, loc, exists,
+          arith::CmpIOp::create(b, loc, Pred::slt, chunk, cst(realChunks)));
+    // What does not exist is zero-filled (src-size 0) from an address
+    // clamped into the buffer.
+    Value readRow = arith::MinSIOp::create(b, loc, globalRow, lastRow);
+    Value readChunk =
+        realChunks < chunksPerRow
+            ? arith::MinSIOp::create(b, loc, chunk, cst(realChunks - 1)).getResult()
+            : chunk;
+    Value offset = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, src.base,
+                              arith::MulIOp::create(b, loc, readRow, src.rowStride)),
+        arith::MulIOp::create(b, loc, readChunk, cst(kChunkElements)));
+    Value srcElements =
+        arith::SelectOp::create(b, loc, exists, cst(kChunkElements), cst(0));
+    Value column = swizzledColumn(b, loc, row, chunk);
+    SmallVector<Value> indices = {row, column};
+    if (stage)
+      indices.insert(indices.begin(), stage);
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, indices,
+        src.buffer, ValueRange{offset}, b.getIndexAttr(kChunkElements),
+        srcElements, /*bypassL1=*/b.getUnitAttr());
   }
-  return tokens;
 }
 
-SmallVector<Value> AmpereKernelBuilder::tileIndices(Value stage, Value row,
-                                                    Value column) {
-  if (stage)
-    return {stage, row, column};
-  return {row, column};
-}
-
-Value AmpereKernelBuilder::commitGroup(ArrayRef<Value> tokens) {
+Value ampere::commitGroup(OpBuilder &b, Location loc) {
   return nvgpu::DeviceAsyncCreateGroupOp::create(
-      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
 }
 
-void AmpereKernelBuilder::waitUntilPending(Value group, int64_t pending) {
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
-                                   b.getI32IntegerAttr(pending));
-}
-
-Value AmpereKernelBuilder::scaledMinus(Value x, Value scale, Value shift) {
-  auto contract = arith::FastMathFlags::contract;
-  Value product = arith::MulFOp::create(b, loc, x, scale, contract);
-  return arith::SubFOp::create(b, loc, product, shift, contract);
+void ampere::waitUntilPending(OpBuilder &b, Location loc, Value group,
+                              int64_t pending) {
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(pending));
 }

@@ -210,10 +210,11 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     SmallVector<Value> results = tiler.build();
     // The loop nest remembers its tiling (the GPU conversion reads stages
     // and warps from it; they have no meaning on the CPU).
-    results.front().getDefiningOp()->setAttr(
-        "fa.tile", TileAttr::get(rewriter.getContext(), blockM, blockN,
-                                 tile ? tile.getStages() : 2,
-                                 tile ? tile.getWarps() : 4));
+    auto *dialect = rewriter.getContext()->getLoadedDialect<FADialect>();
+    dialect->getTileAttrHelper().setAttr(
+        results.front().getDefiningOp(),
+        TileAttr::get(rewriter.getContext(), blockM, blockN,
+                      tile ? tile.getStages() : 2, tile ? tile.getWarps() : 4));
     rewriter.replaceOp(op, results);
     return success();
   }

@@ -93,3 +93,36 @@ mlir::fa::buildVisibleKeyRange(OpBuilder &b, Location loc, MaskAttr mask,
   }
   return {begin, end};
 }
+
+Value mlir::fa::buildTileNeedsMask(OpBuilder &b, Location loc, MaskAttr mask,
+                                   Value q0, Value k0, int64_t blockM,
+                                   int64_t blockN, Value queryLen,
+                                   Value keyLen) {
+  using Pred = arith::CmpIPredicate;
+  IndexMath m{b, loc};
+  Value lastKey = m.add(k0, m.constant(blockN - 1));
+  Value need = m.cmp(Pred::sge, lastKey, keyLen); // a partial last tile
+  auto orNeed = [&](Value cut) { need = arith::OrIOp::create(b, loc, need, cut); };
+  // Bottom-right alignment: query i sits on key i + N - M.
+  Value firstDiagonal = m.add(q0, m.sub(keyLen, queryLen));
+  Value lastDiagonal = m.add(firstDiagonal, m.constant(blockM - 1));
+  switch (mask.getKind()) {
+  case MaskKind::None:
+    break;
+  case MaskKind::Causal: // some key right of the first row's diagonal
+    orNeed(m.cmp(Pred::sgt, lastKey, firstDiagonal));
+    break;
+  case MaskKind::CausalTopLeft:
+    orNeed(m.cmp(Pred::sgt, lastKey, q0));
+    break;
+  case MaskKind::Window: // some key outside the window of some row
+    if (mask.getRight() >= 0)
+      orNeed(m.cmp(Pred::sgt, lastKey,
+                   m.add(firstDiagonal, m.constant(mask.getRight()))));
+    if (mask.getLeft() >= 0)
+      orNeed(m.cmp(Pred::slt, k0,
+                   m.sub(lastDiagonal, m.constant(mask.getLeft()))));
+    break;
+  }
+  return need;
+}

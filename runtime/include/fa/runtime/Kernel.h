@@ -8,6 +8,7 @@
 #define FA_RUNTIME_KERNEL_H
 
 #include "fa/runtime/Cuda.h"
+#include "fa/runtime/KernelAbi.h"
 #include "fa/runtime/Spec.h"
 
 #include <memory>
@@ -22,23 +23,12 @@ struct Manifest {
   AttentionSpec spec; ///< d, dv, dtype, mask, softcap, scale, block_m/n
   int64_t stages = 2, warps = 4, blockThreads = 128;
   int64_t dynamicSharedMemory = 0;
-  std::vector<std::string> params; ///< in launch order
+  /// The kernel's parameters in launch order, as the compiler wrote them
+  /// from the ABI table (KernelAbi.h): name and type.
+  std::vector<std::pair<std::string, std::string>> params;
 
   /// Reads and checks a manifest; false with a reason.
   static bool read(const std::string &path, Manifest &out, std::string &error);
-};
-
-/// Where the tensors are and how they are laid out. Strides are in
-/// elements, innermost dimension contiguous; [B,S,H,D] and [B,H,S,D] are
-/// both just strides.
-struct ForwardArgs {
-  cuda::CUdeviceptr q = 0, k = 0, v = 0, o = 0, lse = 0;
-  int64_t batch = 1, queryHeads = 1, kvHeads = 1, queryLen = 1, keyLen = 1;
-  int64_t qStride[3] = {0, 0, 0}; ///< batch, head, sequence
-  int64_t kStride[3] = {0, 0, 0};
-  int64_t vStride[3] = {0, 0, 0};
-  int64_t oStride[3] = {0, 0, 0};
-  int64_t lseStride[2] = {0, 0}; ///< batch, head (sequence stride is 1)
 };
 
 /// A loaded forward kernel.

@@ -31,6 +31,10 @@ typedef struct fa_forward_args {
   int64_t batch, q_heads, kv_heads, q_len, kv_len;
   int64_t q_stride[3], k_stride[3], v_stride[3], o_stride[3];
   int64_t lse_stride[2];
+  /* ALiBi slopes (f32) for kernels compiled with ALiBi, else NULL:
+   * [Hq] (alibi_stride_b = 0) or [B, Hq] (alibi_stride_b = Hq). */
+  const float *alibi_slopes;
+  int64_t alibi_stride_b;
 } fa_forward_args;
 
 /* NULL on failure (see fa_last_error); fa_no_gpu() tells "no GPU here". */

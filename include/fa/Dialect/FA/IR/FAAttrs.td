@@ -87,4 +87,81 @@ def FA_TileAttr : FA_Attr<"Tile", "tile"> {
   let genVerifyDecl = 1;
 }
 
+
+//===----------------------------------------------------------------------===//
+// GPU layouts: where the elements of a tile live once it is distributed over
+// the threads of a block (the encodings fa-gpu-distribute puts on tile types).
+//===----------------------------------------------------------------------===//
+
+def FA_FragmentLayoutAttr : FA_Attr<"FragmentLayout", "fragment"> {
+  let summary = "An MMA accumulator tile (or its rows) held in registers";
+  let description = [{
+    The register layout of an `[R, C]` f32 (or f16/bf16) tile computed by
+    tensor-core MMAs, as a tensor encoding. Warp `w` owns rows
+    `[16·m_tiles·w, 16·m_tiles·(w + 1))`, as `m_tiles` slabs of 16 rows;
+    within each 16 × 8 piece lane `l` holds rows `l/4` and `l/4 + 8` and
+    columns `2·(l%4)` and `2·(l%4) + 1`. This is the accumulator of both
+    `mma.sync.m16n8k16` (sm_80) and `wgmma.m64nNk16` (sm_90a: a warpgroup's
+    four warps hold 16 rows each), so every per-row and per-element lowering
+    written against it serves both.
+
+    On a 1-D `[R]` tensor it is the layout of row statistics: a thread holds
+    the values of its `2·m_tiles` rows. With `quad_partial` each of the four
+    lanes that share a row holds a partial sum over its own columns, to be
+    added across the quad before use (a running sum stays partial through
+    the KV loop and is reduced once, in the epilogue).
+
+    ```mlir
+    tensor<128x64xf32, #fa.fragment<warps = 4, m_tiles = 2>>
+    tensor<128xf32, #fa.fragment<warps = 4, m_tiles = 2, quad_partial = true>>
+    ```
+  }];
+  let parameters = (ins "int64_t":$warps, "int64_t":$mTiles,
+                        DefaultValuedParameter<"bool", "false">:$quadPartial);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// Rows of the tile (16 per m-tile per warp).
+    int64_t getRows() const { return 16 * getWarps() * getMTiles(); }
+    /// The same layout with `quad_partial` set or cleared.
+    FragmentLayoutAttr withQuadPartial(bool partial) const {
+      return get(getContext(), getWarps(), getMTiles(), partial);
+    }
+  }];
+}
+
+def FA_OperandLayoutAttr : FA_Attr<"OperandLayout", "operand"> {
+  let summary = "The A operand of an MMA, as fragments in registers";
+  let description = [{
+    An `[R, K]` f16/bf16 tile held as the A operand of m16n8k16 (and of
+    wgmma with A in registers): warp `w` owns the rows of
+    `#fa.fragment<warps, m_tiles>`, and per 16 × 16 piece each lane holds
+    four pairs (rows `l/4`, `l/4 + 8`; columns `2·(l%4)`, `+8`), as
+    `ldmatrix.x4` delivers them. `K` is padded to a multiple of 16 with
+    zeros.
+
+    ```mlir
+    tensor<128x128xbf16, #fa.operand<warps = 4, m_tiles = 2>>
+    ```
+  }];
+  let parameters = (ins "int64_t":$warps, "int64_t":$mTiles);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def FA_SharedLayoutAttr : FA_Attr<"SharedLayout", "shared"> {
+  let summary = "A tile in shared memory, row-major, 16-byte chunks XOR-swizzled";
+  let description = [{
+    An `[R, C]` tile stored in shared memory with rows of `row_elements`
+    elements (`C` padded up to a multiple of 64, the zero-filled padding
+    never read past the next multiple of 16). Logical 16-byte chunk `c` of
+    row `r` sits at chunk `c ^ (r % 8)`, so that the eight rows one
+    `ldmatrix` reads hit all 32 banks.
+
+    ```mlir
+    tensor<64x96xbf16, #fa.shared<row_elements = 128>>
+    ```
+  }];
+  let parameters = (ins "int64_t":$rowElements);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // FA_DIALECT_FA_IR_FAATTRS_TD

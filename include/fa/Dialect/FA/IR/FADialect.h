@@ -9,6 +9,8 @@
 
 #include "mlir/IR/Dialect.h"
 
+#include "fa/Dialect/FA/IR/FAAttrs.h"
+
 #include "fa/Dialect/FA/IR/FAOpsDialect.h.inc"
 
 #endif // FA_DIALECT_FA_IR_FADIALECT_H

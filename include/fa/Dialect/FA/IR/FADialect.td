@@ -39,6 +39,9 @@ def FA_Dialect : Dialect {
     are f32.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // `fa.tile` on the loop nest fa-tile builds: the config the GPU lowering
+  // reads back (typed access through FADialect::getTileAttrHelper()).
+  let discardableAttrs = (ins "::mlir::fa::TileAttr":$tile);
   let extraClassDeclaration = [{
     /// Registers the attributes; defined in FAAttrs.cpp, next to their storage.
     void registerAttributes();

@@ -10,6 +10,7 @@
 include "fa/Dialect/FA/IR/FADialect.td"
 include "fa/Dialect/FA/IR/FAAttrs.td"
 include "fa/Dialect/FA/IR/FATileOps.td"
+include "fa/Dialect/FA/IR/FAGPUOps.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 // Options shared by the forward and backward op. The verifier checks them in

@@ -128,12 +128,16 @@ def FA_ExpShiftedOp : FA_TileOp<"exp_shifted", [AllTypesMatch<["input", "result"
 def FA_ScaleRowsOp : FA_TileOp<"scale_rows", [AllTypesMatch<["input", "result"]>]> {
   let summary = "X[i, j] * r[i]: rescale an accumulator or normalise P";
   let description = [{
+    With a 1-D `input`, `x[i] * r[i]` (on the GPU: a quad-partial running
+    sum rescaled by a full row factor, which `arith.mulf` cannot state
+    because the two layouts differ).
+
     ```mlir
     %acc_rescaled = fa.scale_rows %acc, %alpha : tensor<64x64xf32>, tensor<64xf32>
     ```
   }];
-  let arguments = (ins FA_F32Tile2D:$input, FA_F32Tile1D:$factor);
-  let results = (outs FA_F32Tile2D:$result);
+  let arguments = (ins FA_F32Tile:$input, FA_F32Tile1D:$factor);
+  let results = (outs FA_F32Tile:$result);
   let assemblyFormat = [{
     $input `,` $factor attr-dict `:` type($input) `,` type($factor)
   }];

@@ -34,6 +34,14 @@ std::pair<Value, Value> buildVisibleKeyRange(OpBuilder &b, Location loc,
                                              Value rows, Value queryLen,
                                              Value keyLen, int64_t blockN);
 
+/// True (i1) when the tile of queries [q0, q0 + blockM) × keys [k0, k0 +
+/// blockN) has an invisible (query, key) pair under `mask`, or keys past N:
+/// the tiles whose scores must be masked element by element. Every other
+/// tile skips the per-element index arithmetic.
+Value buildTileNeedsMask(OpBuilder &b, Location loc, MaskAttr mask, Value q0,
+                         Value k0, int64_t blockM, int64_t blockN,
+                         Value queryLen, Value keyLen);
+
 } // namespace fa
 } // namespace mlir
 

@@ -1,0 +1,103 @@
+//===- FragmentPatterns.h - tile ops over register fragments ----*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// The chip-neutral half of fa-gpu-lower-fragments. A tile with a
+// #fa.fragment layout becomes, per thread, one vector of the elements that
+// thread holds (FragmentShape says which); every op that works row by row or
+// element by element (masks, score modifications, row max and sum, exp2,
+// rescale, the epilogue, stores) is lowered here once, for every chip whose
+// MMA accumulator has this layout (mma.sync m16n8k16, wgmma m64nNk16). A
+// chip adds only its MMA patterns (AttentionGPUStrategy::
+// populateFragmentLoweringPatterns).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_CONVERSION_FATOGPU_FRAGMENTPATTERNS_H
+#define FA_CONVERSION_FATOGPU_FRAGMENTPATTERNS_H
+
+#include "fa/Dialect/FA/IR/FAOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace fa {
+
+/// Which elements of a #fa.fragment tile one thread holds, and in which
+/// order its vector stores them: m-tile, then 8-column n-tile, then the
+/// four accumulator registers (rows lane/4 and lane/4 + 8, two columns each).
+struct FragmentShape {
+  int64_t warps, mTiles;
+  int64_t columns; ///< C of an [R, C] tile; 0 for rows
+
+  static FragmentShape of(RankedTensorType type);
+  int64_t nTiles() const { return columns / 8; }
+  /// Values per thread: 4 per (m-tile, n-tile), or 2 rows per m-tile.
+  int64_t size() const { return columns ? mTiles * nTiles() * 4 : 2 * mTiles; }
+  /// Position of register `reg` (0..3) of piece (mTile, nTile).
+  int64_t index(int64_t mTile, int64_t nTile, int64_t reg) const {
+    return (mTile * nTiles() + nTile) * 4 + reg;
+  }
+  /// The row slot (0 .. 2·mTiles) of element `i` of a 2-D fragment.
+  int64_t rowSlot(int64_t i) const { return 2 * (i / (4 * nTiles())) + (i % 4) / 2; }
+  /// Its n-tile and column parity.
+  int64_t nTile(int64_t i) const { return (i / 4) % nTiles(); }
+  int64_t columnParity(int64_t i) const { return i % 2; }
+};
+
+/// A thread's coordinates in a fragment layout: its rows and columns
+/// within the tile, as index values.
+class ThreadFragment {
+public:
+  ThreadFragment(OpBuilder &b, Location loc, FragmentLayoutAttr layout);
+  /// Tile row of row slot `slot` (= 2·mTile + half).
+  Value row(int64_t slot);
+  /// Tile column of element `i` of a fragment of `shape`.
+  Value column(const FragmentShape &shape, int64_t i);
+  /// True in the one lane of each quad that writes a row's statistic.
+  Value isRowLeader();
+  Value lane, warp;
+
+private:
+  OpBuilder &b;
+  Location loc;
+  FragmentLayoutAttr layout;
+};
+
+/// Registers the per-thread types of the layouts: #fa.fragment tiles become
+/// vector<size x T>, #fa.operand tiles vector<n x 2 x T> (A-fragment
+/// registers), #fa.shared tiles the strided shared-memory memref they view.
+void addFragmentTypeConversions(TypeConverter &converter);
+
+/// True if `type` is a tensor with one of the fa layouts.
+bool hasFragmentLayout(Type type);
+
+/// The chip-neutral patterns (one per op; see the .cpp's list).
+void populateFragmentPatterns(const TypeConverter &converter,
+                              RewritePatternSet &patterns);
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers every lowering of the math shares
+//===----------------------------------------------------------------------===//
+
+/// The vector's elements, and a vector from elements.
+SmallVector<Value> unpackVector(OpBuilder &b, Location loc, Value vector);
+Value packVector(OpBuilder &b, Location loc, Type type, ArrayRef<Value> elements);
+
+/// fa.qk_scores' epilogue on one raw dot product q·k: scale, softcap,
+/// log2(e) in log2 units (the op's attributes).
+Value transformScore(OpBuilder &b, Location loc, QKScoresOp op, Value dot);
+
+/// ex2.approx.f32 and lg2.approx.f32 through their NVVM intrinsics
+/// (math.exp2/math.log would become libdevice calls).
+Value fastExp2(OpBuilder &b, Location loc, Value x);
+Value fastLog2(OpBuilder &b, Location loc, Value x);
+
+/// Butterfly over the four lanes of a row (xor 1, 2).
+Value quadAllReduce(OpBuilder &b, Location loc, Value v, bool isMax);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_CONVERSION_FATOGPU_FRAGMENTPATTERNS_H

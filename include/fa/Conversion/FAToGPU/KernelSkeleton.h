@@ -1,0 +1,123 @@
+//===- KernelSkeleton.h - what every chip's schedule is built from -*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// The chip-neutral pieces a strategy assembles its kernel from in
+// fa-gpu-distribute:
+//
+// * `KernelArgs`: the gpu.func, its signature made from the ABI table
+//   (fa/runtime/KernelAbi.h), and the arguments by name;
+// * `GridCoords`: (Q block, head, batch) from the grid, GQA's KV head, the
+//   block's first query row;
+// * `sharedMemoryBase`: dynamic shared memory as MLIR 22 needs it;
+// * `DistributedMath`: the fused loop's tile ops, cloned into the kernel
+//   with their tensors re-typed to #fa.fragment layouts. The strategy owns
+//   the loop and decides where each shared-memory tile becomes readable;
+//   the math itself is the L2 IR's, never rewritten per chip.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_CONVERSION_FATOGPU_KERNELSKELETON_H
+#define FA_CONVERSION_FATOGPU_KERNELSKELETON_H
+
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+
+#include "mlir/IR/IRMapping.h"
+
+#include <functional>
+
+namespace mlir {
+namespace fa {
+
+/// A kernel's gpu.func and its ABI arguments.
+class KernelArgs {
+public:
+  /// Creates `gpu.func @name` with the ABI's parameters and `threads` as its
+  /// known block size; the builder is left at the start of its body.
+  static KernelArgs create(OpBuilder &b, gpu::GPUModuleOp module,
+                           const AttentionKernelConfig &c, StringRef name,
+                           int64_t threads);
+  gpu::GPUFuncOp func() const { return kernel; }
+  /// The argument `name` of the ABI table (a memref or an i64).
+  Value operator[](StringRef name) const;
+  /// An i64 argument as an index.
+  Value index(OpBuilder &b, StringRef name) const;
+
+private:
+  mutable gpu::GPUFuncOp kernel; // op handles are not const-correct
+  std::vector<std::string> names;
+};
+
+/// Where this thread block is in the problem.
+struct GridCoords {
+  Value queryBlock, head, batch, kvHead;
+  Value queryStart; ///< q0 = queryBlock · block_m
+  Value queryLen, keyLen;
+  /// Reads the grid (Q block, head, batch). Masked kernels take the Q
+  /// blocks in reverse order: the last blocks see the most keys, so they
+  /// should not form the tail of the grid.
+  static GridCoords build(OpBuilder &b, Location loc, const KernelArgs &args,
+                          const AttentionKernelConfig &c);
+  /// batch · stride_b + head · stride_h for tensor `prefix` ("q", "o", ...).
+  Value tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
+                   StringRef prefix, Value headIndex) const;
+};
+
+/// `bytes` of dynamic shared memory as an i8 memref at a 1024-byte aligned
+/// base (TOOLCHAIN.md: gpu.dynamic_shared_memory is misaligned in MLIR 22).
+Value sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module, Location loc,
+                       int64_t bytes);
+
+/// The fused loop's math, placed in a kernel.
+class DistributedMath {
+public:
+  /// `layout` is the accumulators' #fa.fragment layout.
+  DistributedMath(const FusedAttention &attention, FragmentLayoutAttr layout);
+
+  /// The KV loop's carried values at the distributed level (layouts set;
+  /// the running sum stays quad-partial) and their initial values.
+  SmallVector<Value> initialLoopValues(OpBuilder &b, Location loc);
+
+  /// Produces a tile the math reads (K or V): called once, right before the
+  /// first op that reads it, so the strategy can wait for it there.
+  using TileSource = std::function<Value(OpBuilder &)>;
+
+  /// Clones one iteration of the KV loop body at the builder: `keyStart` is
+  /// the tile's first key, `carried` the loop's values; returns the values
+  /// to yield. Mask and bias ops get the kernel's coordinates.
+  FailureOr<SmallVector<Value>>
+  emitLoopBody(OpBuilder &b, const GridCoords &grid, Value keyStart,
+               ValueRange carried, Value queryTile, TileSource keyTile,
+               TileSource valueTile, Value alibiSlope);
+
+  /// Clones the epilogue after the loop; returns (O tile, LSE rows).
+  FailureOr<std::pair<Value, Value>> emitEpilogue(OpBuilder &b,
+                                                  ValueRange loopResults);
+
+  /// The distributed type of an L2 tile type: rank 2 or 1 f32/f16/bf16/i1
+  /// tensors get the fragment layout.
+  Type distribute(Type type, bool quadPartial = false) const;
+
+private:
+  Value lookup(OpBuilder &b, Value l2Value);
+  Value fullRows(OpBuilder &b, Value value);
+  LogicalResult cloneOp(OpBuilder &b, Operation *op);
+
+  FusedAttention attention; // op handles: cheap to copy, not const-correct
+  FragmentLayoutAttr layout;
+  /// L2 values whose row sums stay quad-partial (the running sum).
+  llvm::DenseSet<Value> quadPartial;
+  /// Ops of the loop body that only compute the K/V tiles (slices, pads).
+  llvm::DenseSet<Operation *> tileFeeders;
+  IRMapping mapping;
+  DenseMap<Value, Value> fullRowsOf;
+  // Per emitted body: where tiles and coordinates come from.
+  std::function<Value(OpBuilder &, Value)> tileFor;
+  const GridCoords *grid = nullptr;
+  Value keyStart, slope;
+};
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_CONVERSION_FATOGPU_KERNELSKELETON_H

@@ -1,0 +1,221 @@
+//===- AmpereSchedule.cpp - the sm_80 kernel's schedule -------------------===//
+//
+// Part of fa-mlir.
+//
+// Prologue: Q and the first K tile in flight as one cp.async group, the
+// first V tile as the next. The KV loop, per tile j:
+//   issue K_{j+1} into the other stage           (streams under S and softmax)
+//   S = QK_jᵀ, mask, online softmax               (the L2 math, cloned)
+//   wait for V_j; barrier; issue V_{j+1}          (streams under P·V)
+//   acc += P V_j                                  (the L2 math, cloned)
+//   wait for K_{j+1}; barrier
+// Epilogue: the L2 epilogue (O = acc / l, LSE), stored by rows that exist.
+// Groups are committed unconditionally so that wait_group counts stay
+// uniform at the last tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AmpereSchedule.h"
+#include "AmpereStrategy.h"
+
+#include "fa/Conversion/FAToGPU/KernelSkeleton.h"
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::ampere;
+
+namespace {
+
+/// What the prologue leaves for the loop.
+struct Pipeline {
+  const AttentionKernelConfig &c;
+  Value threadId;
+  Value sharedQuery, sharedKey, sharedValue; ///< memref views
+  GlobalTile key, value;
+  Value kvBegin, numBlocks;
+  int64_t keyRow, valueRow;
+
+  Value cst(OpBuilder &b, Location loc, int64_t v) const {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  /// cp.async of the KV tile at `keyStart` into `stage`, when `condition`.
+  void copyIf(OpBuilder &b, Location loc, Value condition, const GlobalTile &src,
+              Value keyStart, Value dst, Value stage, int64_t width) const {
+    scf::IfOp::create(b, loc, condition, [&](OpBuilder &then, Location) {
+      copyTileAsync(then, loc, src, keyStart, dst, stage, c.blockN, width,
+                    32 * c.warps, threadId);
+      scf::YieldOp::create(then, loc);
+    });
+  }
+  /// The tile of `buffer` behind `stage` as a value of the math.
+  Value tile(OpBuilder &b, Location loc, Value buffer, Value stage,
+             int64_t rows, int64_t width, int64_t rowElements) const {
+    auto type = RankedTensorType::get(
+        {rows, width}, c.elementType,
+        SharedLayoutAttr::get(b.getContext(), rowElements));
+    return SharedTileOp::create(b, loc, type, buffer, stage);
+  }
+};
+
+/// Views, global tiles, the visible KV range, and the prologue's copies.
+Pipeline buildPrologue(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
+                       const KernelArgs &args, const GridCoords &grid,
+                       const AttentionKernelConfig &c) {
+  SharedMemoryPlan plan(c);
+  Pipeline p{c};
+  p.threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  p.keyRow = plan.keyRow;
+  p.valueRow = plan.valueRow;
+  Value smem = sharedMemoryBase(b, module, loc, plan.bytes);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto view = [&](int64_t byteOffset, ArrayRef<int64_t> shape) -> Value {
+    auto type = MemRefType::get(shape, c.elementType, nullptr, workgroup);
+    return memref::ViewOp::create(b, loc, type, smem,
+                                  p.cst(b, loc, byteOffset), ValueRange{});
+  };
+  p.sharedQuery = view(0, {c.blockM, plan.queryRow});
+  p.sharedKey = view(plan.keyOffset, {c.stages, c.blockN, plan.keyRow});
+  p.sharedValue = view(plan.valueOffset, {c.stages, c.blockN, plan.valueRow});
+
+  auto globalTile = [&](StringRef name, Value head, Value limit) {
+    return GlobalTile{args[name], grid.tensorBase(b, loc, args, name, head),
+                      args.index(b, (name + "_stride_s").str()), limit};
+  };
+  GlobalTile query = globalTile("q", grid.head, grid.queryLen);
+  p.key = globalTile("k", grid.kvHead, grid.keyLen);
+  p.value = globalTile("v", grid.kvHead, grid.keyLen);
+
+  Value rows = arith::MinSIOp::create(
+      b, loc, p.cst(b, loc, c.blockM),
+      arith::SubIOp::create(b, loc, grid.queryLen, grid.queryStart));
+  auto [begin, end] = buildVisibleKeyRange(b, loc, c.mask, grid.queryStart, rows,
+                                           grid.queryLen, grid.keyLen, c.blockN);
+  p.kvBegin = begin;
+  Value span = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end, begin), p.cst(b, loc, 0));
+  p.numBlocks = arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, p.cst(b, loc, c.blockN - 1)),
+      p.cst(b, loc, c.blockN));
+  Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                          p.numBlocks, p.cst(b, loc, 0));
+  // G0 = {Q, K_0}, G1 = {V_0}; wait for G0.
+  Value stage0 = p.cst(b, loc, 0);
+  copyTileAsync(b, loc, query, grid.queryStart, p.sharedQuery, Value(),
+                c.blockM, c.headDim, 32 * c.warps, p.threadId);
+  p.copyIf(b, loc, hasBlocks, p.key, begin, p.sharedKey, stage0, c.headDim);
+  commitGroup(b, loc);
+  p.copyIf(b, loc, hasBlocks, p.value, begin, p.sharedValue, stage0, c.valueDim);
+  waitUntilPending(b, loc, commitGroup(b, loc), 1);
+  gpu::BarrierOp::create(b, loc);
+  return p;
+}
+
+/// The ALiBi slope of this block's head: slopes[batch · stride_b + head].
+Value loadAlibiSlope(OpBuilder &b, Location loc, const KernelArgs &args,
+                     const GridCoords &grid) {
+  Value index = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, grid.batch, args.index(b, "alibi_stride_b")),
+      grid.head);
+  return memref::LoadOp::create(b, loc, args["alibi_slopes"], ValueRange{index});
+}
+
+} // namespace
+
+LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
+                                               gpu::GPUModuleOp module,
+                                               const FusedAttention &attention,
+                                               const AttentionKernelConfig &c,
+                                               StringRef name) {
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = FusedAttention(attention).kvLoop.getLoc();
+  KernelArgs args = KernelArgs::create(b, module, c, name, 32 * c.warps);
+  GridCoords grid = GridCoords::build(b, loc, args, c);
+  Pipeline p = buildPrologue(b, loc, module, args, grid, c);
+  Value slope = c.alibi ? loadAlibiSlope(b, loc, args, grid) : Value();
+
+  // Each warp owns m_tiles m16 tiles: two per warp share every K and V
+  // fragment, halving the ldmatrix traffic per mma.
+  int64_t mTiles = c.blockM / (16 * c.warps);
+  auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, mTiles,
+                                        /*quadPartial=*/false);
+  // Q's A fragments stay in registers for the whole loop when they fit;
+  // otherwise they are re-read from shared memory per KV tile.
+  Value query = p.tile(b, loc, p.sharedQuery, Value(), c.blockM, c.headDim,
+                       sharedRowElements(c.headDim));
+  if ((c.headDim + 15) / 16 * 16 * mTiles <= 128)
+    query = LoadOperandOp::create(
+        b, loc,
+        RankedTensorType::get({c.blockM, c.headDim}, c.elementType,
+                              OperandLayoutAttr::get(b.getContext(), c.warps,
+                                                     mTiles)),
+        query);
+
+  DistributedMath math(attention, layout);
+  LogicalResult bodyResult = success();
+  auto loop = scf::ForOp::create(
+      b, loc, p.cst(b, loc, 0), p.numBlocks, p.cst(b, loc, 1),
+      math.initialLoopValues(b, loc),
+      [&](OpBuilder &lb, Location, Value j, ValueRange carried) {
+        // Invariant: K_j has landed and is visible; V_j may be in flight.
+        Value keyStart = arith::AddIOp::create(
+            lb, loc, p.kvBegin,
+            arith::MulIOp::create(lb, loc, j, p.cst(lb, loc, c.blockN)));
+        Value stage = arith::RemUIOp::create(lb, loc, j, p.cst(lb, loc, 2));
+        Value next = arith::AddIOp::create(lb, loc, j, p.cst(lb, loc, 1));
+        Value hasNext = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt,
+                                              next, p.numBlocks);
+        Value nextStart =
+            arith::AddIOp::create(lb, loc, keyStart, p.cst(lb, loc, c.blockN));
+        Value nextStage = arith::RemUIOp::create(lb, loc, next, p.cst(lb, loc, 2));
+        p.copyIf(lb, loc, hasNext, p.key, nextStart, p.sharedKey, nextStage,
+                 c.headDim);
+        commitGroup(lb, loc);
+        auto keyTile = [&](OpBuilder &tb) {
+          return p.tile(tb, loc, p.sharedKey, stage, c.blockN, c.headDim, p.keyRow);
+        };
+        auto valueTile = [&](OpBuilder &tb) {
+          // V_j must have landed (K_{j+1} may still stream); then V_{j+1}
+          // streams in under P·V.
+          waitUntilPending(tb, loc, commitGroup(tb, loc), 2);
+          gpu::BarrierOp::create(tb, loc);
+          p.copyIf(tb, loc, hasNext, p.value, nextStart, p.sharedValue,
+                   nextStage, c.valueDim);
+          commitGroup(tb, loc);
+          return p.tile(tb, loc, p.sharedValue, stage, c.blockN, c.valueDim,
+                        p.valueRow);
+        };
+        FailureOr<SmallVector<Value>> yielded = math.emitLoopBody(
+            lb, grid, keyStart, carried, query, keyTile, valueTile, slope);
+        if (failed(yielded)) {
+          bodyResult = failure();
+          scf::YieldOp::create(lb, loc, carried);
+          return;
+        }
+        // K_{j+1} must have landed before the next S (V_{j+1} may stream).
+        waitUntilPending(lb, loc, commitGroup(lb, loc), 2);
+        gpu::BarrierOp::create(lb, loc);
+        scf::YieldOp::create(lb, loc, *yielded);
+      });
+  if (failed(bodyResult))
+    return failure();
+
+  auto epilogue = math.emitEpilogue(b, loop.getResults());
+  if (failed(epilogue))
+    return failure();
+  auto [output, lse] = *epilogue;
+  StoreFragmentOp::create(b, loc, output, args["o"],
+                          grid.tensorBase(b, loc, args, "o", grid.head),
+                          grid.queryStart, grid.queryLen,
+                          args.index(b, "o_stride_s"));
+  if (lse)
+    StoreFragmentOp::create(b, loc, lse, args["lse"],
+                            grid.tensorBase(b, loc, args, "lse", grid.head),
+                            grid.queryStart, grid.queryLen, Value());
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}

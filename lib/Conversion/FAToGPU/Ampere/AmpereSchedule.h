@@ -1,0 +1,35 @@
+//===- AmpereSchedule.h - the sm_80 kernel's schedule -----------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_LIB_CONVERSION_FATOGPU_AMPERE_AMPERESCHEDULE_H
+#define FA_LIB_CONVERSION_FATOGPU_AMPERE_AMPERESCHEDULE_H
+
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+
+namespace mlir {
+namespace fa {
+namespace ampere {
+
+/// Shared memory: Q [BM][Dq], K [stages][BN][Dk], V [stages][BN][Dv], each
+/// row padded to a multiple of 64 elements (the swizzle's period).
+struct SharedMemoryPlan {
+  explicit SharedMemoryPlan(const AttentionKernelConfig &c);
+  int64_t queryRow, keyRow, valueRow; ///< elements per shared row
+  int64_t keyOffset, valueOffset;     ///< bytes
+  int64_t bytes;
+};
+
+/// The sm_80 forward kernel (fa-gpu-distribute's output for sm_80).
+LogicalResult buildAmpereForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,
+                                       const FusedAttention &attention,
+                                       const AttentionKernelConfig &c,
+                                       StringRef name);
+
+} // namespace ampere
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_LIB_CONVERSION_FATOGPU_AMPERE_AMPERESCHEDULE_H

@@ -1,0 +1,284 @@
+//===- MmaPatterns.cpp - fa.qk_scores and fa.matmul on mma.sync -----------===//
+//
+// Part of fa-mlir.
+//
+// The chip-specific half of fa-gpu-lower-fragments on sm_80. Fragment
+// layouts are PTX's for mma.m16n8k16 (PTX ISA, "Matrix Fragments for
+// mma.m16n8k16 with floating point type"): lane l holds rows l/4 and l/4 + 8
+// and columns 2·(l%4), 2·(l%4) + 1 of each 8-wide piece, which is exactly
+// #fa.fragment (FragmentPatterns.h), so the MMA results feed the
+// chip-neutral patterns directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AmpereStrategy.h"
+
+#include "fa/Conversion/FAToGPU/FragmentPatterns.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <array>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::ampere;
+
+namespace {
+
+using Fragment = std::array<Value, 4>; ///< A: 4 pairs; C: 4 f32
+using BFragment = std::array<Value, 2>;
+
+/// Index math and ldmatrix at one location, for one warp's lane.
+struct WarpMma {
+  OpBuilder &b;
+  Location loc;
+  Value lane, warp;
+
+  WarpMma(OpBuilder &b, Location loc) : b(b), loc(loc) {
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    lane = arith::RemUIOp::create(b, loc, tid, cst(32));
+    warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+  }
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, cst(y)); }
+  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, cst(y)); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, cst(y)); }
+
+  /// ldmatrix.x4 of the tile at (row, logical chunk), split into its four
+  /// 8x8 matrices' registers (vector<2xT> each).
+  std::array<Value, 4> ldmatrix(Value tile, Value row, Value chunk,
+                                bool transpose) {
+    Type element = cast<MemRefType>(tile.getType()).getElementType();
+    Value loaded = nvgpu::LdMatrixOp::create(
+        b, loc, VectorType::get({4, 2}, element), tile,
+        ValueRange{row, swizzledColumn(b, loc, row, chunk)}, transpose,
+        /*numTiles=*/4);
+    std::array<Value, 4> regs;
+    for (int64_t i = 0; i < 4; ++i)
+      regs[i] = vector::ExtractOp::create(b, loc, loaded, ArrayRef<int64_t>{i});
+    return regs;
+  }
+
+  /// A fragment (16 rows × k16 chunk kc) of a row-major tile. Lane l
+  /// addresses row l % 16 at chunk 2·kc + l / 16, giving a0 = (rows 0-7,
+  /// k 0-7), a1 = (8-15, 0-7), a2 = (0-7, 8-15), a3 = (8-15, 8-15).
+  Fragment loadA(Value tile, Value row0, int64_t kc) {
+    return ldmatrix(tile, add(row0, rem(lane, 16)),
+                    add(cst(2 * kc), div(lane, 16)), /*transpose=*/false);
+  }
+
+  /// B fragments of n-tiles n0/8 and n0/8 + 1 at k16 chunk kc, from a tile
+  /// stored [n][k] (K for S = QKᵀ): matrix i = l/8 covers n rows
+  /// n0 + 8·(i/2) .. +7 at k chunk 2·kc + i % 2.
+  std::array<BFragment, 2> loadBFromRows(Value tile, int64_t n0, int64_t kc) {
+    Value matrix = div(lane, 8);
+    Value row = add(add(cst(n0), mul(div(matrix, 2), 8)), rem(lane, 8));
+    auto r = ldmatrix(tile, row, add(cst(2 * kc), rem(matrix, 2)), false);
+    return {BFragment{r[0], r[1]}, BFragment{r[2], r[3]}};
+  }
+
+  /// The same from a tile stored [k][n] (V for O = PV), via ldmatrix.trans:
+  /// matrix i covers k rows 16·kc + 8·(i % 2) .. +7 at n chunk n0/8 + i/2.
+  std::array<BFragment, 2> loadBFromColumns(Value tile, int64_t n0, int64_t kc) {
+    Value matrix = div(lane, 8);
+    Value row = add(add(cst(16 * kc), mul(rem(matrix, 2), 8)), rem(lane, 8));
+    auto r = ldmatrix(tile, row, add(cst(n0 / 8), div(matrix, 2)), true);
+    return {BFragment{r[0], r[1]}, BFragment{r[2], r[3]}};
+  }
+
+  /// d = a·b + c on mma.sync.m16n8k16, f32 accumulation.
+  Fragment mma(const Fragment &a, const BFragment &bf, const Fragment &c) {
+    SmallVector<Value> aOps, bOps;
+    for (Value reg : a)
+      aOps.push_back(operand(reg));
+    for (Value reg : bf)
+      bOps.push_back(operand(reg));
+    Type f32 = b.getF32Type();
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    bool isBf16 = cast<VectorType>(a[0].getType()).getElementType().isBF16();
+    std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
+    if (isBf16)
+      ptxTypes = {NVVM::MMATypes::bf16, NVVM::MMATypes::bf16};
+    auto op = NVVM::MmaOp::create(
+        b, loc, resultType, aOps, bOps, SmallVector<Value>(c.begin(), c.end()),
+        ArrayRef<int64_t>{16, 8, 16}, /*b1Op=*/std::nullopt,
+        /*intOverflow=*/std::nullopt, ptxTypes,
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    Fragment d;
+    for (int64_t i = 0; i < 4; ++i)
+      d[i] = LLVM::ExtractValueOp::create(b, loc, op.getResult(),
+                                          ArrayRef<int64_t>{i});
+    return d;
+  }
+
+  /// A register as mma.sync takes it: vector<2xf16> as is; bf16 pairs as
+  /// i32 (MLIR 22 cannot type bf16 vectors for nvvm.mma.sync).
+  Value operand(Value pair) {
+    if (cast<VectorType>(pair.getType()).getElementType().isF16())
+      return pair;
+    Value asInt = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), pair);
+    return vector::ExtractOp::create(b, loc, asInt, ArrayRef<int64_t>{0});
+  }
+
+  /// Two adjacent elements of a fragment vector as one register.
+  Value pair(Value fragment, int64_t first) {
+    auto type = cast<VectorType>(fragment.getType());
+    Value lo = vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{first});
+    Value hi = vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{first + 1});
+    return vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, type.getElementType()), ValueRange{lo, hi});
+  }
+
+  /// The first row of m-tile mt of this warp.
+  Value tileRow0(int64_t mTiles, int64_t mt) {
+    return add(mul(warp, 16 * mTiles), cst(16 * mt));
+  }
+};
+
+int64_t kChunks(int64_t k) { return (k + 15) / 16; }
+
+/// fa.load_operand: the A fragments of a shared tile, per m-tile and k16
+/// chunk, kept in registers (the query tile for the whole KV loop).
+struct LoadOperandLowering : OpConversionPattern<LoadOperandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOperandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto layout = cast<OperandLayoutAttr>(op.getType().getEncoding());
+    WarpMma w(rewriter, op.getLoc());
+    SmallVector<Value> regs;
+    for (int64_t mt = 0; mt < layout.getMTiles(); ++mt)
+      for (int64_t kc = 0; kc < kChunks(op.getType().getDimSize(1)); ++kc)
+        for (Value reg : w.loadA(adaptor.getTile(),
+                                 w.tileRow0(layout.getMTiles(), mt), kc))
+          regs.push_back(reg);
+    rewriter.replaceOp(op, packVector(rewriter, op.getLoc(),
+                                      getTypeConverter()->convertType(op.getType()),
+                                      regs));
+    return success();
+  }
+};
+
+/// fa.qk_scores: S = QKᵀ per m-tile over n8 tiles, each K fragment pair
+/// feeding every m-tile; then the op's score epilogue (scale, softcap,
+/// log2 e) per element.
+struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(QKScoresOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FragmentShape shape = FragmentShape::of(op.getType());
+    WarpMma w(rewriter, loc);
+    Value query = adaptor.getQuery(), key = adaptor.getKey();
+    bool queryInRegisters = isa<VectorType>(query.getType());
+    int64_t chunks = kChunks(op.getQuery().getType().getDimSize(1));
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0.0));
+    SmallVector<Fragment> acc(shape.mTiles * shape.nTiles(),
+                              Fragment{zero, zero, zero, zero});
+    for (int64_t kc = 0; kc < chunks; ++kc) {
+      SmallVector<Fragment> a;
+      for (int64_t mt = 0; mt < shape.mTiles; ++mt) {
+        if (!queryInRegisters) {
+          a.push_back(w.loadA(query, w.tileRow0(shape.mTiles, mt), kc));
+          continue;
+        }
+        Fragment regs;
+        for (int64_t r = 0; r < 4; ++r)
+          regs[r] = vector::ExtractOp::create(
+              rewriter, loc, query,
+              ArrayRef<int64_t>{(mt * chunks + kc) * 4 + r});
+        a.push_back(regs);
+      }
+      for (int64_t n0 = 0; n0 < shape.columns; n0 += 16) {
+        auto keyFrags = w.loadBFromRows(key, n0, kc);
+        for (int64_t mt = 0; mt < shape.mTiles; ++mt)
+          for (int64_t half = 0; half < 2; ++half) {
+            Fragment &c = acc[mt * shape.nTiles() + n0 / 8 + half];
+            c = w.mma(a[mt], keyFrags[half], c);
+          }
+      }
+    }
+    SmallVector<Value> scores;
+    for (const Fragment &f : acc)
+      for (Value dot : f)
+        scores.push_back(transformScore(rewriter, loc, op, dot));
+    rewriter.replaceOp(op, packVector(rewriter, loc,
+                                      getTypeConverter()->convertType(op.getType()),
+                                      scores));
+    return success();
+  }
+};
+
+/// fa.matmul acc + P·V: two adjacent n8 tiles of P's accumulator form one
+/// A fragment (the C layout of m16n8 pairs is the A layout of m16k16); V
+/// fragments come by ldmatrix.trans and feed every m-tile.
+struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getTransposeA() || op.getTransposeB() || op.getAlpha())
+      return rewriter.notifyMatchFailure(op, "only acc + P·V on sm_80 yet");
+    Location loc = op.getLoc();
+    FragmentShape probs = FragmentShape::of(op.getLhs().getType());
+    FragmentShape out = FragmentShape::of(op.getAcc().getType());
+    Type mmaType = op.getRhs().getType().getElementType();
+    WarpMma w(rewriter, loc);
+    Value p = adaptor.getLhs();
+    auto probsType = cast<VectorType>(p.getType());
+    if (probsType.getElementType() != mmaType)
+      p = arith::TruncFOp::create(rewriter, loc, probsType.clone(mmaType), p);
+    SmallVector<Value> accValues = unpackVector(rewriter, loc, adaptor.getAcc());
+    auto fragmentAt = [&](int64_t first) {
+      return Fragment{accValues[first], accValues[first + 1],
+                      accValues[first + 2], accValues[first + 3]};
+    };
+    for (int64_t kc = 0; kc < probs.nTiles() / 2; ++kc) {
+      SmallVector<Fragment> a;
+      for (int64_t mt = 0; mt < probs.mTiles; ++mt) {
+        int64_t lo = probs.index(mt, 2 * kc, 0), hi = probs.index(mt, 2 * kc + 1, 0);
+        a.push_back({w.pair(p, lo), w.pair(p, lo + 2), w.pair(p, hi),
+                     w.pair(p, hi + 2)});
+      }
+      for (int64_t n0 = 0; n0 < out.columns; n0 += 16) {
+        auto valueFrags = w.loadBFromColumns(adaptor.getRhs(), n0, kc);
+        for (int64_t mt = 0; mt < out.mTiles; ++mt)
+          for (int64_t half = 0; half < 2; ++half) {
+            int64_t nt = n0 / 8 + half;
+            if (nt >= out.nTiles())
+              continue; // the padding half of a Dv that is 8 mod 16
+            Fragment c = fragmentAt(out.index(mt, nt, 0));
+            Fragment d = w.mma(a[mt], valueFrags[half], c);
+            for (int64_t r = 0; r < 4; ++r)
+              accValues[out.index(mt, nt, r)] = d[r];
+          }
+      }
+    }
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(),
+                                      accValues));
+    return success();
+  }
+};
+
+} // namespace
+
+void ampere::populateAmpereMmaPatterns(const TypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  // fa.load_operand: ldmatrix.x4 A fragments.
+  patterns.add<LoadOperandLowering>(converter, ctx);
+  // fa.qk_scores: ldmatrix K fragments, mma.sync, the score epilogue.
+  patterns.add<QKScoresLowering>(converter, ctx);
+  // fa.matmul (acc + P·V): P from registers, ldmatrix.trans V, mma.sync.
+  patterns.add<ProbsTimesValueLowering>(converter, ctx);
+}

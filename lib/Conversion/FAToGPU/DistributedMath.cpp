@@ -1,0 +1,270 @@
+//===- DistributedMath.cpp - the fused loop's math, placed in a kernel ----===//
+//
+// Part of fa-mlir.
+//
+// The L2 loop body is cloned op by op into the kernel's loop; only the
+// tensor types change (a #fa.fragment layout on every 1-D and 2-D tile),
+// plus three things a distributed tile needs:
+//
+// * tiles read from shared memory (K, V) come from the strategy, at the
+//   point it chooses (after its wait for the copy);
+// * the running row sum l stays quad-partial through the loop (each lane
+//   sums its own columns; one quad reduction in the epilogue instead of two
+//   shuffles per row per KV tile), with an fa.convert_layout wherever a
+//   full row value is needed;
+// * P is rounded to the MMA's input type as soon as it exists, so its f32
+//   copy dies before the V wait (fewer live registers across the barrier).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Conversion/FAToGPU/KernelSkeleton.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+/// The splat value of a constant or filled tile, or null.
+static Attribute splatOf(Value value) {
+  DenseElementsAttr dense;
+  if (matchPattern(value, m_Constant(&dense)) && dense.isSplat())
+    return dense.getSplatValue<Attribute>();
+  if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
+    Attribute scalar;
+    if (matchPattern(fill.getInputs()[0], m_Constant(&scalar)))
+      return scalar;
+  }
+  return Attribute();
+}
+
+static bool isRows(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.getRank() == 1;
+}
+
+DistributedMath::DistributedMath(const FusedAttention &fused,
+                                 FragmentLayoutAttr layout)
+    : attention(fused), layout(layout) {
+  Block *body = attention.kvLoop.getBody();
+  // The ops that only slice and pad K and V out of the global tensors.
+  SmallVector<Value> worklist = {attention.keyTile, attention.valueTile};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body || !tileFeeders.insert(def).second)
+      continue;
+    worklist.append(def->operand_begin(), def->operand_end());
+  }
+  // The running sum stays quad-partial: row_sum results, their products
+  // with full rows, sums of partials, and a carried value that starts at 0
+  // and whose update is partial. Optimistic fixed point: assume every
+  // zero-started carried value is partial, drop those whose update is not.
+  auto yielded = body->getTerminator()->getOperands();
+  llvm::SmallSetVector<unsigned, 4> assumed;
+  for (auto [i, init] : llvm::enumerate(attention.kvLoop.getInitArgs())) {
+    auto zero = dyn_cast_or_null<FloatAttr>(splatOf(init));
+    if (zero && zero.getValue().isZero() && isRows(init))
+      assumed.insert(i);
+  }
+  while (true) {
+    quadPartial.clear();
+    for (unsigned i : assumed)
+      quadPartial.insert(attention.kvLoop.getRegionIterArgs()[i]);
+    for (Operation &op : *body) {
+      if (isa<RowSumOp>(op))
+        quadPartial.insert(op.getResult(0));
+      if (!isa<arith::MulFOp, arith::AddFOp>(op) || !isRows(op.getResult(0)))
+        continue;
+      int partials = llvm::count_if(
+          op.getOperands(), [&](Value v) { return quadPartial.contains(v); });
+      if ((isa<arith::MulFOp>(op) && partials == 1) ||
+          (isa<arith::AddFOp>(op) && partials == 2))
+        quadPartial.insert(op.getResult(0));
+    }
+    auto consistent = llvm::make_filter_range(
+        assumed, [&](unsigned i) { return quadPartial.contains(yielded[i]); });
+    llvm::SmallSetVector<unsigned, 4> kept(consistent.begin(), consistent.end());
+    if (kept.size() == assumed.size())
+      break;
+    assumed = std::move(kept);
+  }
+  for (unsigned i : assumed)
+    quadPartial.insert(attention.kvLoop.getResult(i));
+}
+
+Type DistributedMath::distribute(Type type, bool partial) const {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getEncoding() || tensor.getRank() < 1 ||
+      tensor.getRank() > 2)
+    return type;
+  Attribute encoding =
+      tensor.getRank() == 1 ? layout.withQuadPartial(partial) : layout;
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               encoding);
+}
+
+SmallVector<Value> DistributedMath::initialLoopValues(OpBuilder &b,
+                                                      Location loc) {
+  SmallVector<Value> values;
+  for (auto [init, carried] : llvm::zip(attention.kvLoop.getInitArgs(),
+                                        attention.kvLoop.getRegionIterArgs())) {
+    auto type = cast<RankedTensorType>(
+        distribute(init.getType(), quadPartial.contains(carried)));
+    values.push_back(arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, splatOf(init))));
+  }
+  return values;
+}
+
+Value DistributedMath::lookup(OpBuilder &b, Value l2Value) {
+  if (Value mapped = mapping.lookupOrNull(l2Value))
+    return mapped;
+  Value value;
+  if (l2Value == attention.keyTile || l2Value == attention.valueTile) {
+    value = tileFor(b, l2Value);
+  } else if (Attribute splat = splatOf(l2Value)) {
+    // Constants (and filled tiles) are rebuilt with the distributed type.
+    Type type = distribute(l2Value.getType(), quadPartial.contains(l2Value));
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    value = arith::ConstantOp::create(
+        b, l2Value.getLoc(),
+        tensor ? cast<TypedAttr>(DenseElementsAttr::get(tensor, splat))
+               : cast<TypedAttr>(splat));
+  }
+  if (value)
+    mapping.map(l2Value, value);
+  return value;
+}
+
+Value DistributedMath::fullRows(OpBuilder &b, Value value) {
+  Value &full = fullRowsOf[value];
+  if (!full) {
+    auto type = cast<RankedTensorType>(value.getType());
+    auto partial = cast<FragmentLayoutAttr>(type.getEncoding());
+    full = ConvertLayoutOp::create(
+        b, value.getLoc(),
+        RankedTensorType::get(type.getShape(), type.getElementType(),
+                              partial.withQuadPartial(false)),
+        value);
+  }
+  return full;
+}
+
+LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
+  if (tileFeeders.contains(op) || op->hasTrait<OpTrait::ConstantLike>())
+    return success(); // tiles come from the strategy; constants on demand
+  bool partialResult =
+      op->getNumResults() == 1 && quadPartial.contains(op->getResult(0));
+  IRMapping operands;
+  // A mask's coordinates are the kernel's, set after cloning (by operand
+  // role: M and N may be one constant in the L2 IR).
+  unsigned firstCoordinate =
+      isa<ApplyMaskOp>(op) ? 1 : op->getNumOperands();
+  for (Value operand : op->getOperands().take_front(firstCoordinate)) {
+    Value value = lookup(b, operand);
+    if (!value)
+      return op->emitError("the GPU lowering cannot place this op's operand "
+                           "in a kernel (defined outside the fused loop)");
+    if (quadPartial.contains(operand) && !partialResult)
+      value = fullRows(b, value);
+    operands.map(operand, value);
+  }
+  // P goes to the MMA's 16-bit type as soon as it is computed.
+  if (auto matmul = dyn_cast<TileMatmulOp>(op)) {
+    Type mmaType = matmul.getRhs().getType().getElementType();
+    Value probs = operands.lookup(matmul.getLhs());
+    auto probsType = cast<RankedTensorType>(probs.getType());
+    if (probsType.getElementType().isF32() && mmaType.getIntOrFloatBitWidth() == 16) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfterValue(probs);
+      operands.map(matmul.getLhs(),
+                   arith::TruncFOp::create(b, op->getLoc(),
+                                           probsType.clone(mmaType), probs)
+                       .getResult());
+    }
+  }
+  Operation *clone;
+  if (isa<arith::MulFOp>(op) && partialResult) {
+    // partial · full: one row factor per (quad-partial) row value.
+    Value lhs = operands.lookup(op->getOperand(0));
+    Value rhs = operands.lookup(op->getOperand(1));
+    if (quadPartial.contains(op->getOperand(1)))
+      std::swap(lhs, rhs);
+    clone = ScaleRowsOp::create(b, op->getLoc(), lhs.getType(), lhs, rhs);
+  } else {
+    clone = b.clone(*op, operands);
+  }
+  for (auto [original, cloned] :
+       llvm::zip(op->getResults(), clone->getResults())) {
+    cloned.setType(
+        distribute(original.getType(), quadPartial.contains(original)));
+    mapping.map(original, cloned);
+  }
+  // Masks and biases are written against the kernel's coordinates.
+  if (auto mask = dyn_cast<ApplyMaskOp>(clone)) {
+    mask.getQueryOffsetMutable().assign(grid->queryStart);
+    mask.getKeyOffsetMutable().assign(keyStart);
+    mask.getQueryLenMutable().assign(grid->queryLen);
+    mask.getKeyLenMutable().assign(grid->keyLen);
+  }
+  return success();
+}
+
+FailureOr<SmallVector<Value>>
+DistributedMath::emitLoopBody(OpBuilder &b, const GridCoords &coords,
+                              Value tileStart, ValueRange carried,
+                              Value queryTile, TileSource keyTile,
+                              TileSource valueTile, Value alibiSlope) {
+  grid = &coords;
+  keyStart = tileStart;
+  slope = alibiSlope;
+  tileFor = [&](OpBuilder &builder, Value tile) {
+    return tile == attention.keyTile ? keyTile(builder) : valueTile(builder);
+  };
+  // Each iteration's values are its own: forget the previous body's.
+  mapping.clear();
+  fullRowsOf.clear();
+  mapping.map(attention.queryTile, queryTile);
+  if (attention.alibiSlope)
+    mapping.map(attention.alibiSlope, alibiSlope);
+  Block *body = attention.kvLoop.getBody();
+  mapping.map(body->getArguments().drop_front(), carried);
+  for (Operation &op : body->without_terminator())
+    if (failed(cloneOp(b, &op)))
+      return failure();
+  SmallVector<Value> yielded;
+  for (Value value : body->getTerminator()->getOperands())
+    yielded.push_back(lookup(b, value));
+  return yielded;
+}
+
+FailureOr<std::pair<Value, Value>>
+DistributedMath::emitEpilogue(OpBuilder &b, ValueRange loopResults) {
+  mapping.clear();
+  fullRowsOf.clear();
+  mapping.map(attention.kvLoop.getResults(), loopResults);
+  // The epilogue: what the stored tiles depend on, after the KV loop.
+  Block *block = attention.kvLoop->getBlock();
+  llvm::DenseSet<Operation *> needed;
+  SmallVector<Value> worklist = {attention.outputTile};
+  if (attention.lseRows)
+    worklist.push_back(attention.lseRows);
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != block ||
+        !attention.kvLoop->isBeforeInBlock(def) || !needed.insert(def).second)
+      continue;
+    worklist.append(def->operand_begin(), def->operand_end());
+  }
+  for (Operation &op : *block)
+    if (needed.contains(&op) && failed(cloneOp(b, &op)))
+      return failure();
+  Value output = lookup(b, attention.outputTile);
+  Value lse = attention.lseRows ? lookup(b, attention.lseRows) : Value();
+  if (lse && quadPartial.contains(attention.lseRows))
+    lse = fullRows(b, lse);
+  return std::make_pair(output, lse);
+}

@@ -1,0 +1,93 @@
+//===- ElementwisePatterns.cpp - arith/math and constants on fragments ----===//
+//
+// Part of fa-mlir.
+//
+// An elementwise op on distributed tiles is the same op on the per-thread
+// vectors: the layouts of all operands agree (fa-gpu-distribute gives them
+// one), so element i of every vector is the same (row, column). Only the
+// transcendental ops are rewritten, to the NVVM approximations the kernel
+// uses everywhere (math.log would become a libdevice call).
+//
+//===----------------------------------------------------------------------===//
+
+#include "FragmentLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+static bool touchesFragments(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), hasFragmentLayout) ||
+         llvm::any_of(op->getResultTypes(), hasFragmentLayout);
+}
+
+namespace {
+
+/// Splat constants with a layout become vector splats.
+struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || !dense.isSplat() || !hasFragmentLayout(op.getType()))
+      return failure();
+    auto type = cast<ShapedType>(getTypeConverter()->convertType(op.getType()));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
+    return success();
+  }
+};
+
+/// math.log: ln x = lg2.approx(x) · ln 2, per element.
+struct LogLowering : OpConversionPattern<math::LogOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(math::LogOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value ln2 = arith::ConstantOp::create(rewriter, loc,
+                                          rewriter.getF32FloatAttr(M_LN2));
+    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getOperand());
+    for (Value &x : values)
+      x = arith::MulFOp::create(rewriter, loc, fastLog2(rewriter, loc, x), ln2);
+    rewriter.replaceOp(op, packVector(rewriter, loc,
+                                      adaptor.getOperand().getType(), values));
+    return success();
+  }
+};
+
+/// Any other arith/math op: the same op on the converted types.
+struct ElementwiseLowering : ConversionPattern {
+  ElementwiseLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    StringRef dialect = op->getDialect()->getNamespace();
+    if ((dialect != "arith" && dialect != "math") || op->getNumRegions() ||
+        isa<arith::ConstantOp>(op) || !touchesFragments(op))
+      return failure();
+    SmallVector<Type> resultTypes;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
+                                                resultTypes)))
+      return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, resultTypes,
+                         op->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::fa::populateElementwisePatterns(const TypeConverter &converter,
+                                           RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ConstantLowering, ElementwiseLowering>(converter, ctx);
+  patterns.add<LogLowering>(converter, ctx, /*benefit=*/2);
+}

@@ -1,0 +1,162 @@
+//===- FragmentTypes.cpp - per-thread types and scalar helpers ------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Conversion/FAToGPU/FragmentPatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+FragmentShape FragmentShape::of(RankedTensorType type) {
+  auto layout = cast<FragmentLayoutAttr>(type.getEncoding());
+  return {layout.getWarps(), layout.getMTiles(),
+          type.getRank() == 2 ? type.getDimSize(1) : 0};
+}
+
+ThreadFragment::ThreadFragment(OpBuilder &b, Location loc,
+                               FragmentLayoutAttr layout)
+    : b(b), loc(loc), layout(layout) {
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value warpSize = arith::ConstantIndexOp::create(b, loc, 32);
+  lane = arith::RemUIOp::create(b, loc, tid, warpSize);
+  warp = arith::DivUIOp::create(b, loc, tid, warpSize);
+}
+
+Value ThreadFragment::row(int64_t slot) {
+  // warp·16·m_tiles + 16·m_tile + 8·half + lane/4
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value warpRow = arith::MulIOp::create(b, loc, warp, cst(16 * layout.getMTiles()));
+  Value quad = arith::DivUIOp::create(b, loc, lane, cst(4));
+  Value inTile = arith::AddIOp::create(b, loc, quad, cst(16 * (slot / 2) + 8 * (slot % 2)));
+  return arith::AddIOp::create(b, loc, warpRow, inTile);
+}
+
+Value ThreadFragment::column(const FragmentShape &shape, int64_t i) {
+  // 8·n_tile + 2·(lane%4) + parity
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value pairColumn = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, cst(4)), cst(2));
+  return arith::AddIOp::create(
+      b, loc, pairColumn,
+      cst(8 * shape.nTile(i) + shape.columnParity(i)));
+}
+
+Value ThreadFragment::isRowLeader() {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                               arith::RemUIOp::create(b, loc, lane, cst(4)),
+                               cst(0));
+}
+
+bool mlir::fa::hasFragmentLayout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa_and_nonnull<FragmentLayoutAttr, OperandLayoutAttr,
+                                   SharedLayoutAttr>(tensor.getEncoding());
+}
+
+void mlir::fa::addFragmentTypeConversions(TypeConverter &converter) {
+  converter.addConversion([](Type type) { return type; });
+  converter.addConversion([](RankedTensorType type) -> std::optional<Type> {
+    Attribute encoding = type.getEncoding();
+    Type element = type.getElementType();
+    if (isa_and_nonnull<FragmentLayoutAttr>(encoding))
+      return VectorType::get({FragmentShape::of(type).size()}, element);
+    if (auto operand = dyn_cast_or_null<OperandLayoutAttr>(encoding)) {
+      int64_t kChunks = (type.getDimSize(1) + 15) / 16;
+      return VectorType::get({operand.getMTiles() * kChunks * 4, 2}, element);
+    }
+    if (auto shared = dyn_cast_or_null<SharedLayoutAttr>(encoding)) {
+      MLIRContext *ctx = type.getContext();
+      int64_t width = shared.getRowElements();
+      auto layout = StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {width, 1});
+      return MemRefType::get(
+          {type.getDimSize(0), width}, element, layout,
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+    }
+    return type;
+  });
+}
+
+SmallVector<Value> mlir::fa::unpackVector(OpBuilder &b, Location loc,
+                                          Value vector) {
+  auto type = cast<VectorType>(vector.getType());
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < type.getDimSize(0); ++i)
+    elements.push_back(
+        vector::ExtractOp::create(b, loc, vector, ArrayRef<int64_t>{i}));
+  return elements;
+}
+
+Value mlir::fa::packVector(OpBuilder &b, Location loc, Type type,
+                           ArrayRef<Value> elements) {
+  auto vectorType = cast<VectorType>(type);
+  if (vectorType.getRank() == 1)
+    return vector::FromElementsOp::create(b, loc, vectorType, elements);
+  // Registers of 2-element vectors (A fragments): from their scalars.
+  SmallVector<Value> scalars;
+  for (Value reg : elements)
+    for (int64_t i = 0; i < vectorType.getDimSize(1); ++i)
+      scalars.push_back(vector::ExtractOp::create(b, loc, reg, ArrayRef<int64_t>{i}));
+  return vector::FromElementsOp::create(b, loc, vectorType, scalars);
+}
+
+Value mlir::fa::fastExp2(OpBuilder &b, Location loc, Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, b.getF32Type(),
+             b.getStringAttr("llvm.nvvm.ex2.approx.f32"), ValueRange{x})
+      .getResult(0);
+}
+
+Value mlir::fa::fastLog2(OpBuilder &b, Location loc, Value x) {
+  // lg2.approx.f32: one instruction, max relative error 2^-22.
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, b.getF32Type(), b.getStringAttr("llvm.nvvm.lg2.approx.f"),
+             ValueRange{x})
+      .getResult(0);
+}
+
+Value mlir::fa::transformScore(OpBuilder &b, Location loc, QKScoresOp op,
+                               Value dot) {
+  auto f32 = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  double scale = op.getScale().convertToDouble();
+  double log2e = op.getLog2Domain() ? M_LOG2E : 1.0;
+  auto softcap = op.getSoftcapAttr();
+  if (!softcap) // c·scale·q·k: one multiply, log2(e) folded in
+    return arith::MulFOp::create(b, loc, dot, f32(scale * log2e));
+  // c·cap·tanh(scale·q·k / cap) with tanh.approx (as FlashAttention-2's
+  // softcap; its error, ~2^-11 relative, is below bf16's rounding of S).
+  double cap = softcap.getValueAsDouble();
+  Value inner = arith::MulFOp::create(b, loc, dot, f32(scale / cap));
+  Value tanh = LLVM::CallIntrinsicOp::create(
+                   b, loc, b.getF32Type(),
+                   b.getStringAttr("llvm.nvvm.tanh.approx.f32"), ValueRange{inner})
+                   .getResult(0);
+  return arith::MulFOp::create(b, loc, tanh, f32(cap * log2e));
+}
+
+Value mlir::fa::quadAllReduce(OpBuilder &b, Location loc, Value v, bool isMax) {
+  // Lanes 4r .. 4r + 3 hold row r's columns. maximumf is max.NaN.f32; no
+  // NaN reaches it (masked scores are -inf, which max keeps).
+  for (int64_t offset : {1, 2}) {
+    Value off = arith::ConstantIntOp::create(b, loc, offset, 32);
+    Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
+    Value other = gpu::ShuffleOp::create(b, loc, v, off, width,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    v = isMax ? arith::MaximumFOp::create(b, loc, v, other).getResult()
+              : arith::AddFOp::create(b, loc, v, other).getResult();
+  }
+  return v;
+}

@@ -1,0 +1,111 @@
+//===- MemoryPatterns.cpp - shared tiles and stores of fragments ----------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FragmentLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+/// fa.shared_tile: a strided view of the (staged) shared buffer; the MMA
+/// patterns address it with the swizzle of its #fa.shared layout.
+struct SharedTileLowering : OpConversionPattern<SharedTileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SharedTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
+    Value buffer = adaptor.getBuffer();
+    if (!op.getStage()) {
+      rewriter.replaceOpWithNewOp<memref::CastOp>(op, type, buffer);
+      return success();
+    }
+    auto bufferType = cast<MemRefType>(buffer.getType());
+    SmallVector<OpFoldResult> offsets = {adaptor.getStage(),
+                                         rewriter.getIndexAttr(0),
+                                         rewriter.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
+                                       rewriter.getIndexAttr(bufferType.getDimSize(1)),
+                                       rewriter.getIndexAttr(bufferType.getDimSize(2))};
+    SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<memref::SubViewOp>(op, type, buffer, offsets,
+                                                   sizes, strides);
+    return success();
+  }
+};
+
+/// fa.store_fragment: each thread writes its elements of the rows that
+/// exist; a 2-D tile as 32-bit pairs (two adjacent columns), a 1-D tile
+/// (row statistics) from the quad's first lane.
+struct StoreFragmentLowering : OpConversionPattern<StoreFragmentOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreFragmentOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getTile().getType();
+    FragmentShape shape = FragmentShape::of(type);
+    ThreadFragment thread(rewriter, loc,
+                          cast<FragmentLayoutAttr>(type.getEncoding()));
+    Value tile = adaptor.getTile();
+    Value leader = type.getRank() == 1 ? thread.isRowLeader() : Value();
+    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
+      Value row = arith::AddIOp::create(rewriter, loc, adaptor.getRow0(),
+                                        thread.row(slot));
+      Value exists = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                           row, adaptor.getRowLimit());
+      if (leader)
+        exists = arith::AndIOp::create(rewriter, loc, exists, leader);
+      auto ifOp = scf::IfOp::create(rewriter, loc, exists);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      if (leader) {
+        Value value = vector::ExtractOp::create(rewriter, loc, tile,
+                                                ArrayRef<int64_t>{slot});
+        Value offset = arith::AddIOp::create(rewriter, loc, adaptor.getBase(), row);
+        memref::StoreOp::create(rewriter, loc, value, adaptor.getBuffer(),
+                                ValueRange{offset});
+        continue;
+      }
+      Value rowBase = arith::AddIOp::create(
+          rewriter, loc, adaptor.getBase(),
+          arith::MulIOp::create(rewriter, loc, row, adaptor.getRowStride()));
+      for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
+        int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
+        Value lo = vector::ExtractOp::create(rewriter, loc, tile,
+                                             ArrayRef<int64_t>{first});
+        Value hi = vector::ExtractOp::create(rewriter, loc, tile,
+                                             ArrayRef<int64_t>{first + 1});
+        Value pair = vector::FromElementsOp::create(
+            rewriter, loc,
+            VectorType::get({2}, type.getElementType()), ValueRange{lo, hi});
+        Value offset = arith::AddIOp::create(rewriter, loc, rowBase,
+                                             thread.column(shape, first));
+        // One 32-bit store per pair: the column is even and rows are
+        // 16-byte aligned (the ABI's requirement), so 4 holds.
+        vector::StoreOp::create(rewriter, loc, pair, adaptor.getBuffer(),
+                                ValueRange{offset}, /*nontemporal=*/false,
+                                llvm::MaybeAlign(4));
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::fa::populateMemoryPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns) {
+  patterns.add<SharedTileLowering, StoreFragmentLowering>(converter,
+                                                          patterns.getContext());
+}

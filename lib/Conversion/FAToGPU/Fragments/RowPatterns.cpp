@@ -1,0 +1,150 @@
+//===- RowPatterns.cpp - row reductions, exp, rescale over fragments ------===//
+//
+// Part of fa-mlir.
+//
+// The online softmax's per-row steps. A thread holds 2·m_tiles rows; the
+// four lanes of a quad share each row, so a row reduction is the thread's
+// own elements first, then a two-step xor butterfly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FragmentLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+/// fa.row_max: the thread's maximum per row, then across the quad.
+struct RowMaxLowering : OpConversionPattern<RowMaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RowMaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FragmentShape shape = FragmentShape::of(op.getInput().getType());
+    SmallVector<Value> scores = unpackVector(rewriter, loc, adaptor.getInput());
+    double minusInf = -std::numeric_limits<double>::infinity();
+    SmallVector<Value> rows(2 * shape.mTiles,
+                            arith::ConstantOp::create(
+                                rewriter, loc, rewriter.getF32FloatAttr(minusInf)));
+    for (auto [i, s] : llvm::enumerate(scores)) {
+      Value &row = rows[shape.rowSlot(i)];
+      row = arith::MaximumFOp::create(rewriter, loc, row, s);
+    }
+    for (Value &row : rows)
+      row = quadAllReduce(rewriter, loc, row, /*isMax=*/true);
+    rewriter.replaceOp(op, packVector(rewriter, loc,
+                                      getTypeConverter()->convertType(op.getType()),
+                                      rows));
+    return success();
+  }
+};
+
+/// fa.row_sum: the thread's partial sum per row; across the quad only when
+/// the result is not quad-partial.
+struct RowSumLowering : OpConversionPattern<RowSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RowSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FragmentShape shape = FragmentShape::of(op.getInput().getType());
+    auto layout = cast<FragmentLayoutAttr>(op.getType().getEncoding());
+    SmallVector<Value> rows(2 * shape.mTiles);
+    for (auto [i, p] : llvm::enumerate(unpackVector(rewriter, loc, adaptor.getInput()))) {
+      Value &row = rows[shape.rowSlot(i)];
+      row = row ? arith::AddFOp::create(rewriter, loc, row, p).getResult() : p;
+    }
+    if (!layout.getQuadPartial())
+      for (Value &row : rows)
+        row = quadAllReduce(rewriter, loc, row, /*isMax=*/false);
+    rewriter.replaceOp(op, packVector(rewriter, loc,
+                                      getTypeConverter()->convertType(op.getType()),
+                                      rows));
+    return success();
+  }
+};
+
+/// fa.convert_layout (quad-partial rows to full rows): the quad's sum.
+struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> rows = unpackVector(rewriter, op.getLoc(), adaptor.getInput());
+    for (Value &row : rows)
+      row = quadAllReduce(rewriter, op.getLoc(), row, /*isMax=*/false);
+    rewriter.replaceOp(op, packVector(rewriter, op.getLoc(),
+                                      adaptor.getInput().getType(), rows));
+    return success();
+  }
+};
+
+/// fa.exp_shifted: exp2(x - m[row]) with m = -inf read as 0, so that a
+/// masked score (x = -inf) gives exactly 0 and no -inf - -inf appears.
+struct ExpShiftedLowering : OpConversionPattern<ExpShiftedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpShiftedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto f32 = [&](double v) {
+      return arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(v));
+    };
+    SmallVector<Value> shifts = unpackVector(rewriter, loc, adaptor.getShift());
+    Value minusInf = f32(-std::numeric_limits<double>::infinity());
+    for (Value &m : shifts) {
+      Value empty = arith::CmpFOp::create(rewriter, loc,
+                                          arith::CmpFPredicate::OEQ, m, minusInf);
+      m = arith::SelectOp::create(rewriter, loc, empty, f32(0.0), m);
+    }
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    FragmentShape shape = FragmentShape::of(inputType);
+    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getInput());
+    for (auto [i, x] : llvm::enumerate(values)) {
+      Value shift = shifts[inputType.getRank() == 2 ? shape.rowSlot(i) : i];
+      Value exponent = arith::SubFOp::create(rewriter, loc, x, shift);
+      if (!op.getBase2())
+        exponent = arith::MulFOp::create(rewriter, loc, exponent, f32(M_LOG2E));
+      x = fastExp2(rewriter, loc, exponent);
+    }
+    rewriter.replaceOp(op, packVector(rewriter, loc,
+                                      adaptor.getInput().getType(), values));
+    return success();
+  }
+};
+
+/// fa.scale_rows: every element of a row times the row's factor.
+struct ScaleRowsLowering : OpConversionPattern<ScaleRowsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ScaleRowsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FragmentShape shape = FragmentShape::of(op.getInput().getType());
+    SmallVector<Value> factors = unpackVector(rewriter, loc, adaptor.getFactor());
+    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getInput());
+    bool rows = op.getInput().getType().getRank() == 1;
+    for (auto [i, x] : llvm::enumerate(values))
+      x = arith::MulFOp::create(rewriter, loc, x,
+                                factors[rows ? i : shape.rowSlot(i)]);
+    rewriter.replaceOp(op, packVector(rewriter, loc,
+                                      adaptor.getInput().getType(), values));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::fa::populateRowPatterns(const TypeConverter &converter,
+                                   RewritePatternSet &patterns) {
+  patterns.add<RowMaxLowering, RowSumLowering, ConvertLayoutLowering,
+               ExpShiftedLowering, ScaleRowsLowering>(converter,
+                                                      patterns.getContext());
+}

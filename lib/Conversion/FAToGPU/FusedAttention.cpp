@@ -1,0 +1,113 @@
+//===- FusedAttention.cpp - reading the fused loop nest; the registry -----===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+/// The tile stored by an insert_slice the Q-block loop yields (the slice of
+/// the tile that exists is taken first for a partial last block).
+static Value storedTile(Value yielded) {
+  auto insert = yielded.getDefiningOp<tensor::InsertSliceOp>();
+  if (!insert)
+    return Value();
+  Value source = insert.getSource();
+  if (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>())
+    return slice.getSource();
+  return source;
+}
+
+FailureOr<FusedAttention> mlir::fa::analyzeFusedAttention(func::FuncOp func) {
+  // The fused KV loop: carries (m, l, acc) and makes log2-unit scores.
+  SmallVector<std::pair<scf::ForOp, QKScoresOp>> loops;
+  func.walk([&](scf::ForOp loop) {
+    if (loop.getNumRegionIterArgs() != 3)
+      return;
+    for (auto qk : loop.getBody()->getOps<QKScoresOp>())
+      if (qk.getLog2Domain())
+        loops.push_back({loop, qk});
+  });
+  if (loops.empty())
+    return func.emitError(
+        "the GPU lowering expects the fused online-softmax form: run "
+        "fa-tile and fa-fuse-online-softmax first");
+  if (loops.size() > 1)
+    return func.emitError("the GPU lowering handles one attention per "
+                          "function, found ")
+           << loops.size();
+  FusedAttention a;
+  a.func = func;
+  std::tie(a.kvLoop, a.scores) = loops.front();
+  auto matmuls = a.kvLoop.getBody()->getOps<TileMatmulOp>();
+  if (std::distance(matmuls.begin(), matmuls.end()) != 1)
+    return a.kvLoop.emitError("fused attention loop without exactly one P·V");
+  a.probsTimesValue = *matmuls.begin();
+  a.queryTile = a.scores.getQuery();
+  a.keyTile = a.scores.getKey();
+  a.valueTile = a.probsTimesValue.getRhs();
+  if (a.kvLoop->isAncestor(a.queryTile.getParentBlock()->getParentOp()))
+    return a.kvLoop.emitError("the query tile must be loop-invariant");
+
+  // The Q-block loop around it yields the O (rank 4) and LSE (rank 3)
+  // outputs with the epilogue's tiles inserted.
+  auto queryLoop = dyn_cast<scf::ForOp>(a.kvLoop->getParentOp());
+  if (!queryLoop)
+    return a.kvLoop.emitError("the KV loop must sit in the Q-block loop");
+  for (Value yielded : queryLoop.getBody()->getTerminator()->getOperands()) {
+    auto rank = cast<RankedTensorType>(yielded.getType()).getRank();
+    Value tile = storedTile(yielded);
+    if (!tile)
+      return queryLoop.emitError("Q-block loop yields an output it did not "
+                                 "insert a tile into");
+    (rank == 4 ? a.outputTile : a.lseRows) = tile;
+  }
+  if (!a.outputTile)
+    return queryLoop.emitError("no output tile stored by the Q-block loop");
+  return a;
+}
+
+AttentionKernelConfig mlir::fa::configOf(FusedAttention a) {
+  AttentionKernelConfig c;
+  auto query = cast<RankedTensorType>(a.queryTile.getType());
+  auto key = cast<RankedTensorType>(a.keyTile.getType());
+  auto value = cast<RankedTensorType>(a.valueTile.getType());
+  c.elementType = query.getElementType();
+  c.blockM = query.getDimSize(0);
+  c.headDim = query.getDimSize(1);
+  c.blockN = key.getDimSize(0);
+  c.valueDim = value.getDimSize(1);
+  c.mask = MaskAttr::get(a.func.getContext(), MaskKind::None);
+  for (auto mask : a.kvLoop.getBody()->getOps<ApplyMaskOp>())
+    c.mask = mask.getMask();
+  c.scale = a.scores.getScale().convertToDouble();
+  if (auto softcap = a.scores.getSoftcapAttr())
+    c.softcap = softcap.getValueAsDouble();
+  c.alibi = static_cast<bool>(a.alibiSlope);
+  auto helper = a.func.getContext()
+                    ->getLoadedDialect<FADialect>()
+                    ->getTileAttrHelper();
+  for (Operation *op = a.kvLoop; op; op = op->getParentOp())
+    if (TileAttr tile = helper.getAttr(op)) {
+      c.stages = tile.getStages();
+      c.warps = tile.getWarps();
+      break;
+    }
+  return c;
+}
+
+AttentionGPUStrategy::~AttentionGPUStrategy() = default;
+
+std::string mlir::fa::checkAttentionKernel(StringRef chip,
+                                           const AttentionKernelConfig &c) {
+  std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);
+  if (!strategy)
+    return "unknown chip '" + chip.str() + "' (supported: " +
+           registeredChips() + ")";
+  return strategy->unsupportedReason(c);
+}

@@ -1,0 +1,74 @@
+//===- GPUDistribute.cpp - fa-gpu-distribute ------------------------------===//
+//
+// Part of fa-mlir.
+//
+// A thin driver: find the fused loop nest, check the config against the
+// chip, let the chip's strategy build the kernel. Everything chip-specific
+// is behind AttentionGPUStrategy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+#include "fa/Conversion/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FAGPUDISTRIBUTE
+#include "fa/Conversion/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fa;
+
+LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
+                                                 StringRef chip) {
+  std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);
+  if (!strategy)
+    return module.emitError() << "unknown chip '" << chip
+                              << "' (supported: " << registeredChips() << ")";
+  SmallVector<func::FuncOp> funcs;
+  module.walk([&](func::FuncOp func) {
+    if (!func.getOps<QKScoresOp>().empty() ||
+        func.walk([](QKScoresOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      funcs.push_back(func);
+  });
+  if (funcs.empty())
+    return success();
+  OpBuilder builder(module.getContext());
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  builder.getUnitAttr());
+  auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("fa_kernels");
+  if (!gpuModule) {
+    builder.setInsertionPointToEnd(module.getBody());
+    gpuModule = gpu::GPUModuleOp::create(builder, module.getLoc(), "fa_kernels");
+  }
+  for (func::FuncOp func : funcs) {
+    FailureOr<FusedAttention> attention = analyzeFusedAttention(func);
+    if (failed(attention))
+      return failure();
+    AttentionKernelConfig config = configOf(*attention);
+    std::string reason = strategy->unsupportedReason(config);
+    if (!reason.empty())
+      return func.emitError() << chip << ": " << reason;
+    if (failed(strategy->buildForwardKernel(builder, gpuModule, *attention,
+                                            config, func.getSymName())))
+      return failure();
+    func.erase();
+  }
+  return success();
+}
+
+namespace {
+struct FAGPUDistributePass
+    : fa::impl::FAGPUDistributeBase<FAGPUDistributePass> {
+  using FAGPUDistributeBase::FAGPUDistributeBase;
+  void runOnOperation() override {
+    if (failed(distributeAttentionToGPU(getOperation(), chip)))
+      signalPassFailure();
+  }
+};
+} // namespace

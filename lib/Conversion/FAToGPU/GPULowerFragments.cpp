@@ -1,0 +1,63 @@
+//===- GPULowerFragments.cpp - fa-gpu-lower-fragments ---------------------===//
+//
+// Part of fa-mlir.
+//
+// A thin driver over the chip-neutral fragment patterns and the chip's MMA
+// patterns, with SCF's structural conversions for the loop-carried and
+// if-yielded fragments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+#include "fa/Conversion/FAToGPU/FragmentPatterns.h"
+#include "fa/Conversion/Passes.h"
+
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FAGPULOWERFRAGMENTS
+#include "fa/Conversion/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fa;
+
+void mlir::fa::populateFAGPULowerFragmentsPatterns(
+    const AttentionGPUStrategy &strategy, TypeConverter &converter,
+    RewritePatternSet &patterns, ConversionTarget &target) {
+  addFragmentTypeConversions(converter);
+  populateFragmentPatterns(converter, patterns);
+  strategy.populateFragmentLoweringPatterns(converter, patterns);
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                        target);
+  target.addIllegalDialect<FADialect>();
+  target.markUnknownOpDynamicallyLegal([](Operation *op) {
+    return llvm::none_of(op->getOperandTypes(), hasFragmentLayout) &&
+           llvm::none_of(op->getResultTypes(), hasFragmentLayout);
+  });
+}
+
+namespace {
+struct FAGPULowerFragmentsPass
+    : fa::impl::FAGPULowerFragmentsBase<FAGPULowerFragmentsPass> {
+  using FAGPULowerFragmentsBase::FAGPULowerFragmentsBase;
+  void runOnOperation() override {
+    std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);
+    if (!strategy) {
+      getOperation().emitError() << "unknown chip '" << chip << "' (supported: "
+                                 << registeredChips() << ")";
+      return signalPassFailure();
+    }
+    TypeConverter converter;
+    RewritePatternSet patterns(&getContext());
+    ConversionTarget target(getContext());
+    populateFAGPULowerFragmentsPatterns(*strategy, converter, patterns, target);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

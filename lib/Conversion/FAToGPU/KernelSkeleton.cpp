@@ -1,0 +1,111 @@
+//===- KernelSkeleton.cpp - signature, grid, shared memory ----------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Conversion/FAToGPU/KernelSkeleton.h"
+
+#include "fa/runtime/KernelAbi.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
+                              const AttentionKernelConfig &c, StringRef name,
+                              int64_t threads) {
+  KernelArgs args;
+  SmallVector<Type> types;
+  for (const ::fa::abi::Param &p : ::fa::abi::forwardKernelParams(c.alibi)) {
+    args.names.push_back(p.name);
+    switch (p.type) {
+    case ::fa::abi::ParamType::ElementBuffer:
+      types.push_back(MemRefType::get({ShapedType::kDynamic}, c.elementType));
+      break;
+    case ::fa::abi::ParamType::F32Buffer:
+      types.push_back(MemRefType::get({ShapedType::kDynamic}, b.getF32Type()));
+      break;
+    case ::fa::abi::ParamType::Int64:
+      types.push_back(b.getI64Type());
+      break;
+    }
+  }
+  b.setInsertionPointToEnd(module.getBody());
+  args.kernel = gpu::GPUFuncOp::create(b, module.getLoc(), name,
+                                       b.getFunctionType(types, {}));
+  args.kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                       b.getUnitAttr());
+  args.kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
+      b.getContext(), {static_cast<int32_t>(threads), 1, 1}));
+  b.setInsertionPointToStart(&args.kernel.getBody().front());
+  return args;
+}
+
+Value KernelArgs::operator[](StringRef name) const {
+  for (auto [i, n] : llvm::enumerate(names))
+    if (n == name)
+      return kernel.getArgument(i);
+  llvm::report_fatal_error("kernel ABI has no parameter '" + name + "'");
+}
+
+Value KernelArgs::index(OpBuilder &b, StringRef name) const {
+  Value arg = (*this)[name];
+  return arith::IndexCastOp::create(b, arg.getLoc(), b.getIndexType(), arg);
+}
+
+GridCoords GridCoords::build(OpBuilder &b, Location loc, const KernelArgs &args,
+                             const AttentionKernelConfig &c) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  GridCoords g;
+  g.queryBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  if (c.mask.isMasking()) {
+    Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    g.queryBlock = arith::SubIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, blocks, cst(1)), g.queryBlock);
+  }
+  g.head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  g.batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
+  Value group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
+                                       args.index(b, "kv_heads"));
+  g.kvHead = arith::DivUIOp::create(b, loc, g.head, group);
+  g.queryStart = arith::MulIOp::create(b, loc, g.queryBlock, cst(c.blockM));
+  g.queryLen = args.index(b, "q_len");
+  g.keyLen = args.index(b, "kv_len");
+  return g;
+}
+
+Value GridCoords::tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
+                             StringRef prefix, Value headIndex) const {
+  Value strideB = args.index(b, (prefix + "_stride_b").str());
+  Value strideH = args.index(b, (prefix + "_stride_h").str());
+  return arith::AddIOp::create(b, loc,
+                               arith::MulIOp::create(b, loc, batch, strideB),
+                               arith::MulIOp::create(b, loc, headIndex, strideH));
+}
+
+Value mlir::fa::sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module,
+                                 Location loc, int64_t bytes) {
+  // A public zero-sized workgroup global becomes `.extern .shared .align
+  // 1024 .b8 fa_smem[]`: what gpu.dynamic_shared_memory should be, and in
+  // MLIR 22 is not (TOOLCHAIN.md).
+  MLIRContext *ctx = b.getContext();
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto globalType = MemRefType::get({0}, b.getI8Type(), nullptr, workgroup);
+  if (!SymbolTable::lookupSymbolIn(module, "fa_smem")) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    memref::GlobalOp::create(b, loc, "fa_smem", b.getStringAttr("public"),
+                             globalType, Attribute(), /*constant=*/false,
+                             b.getI64IntegerAttr(1024));
+  }
+  Value global = memref::GetGlobalOp::create(b, loc, globalType, "fa_smem");
+  auto flatType = MemRefType::get({bytes}, b.getI8Type(), nullptr, workgroup);
+  return memref::ReinterpretCastOp::create(b, loc, flatType, global,
+                                           /*offset=*/0,
+                                           ArrayRef<int64_t>{bytes},
+                                           ArrayRef<int64_t>{1});
+}

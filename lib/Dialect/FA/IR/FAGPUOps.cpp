@@ -1,0 +1,71 @@
+//===- FAGPUOps.cpp - verifiers of the distributed-level ops --------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/IR/FAOps.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+template <typename Layout>
+static Layout layoutOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? dyn_cast_or_null<Layout>(tensor.getEncoding()) : Layout();
+}
+
+LogicalResult SharedTileOp::verify() {
+  auto buffer = getBuffer().getType();
+  auto tile = getTile().getType();
+  auto layout = layoutOf<SharedLayoutAttr>(tile);
+  if (!layout)
+    return emitOpError("result must carry a #fa.shared layout");
+  int64_t rank = buffer.getRank();
+  if (rank != (getStage() ? 3 : 2))
+    return emitOpError("buffer must be [rows, width]")
+           << (getStage() ? " behind a stage index ([stages, rows, width])" : "");
+  int64_t rows = buffer.getDimSize(rank - 2), width = buffer.getDimSize(rank - 1);
+  if (tile.getRank() != 2 || tile.getDimSize(0) != rows ||
+      tile.getDimSize(1) > width || width != layout.getRowElements())
+    return emitOpError("tile ") << tile << " does not fit buffer rows of "
+                                << width << " elements";
+  if (tile.getElementType() != buffer.getElementType())
+    return emitOpError("tile and buffer element types differ");
+  return success();
+}
+
+LogicalResult LoadOperandOp::verify() {
+  if (!layoutOf<SharedLayoutAttr>(getTile().getType()))
+    return emitOpError("operand must carry a #fa.shared layout");
+  if (!layoutOf<OperandLayoutAttr>(getResult().getType()))
+    return emitOpError("result must carry a #fa.operand layout");
+  if (getTile().getType().getShape() != getResult().getType().getShape())
+    return emitOpError("shapes differ");
+  return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto from = layoutOf<FragmentLayoutAttr>(getInput().getType());
+  auto to = layoutOf<FragmentLayoutAttr>(getResult().getType());
+  if (!from || !to || getInput().getType().getRank() != 1)
+    return emitOpError("converts 1-D #fa.fragment rows");
+  if (!from.getQuadPartial() || to != from.withQuadPartial(false))
+    return emitOpError("only quad-partial rows to full rows is defined");
+  return success();
+}
+
+LogicalResult StoreFragmentOp::verify() {
+  auto tile = getTile().getType();
+  auto layout = layoutOf<FragmentLayoutAttr>(tile);
+  if (!layout || layout.getQuadPartial())
+    return emitOpError("tile must carry a #fa.fragment layout (not quad-partial)");
+  if (tile.getDimSize(0) != layout.getRows())
+    return emitOpError("tile has ") << tile.getDimSize(0)
+                                    << " rows, its layout " << layout.getRows();
+  if (tile.getRank() == 2 && !getRowStride())
+    return emitOpError("a 2-D tile needs a row stride");
+  if (getBuffer().getType().getElementType() != tile.getElementType())
+    return emitOpError("tile and buffer element types differ");
+  return success();
+}

@@ -1,0 +1,97 @@
+//===- KernelAbi.cpp - the forward kernel's parameters, once --------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/runtime/KernelAbi.h"
+
+#include <functional>
+
+using namespace fa;
+using namespace fa::abi;
+
+namespace {
+/// One row of the ABI: the parameter and where its value comes from.
+struct Binding {
+  Param param;
+  std::function<int64_t(const ForwardArgs &)> value;
+};
+} // namespace
+
+static const std::vector<Binding> &forwardBindings() {
+  using P = ParamType;
+  auto ptr = [](cuda::CUdeviceptr ForwardArgs::*field) {
+    return [field](const ForwardArgs &a) {
+      return static_cast<int64_t>(a.*field);
+    };
+  };
+  auto i64 = [](int64_t ForwardArgs::*field) {
+    return [field](const ForwardArgs &a) { return a.*field; };
+  };
+  auto stride = [](int64_t (ForwardArgs::*field)[3], int dim) {
+    return [field, dim](const ForwardArgs &a) { return (a.*field)[dim]; };
+  };
+  static const std::vector<Binding> table = {
+      {{"q", P::ElementBuffer, false}, ptr(&ForwardArgs::q)},
+      {{"k", P::ElementBuffer, false}, ptr(&ForwardArgs::k)},
+      {{"v", P::ElementBuffer, false}, ptr(&ForwardArgs::v)},
+      {{"o", P::ElementBuffer, false}, ptr(&ForwardArgs::o)},
+      {{"lse", P::F32Buffer, false}, ptr(&ForwardArgs::lse)},
+      {{"alibi_slopes", P::F32Buffer, true}, ptr(&ForwardArgs::alibiSlopes)},
+      {{"batch", P::Int64, false}, i64(&ForwardArgs::batch)},
+      {{"q_heads", P::Int64, false}, i64(&ForwardArgs::queryHeads)},
+      {{"kv_heads", P::Int64, false}, i64(&ForwardArgs::kvHeads)},
+      {{"q_len", P::Int64, false}, i64(&ForwardArgs::queryLen)},
+      {{"kv_len", P::Int64, false}, i64(&ForwardArgs::keyLen)},
+      {{"q_stride_b", P::Int64, false}, stride(&ForwardArgs::qStride, 0)},
+      {{"q_stride_h", P::Int64, false}, stride(&ForwardArgs::qStride, 1)},
+      {{"q_stride_s", P::Int64, false}, stride(&ForwardArgs::qStride, 2)},
+      {{"k_stride_b", P::Int64, false}, stride(&ForwardArgs::kStride, 0)},
+      {{"k_stride_h", P::Int64, false}, stride(&ForwardArgs::kStride, 1)},
+      {{"k_stride_s", P::Int64, false}, stride(&ForwardArgs::kStride, 2)},
+      {{"v_stride_b", P::Int64, false}, stride(&ForwardArgs::vStride, 0)},
+      {{"v_stride_h", P::Int64, false}, stride(&ForwardArgs::vStride, 1)},
+      {{"v_stride_s", P::Int64, false}, stride(&ForwardArgs::vStride, 2)},
+      {{"o_stride_b", P::Int64, false}, stride(&ForwardArgs::oStride, 0)},
+      {{"o_stride_h", P::Int64, false}, stride(&ForwardArgs::oStride, 1)},
+      {{"o_stride_s", P::Int64, false}, stride(&ForwardArgs::oStride, 2)},
+      {{"lse_stride_b", P::Int64, false},
+       [](const ForwardArgs &a) { return a.lseStride[0]; }},
+      {{"lse_stride_h", P::Int64, false},
+       [](const ForwardArgs &a) { return a.lseStride[1]; }},
+      {{"alibi_stride_b", P::Int64, true}, i64(&ForwardArgs::alibiStrideB)},
+  };
+  return table;
+}
+
+std::vector<Param> fa::abi::forwardKernelParams(bool alibi) {
+  std::vector<Param> params;
+  for (const Binding &b : forwardBindings())
+    if (alibi || !b.param.alibiOnly)
+      params.push_back(b.param);
+  return params;
+}
+
+std::string fa::abi::paramTypeName(ParamType type,
+                                   const std::string &elementType) {
+  switch (type) {
+  case ParamType::ElementBuffer:
+    return "memref<?x" + elementType + ">";
+  case ParamType::F32Buffer:
+    return "memref<?xf32>";
+  case ParamType::Int64:
+    return "i64";
+  }
+  return "";
+}
+
+bool fa::abi::forwardParamValue(const ForwardArgs &args,
+                                const std::string &name, int64_t &value) {
+  for (const Binding &b : forwardBindings())
+    if (name == b.param.name) {
+      value = b.value(args);
+      return true;
+    }
+  return false;
+}
