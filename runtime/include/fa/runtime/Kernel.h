@@ -39,6 +39,9 @@ struct ForwardArgs {
   int64_t vStride[3] = {0, 0, 0};
   int64_t oStride[3] = {0, 0, 0};
   int64_t lseStride[2] = {0, 0}; ///< batch, head (sequence stride is 1)
+  /// ALiBi: f32 slopes, or 0 for none.
+  cuda::CUdeviceptr alibiSlopes = 0;
+  int64_t alibiStrideB = 0; // 0 for [Hq] slopes, Hq for [B, Hq]
 };
 
 /// A loaded forward kernel.
