@@ -13,7 +13,9 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <sstream>
+#include <utility>
 
 using namespace mlir;
 
@@ -72,13 +74,18 @@ public:
     return os.str();
   }
 
-  /// func.func @name(inputs..., outputs...) { to_tensor; <op>; materialize }
+  /// func.func @name(inputs..., [slopes,] outputs...) { to_tensor; <op>;
+  /// materialize }. The slopes, when given, are the op's `alibi(...)`.
   void entryPoint(std::ostream &os, const std::string &name,
-                  const std::vector<Operand> &inputs,
-                  const std::vector<Operand> &outputs, const std::string &op) {
+                  std::vector<Operand> inputs,
+                  const std::vector<Operand> &outputs, const std::string &op,
+                  const std::optional<Operand> &alibiSlopes) {
+    size_t numOperands = inputs.size();
+    if (alibiSlopes)
+      inputs.push_back(*alibiSlopes);
     os << "  func.func @" << name << "(";
     bool first = true;
-    for (const auto *group : {&inputs, &outputs})
+    for (const std::vector<Operand> *group : {&std::as_const(inputs), &outputs})
       for (const Operand &o : *group) {
         os << (first ? "" : ", ") << "%" << o.name << "_buf: " << o.memref;
         first = false;
@@ -91,8 +98,10 @@ public:
     for (size_t i = 0; i < outputs.size(); ++i)
       os << (i ? ", " : "") << "%" << outputs[i].name;
     os << " = " << op << " ";
-    for (size_t i = 0; i < inputs.size(); ++i)
+    for (size_t i = 0; i < numOperands; ++i)
       os << (i ? ", " : "") << "%" << inputs[i].name;
+    if (alibiSlopes)
+      os << " alibi(%" << alibiSlopes->name << ")";
     os << " " << attributes() << "\n        : (";
     for (size_t i = 0; i < inputs.size(); ++i)
       os << (i ? ", " : "") << inputs[i].tensor;
@@ -128,20 +137,35 @@ std::string mlir::fa::buildAttentionModuleText(const ::fa::AttentionSpec &spec,
   Operand v = writer.operand("v", {B, Hkv, N, Dv}, in);
   Operand o = writer.operand("o", {B, Hq, M, Dv}, out);
   Operand lse = writer.operand("lse", {B, Hq, M}, "f32");
+  std::optional<Operand> slopes;
+  switch (spec.alibi) {
+  case ::fa::AlibiKind::None:
+    break;
+  case ::fa::AlibiKind::Head:
+    slopes = writer.operand("slopes", {Hq}, "f32");
+    break;
+  case ::fa::AlibiKind::BatchHead:
+    slopes = writer.operand("slopes", {B, Hq}, "f32");
+    break;
+  }
 
   std::ostringstream os;
   os << "// fa-mlir: d=" << D << " dv=" << Dv << " dtype=" << in
      << " mask=" << ::fa::maskName(spec.mask) << " B=" << B << " Hq=" << Hq
-     << " Hkv=" << Hkv << " M=" << M << " N=" << N << "\n";
+     << " Hkv=" << Hkv << " M=" << M << " N=" << N;
+  if (slopes)
+    os << " alibi=" << ::fa::alibiName(spec.alibi);
+  os << "\n";
   os << "module {\n";
-  writer.entryPoint(os, "fa_forward", {q, k, v}, {o, lse}, "fa.attention");
+  writer.entryPoint(os, "fa_forward", {q, k, v}, {o, lse}, "fa.attention",
+                    slopes);
   if (withBackward) {
     Operand gradOut = writer.operand("do", {B, Hq, M, Dv}, out);
     Operand dq = writer.operand("dq", {B, Hq, M, D}, in);
     Operand dk = writer.operand("dk", {B, Hkv, N, D}, in);
     Operand dv = writer.operand("dv", {B, Hkv, N, Dv}, in);
     writer.entryPoint(os, "fa_backward", {q, k, v, o, gradOut, lse},
-                      {dq, dk, dv}, "fa.attention_grad");
+                      {dq, dk, dv}, "fa.attention_grad", slopes);
   }
   os << "}\n";
   return os.str();

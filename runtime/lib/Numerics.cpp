@@ -215,6 +215,8 @@ static double naiveScores(ElementType working, const ref::Problem &p,
       s = round(p.softcap * t);
       slopes[j] = 1.0 - t * t;
     }
+    if (!p.alibiSlopes.empty())
+      s = round(s + ref::alibiBias(p, b, h, i, j));
     scores[j] = s;
     rowMax = std::max(rowMax, s);
   }

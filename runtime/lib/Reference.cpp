@@ -7,6 +7,7 @@
 #include "fa/runtime/Reference.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 using namespace fa::ref;
@@ -27,6 +28,14 @@ bool fa::ref::isVisible(const Mask &mask, int64_t i, int64_t j, int64_t m,
            (mask.right < 0 || j <= diagonal + mask.right);
   }
   return true;
+}
+
+double fa::ref::alibiBias(const Problem &p, int64_t b, int64_t h, int64_t i,
+                         int64_t j) {
+  if (p.alibiSlopes.empty())
+    return 0.0;
+  return -p.alibiSlope(b, h) *
+         static_cast<double>(std::llabs(i + p.keyLen - p.queryLen - j));
 }
 
 namespace {
@@ -85,7 +94,9 @@ double rowProbabilities(const Problem &p, const double *query,
     visible[j] = isVisible(p.mask, i, j, p.queryLen, p.keyLen);
     if (!visible[j])
       continue;
+    // The bias is a constant of s: it leaves ds/draw alone.
     Score s = score(p, qRow, key + at.k(b, kvHead, j));
+    s.value += alibiBias(p, b, h, i, j);
     probs[j] = s.value;
     if (derivatives)
       (*derivatives)[j] = s.derivative;

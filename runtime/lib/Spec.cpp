@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <random>
 #include <sstream>
 #include <vector>
 
@@ -85,6 +86,28 @@ static bool parseMask(const std::string &text, ref::Mask &mask) {
          mask.right >= -1;
 }
 
+static bool parseAlibi(const std::string &text, AlibiKind &alibi) {
+  for (AlibiKind kind :
+       {AlibiKind::None, AlibiKind::Head, AlibiKind::BatchHead})
+    if (text == alibiName(kind)) {
+      alibi = kind;
+      return true;
+    }
+  return false;
+}
+
+const char *fa::alibiName(AlibiKind alibi) {
+  switch (alibi) {
+  case AlibiKind::None:
+    return "none";
+  case AlibiKind::Head:
+    return "head";
+  case AlibiKind::BatchHead:
+    return "batch_head";
+  }
+  return "none";
+}
+
 bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
                    std::string &error) {
   spec = AttentionSpec();
@@ -112,6 +135,8 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
     else if (key == "softcap")
       ok = parseDouble(value, spec.softcap) && spec.softcap >= 0 &&
            std::isfinite(spec.softcap);
+    else if (key == "alibi")
+      ok = parseAlibi(value, spec.alibi);
     else if (key == "scale") {
       double scale;
       ok = parseDouble(value, scale) && std::isfinite(scale);
@@ -124,7 +149,8 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
            (spec.blockN & (spec.blockN - 1)) == 0;
     else {
       error = "unknown spec key '" + key +
-              "' (expected d, dv, dtype, mask, softcap, scale, block_m, block_n)";
+              "' (expected d, dv, dtype, mask, softcap, alibi, scale, block_m, "
+              "block_n)";
       return false;
     }
     if (!ok) {
@@ -134,6 +160,8 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
                  "L, R >= -1)";
       else if (key == "dtype")
         error += " (expected f16, bf16 or f8e4m3fn)";
+      else if (key == "alibi")
+        error += " (expected none, head or batch_head)";
       else if (key == "block_m" || key == "block_n")
         error += " (expected a power of two)";
       return false;
@@ -181,8 +209,42 @@ bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
   return error.empty();
 }
 
+std::vector<int64_t> fa::alibiShape(const AttentionSpec &spec,
+                                    const ProblemSize &size) {
+  switch (spec.alibi) {
+  case AlibiKind::None:
+    return {};
+  case AlibiKind::Head:
+    return {size.queryHeads};
+  case AlibiKind::BatchHead:
+    return {size.batch, size.queryHeads};
+  }
+  return {};
+}
+
+std::vector<double> fa::randomAlibiSlopes(const AttentionSpec &spec,
+                                          const ProblemSize &size,
+                                          uint64_t seed) {
+  std::vector<double> slopes;
+  if (spec.alibi == AlibiKind::None)
+    return slopes;
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> jitter(0.1, 1.0);
+  int64_t batches = spec.alibi == AlibiKind::BatchHead ? size.batch : 1;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t h = 0; h < size.queryHeads; ++h) {
+      // The geometric ALiBi schedule, jittered so that no two slopes (and no
+      // two batches) are alike.
+      double geometric = std::exp2(-8.0 * static_cast<double>(h) /
+                                   static_cast<double>(size.queryHeads));
+      slopes.push_back(static_cast<float>(jitter(gen) * geometric));
+    }
+  return slopes;
+}
+
 ref::Problem fa::makeProblem(const AttentionSpec &spec,
-                             const ProblemSize &size) {
+                             const ProblemSize &size,
+                             std::vector<double> alibiSlopes) {
   ref::Problem p;
   p.batch = size.batch;
   p.queryHeads = size.queryHeads;
@@ -194,5 +256,6 @@ ref::Problem fa::makeProblem(const AttentionSpec &spec,
   p.scale = spec.scaleOrDefault();
   p.softcap = spec.softcap;
   p.mask = spec.mask;
+  p.alibiSlopes = std::move(alibiSlopes);
   return p;
 }

@@ -62,11 +62,20 @@ using D3 = MemRefDescriptor<3>;
 using ForwardFn = void (*)(D4 *, D4 *, D4 *, D4 *, D3 *);
 using BackwardFn = void (*)(D4 *, D4 *, D4 *, D4 *, D4 *, D3 *, D4 *, D4 *,
                             D4 *);
+// With ALiBi the slopes (a rank-1 or rank-2 descriptor) follow the inputs.
+using AlibiForwardFn = void (*)(D4 *, D4 *, D4 *, void *, D4 *, D3 *);
+using AlibiBackwardFn = void (*)(D4 *, D4 *, D4 *, D4 *, D4 *, D3 *, void *,
+                                 D4 *, D4 *, D4 *);
 
 class JitCpuBackend : public CpuBackend {
 public:
-  JitCpuBackend(const AttentionSpec &spec, const ProblemSize &size)
-      : spec(spec), size(size) {}
+  JitCpuBackend(const AttentionSpec &spec, const ProblemSize &size,
+                NegativeControl control)
+      : spec(spec), size(size) {
+    // The broken build: the kernel never sees the slopes.
+    if (control == NegativeControl::NoAlibi)
+      this->spec.alibi = AlibiKind::None;
+  }
 
   bool compile(bool withBackward, NegativeControl control, std::string &error,
                bool &badInput) {
@@ -131,18 +140,29 @@ public:
     return true;
   }
 
-  void forward(void *q, void *k, void *v, void *o, float *lse) override {
+  void forward(void *q, void *k, void *v, float *alibiSlopes, void *o,
+               float *lse) override {
     D4 dq = query(q), dk = key(k), dv = value(v), dout = output(o);
     D3 dlse = lseDesc(lse);
-    forwardFn(&dq, &dk, &dv, &dout, &dlse);
+    SlopesDesc slopes = slopesDesc(alibiSlopes);
+    if (spec.alibi == AlibiKind::None)
+      forwardFn(&dq, &dk, &dv, &dout, &dlse);
+    else
+      reinterpret_cast<AlibiForwardFn>(forwardFn)(&dq, &dk, &dv, slopes.get(),
+                                                  &dout, &dlse);
   }
 
   void backward(void *q, void *k, void *v, void *o, void *gradOut, float *lse,
-                void *dq, void *dk, void *dv) override {
+                float *alibiSlopes, void *dq, void *dk, void *dv) override {
     D4 mq = query(q), mk = key(k), mv = value(v), mo = output(o),
        mdo = output(gradOut), mdq = query(dq), mdk = key(dk), mdv = value(dv);
     D3 mlse = lseDesc(lse);
-    backwardFn(&mq, &mk, &mv, &mo, &mdo, &mlse, &mdq, &mdk, &mdv);
+    SlopesDesc slopes = slopesDesc(alibiSlopes);
+    if (spec.alibi == AlibiKind::None)
+      backwardFn(&mq, &mk, &mv, &mo, &mdo, &mlse, &mdq, &mdk, &mdv);
+    else
+      reinterpret_cast<AlibiBackwardFn>(backwardFn)(
+          &mq, &mk, &mv, &mo, &mdo, &mlse, slopes.get(), &mdq, &mdk, &mdv);
   }
 
   double compileSeconds() const override { return seconds; }
@@ -162,6 +182,21 @@ private:
   }
   D3 lseDesc(float *p) {
     return dense<3>(p, {size.batch, size.queryHeads, size.queryLen});
+  }
+  /// The slopes' descriptor: rank 1 for [Hq], rank 2 for [B, Hq].
+  struct SlopesDesc {
+    MemRefDescriptor<1> head;
+    MemRefDescriptor<2> batchHead;
+    bool perBatch;
+    void *get() {
+      return perBatch ? static_cast<void *>(&batchHead)
+                      : static_cast<void *>(&head);
+    }
+  };
+  SlopesDesc slopesDesc(float *p) {
+    return {dense<1>(p, {size.queryHeads}),
+            dense<2>(p, {size.batch, size.queryHeads}),
+            spec.alibi == AlibiKind::BatchHead};
   }
 
   AttentionSpec spec;
@@ -183,7 +218,7 @@ CpuBackend::create(const AttentionSpec &spec, const ProblemSize &size,
                    bool withBackward, NegativeControl control,
                    std::string &error, bool &badInput) {
   badInput = false;
-  auto backend = std::make_unique<JitCpuBackend>(spec, size);
+  auto backend = std::make_unique<JitCpuBackend>(spec, size, control);
   if (!backend->compile(withBackward, control, error, badInput))
     return nullptr;
   return backend;

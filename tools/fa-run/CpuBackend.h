@@ -27,10 +27,13 @@ public:
   virtual ~CpuBackend();
 
   /// Buffers are dense [B, H, S, W] in the spec's storage type (f16/bf16
-  /// bits); LSE is float.
-  virtual void forward(void *q, void *k, void *v, void *o, float *lse) = 0;
+  /// bits); LSE is float. `alibiSlopes` is the dense [Hq] or [B, Hq] float
+  /// slopes when the spec has ALiBi, else ignored.
+  virtual void forward(void *q, void *k, void *v, float *alibiSlopes,
+                       void *o, float *lse) = 0;
   virtual void backward(void *q, void *k, void *v, void *o, void *gradOut,
-                        float *lse, void *dq, void *dk, void *dv) = 0;
+                        float *lse, float *alibiSlopes, void *dq, void *dk,
+                        void *dv) = 0;
   /// Seconds spent compiling (IR build, passes, LLVM JIT).
   virtual double compileSeconds() const = 0;
 };

@@ -5,7 +5,8 @@
 // Compiles the spec through fa-tile, fa-fuse-online-softmax,
 // fa-recompute-backward and fa-to-cpu (CpuBackend), runs it on fresh random
 // inputs with NaN-poisoned outputs, and verifies O, LSE (and dQ, dK, dV)
-// against the float64 reference. Only in builds with the compiler.
+// against the float64 reference. With ALiBi in the spec, fresh random slopes
+// go to both the kernel and the reference. Only in builds with the compiler.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +81,46 @@ bool dump(const std::string &dir, const std::string &name,
   return true;
 }
 
+bool parseNegativeControl(const std::string &name, NegativeControl &control) {
+  for (auto [text, kind] :
+       {std::pair{"none", NegativeControl::None},
+        std::pair{"no-rescale", NegativeControl::NoRescale},
+        std::pair{"no-row-dot", NegativeControl::NoRowDot},
+        std::pair{"no-alibi", NegativeControl::NoAlibi}})
+    if (name == text) {
+      control = kind;
+      return true;
+    }
+  return false;
+}
+
+/// The tensors of one run, for --dump.
+struct RunTensors {
+  HostTensor q, k, v, o, gradOut, dq, dk, dv;
+  std::vector<int64_t> lseShape;
+  std::vector<double> lse;
+  std::vector<int64_t> slopesShape; // empty without ALiBi
+  std::vector<double> slopes;
+};
+
+/// Writes every tensor of the run to `dir` as .npy.
+bool dumpAll(const std::string &dir, const RunTensors &t, bool backward) {
+  ::mkdir(dir.c_str(), 0755);
+  bool ok = dump(dir, "q", t.q.shape, t.q.values) &&
+            dump(dir, "k", t.k.shape, t.k.values) &&
+            dump(dir, "v", t.v.shape, t.v.values) &&
+            dump(dir, "o", t.o.shape, t.o.values) &&
+            dump(dir, "lse", t.lseShape, t.lse);
+  if (!t.slopes.empty())
+    ok = ok && dump(dir, "slopes", t.slopesShape, t.slopes);
+  if (backward)
+    ok = ok && dump(dir, "do", t.gradOut.shape, t.gradOut.values) &&
+         dump(dir, "dq", t.dq.shape, t.dq.values) &&
+         dump(dir, "dk", t.dk.shape, t.dk.values) &&
+         dump(dir, "dv", t.dv.shape, t.dv.values);
+  return ok;
+}
+
 } // namespace
 
 int fa::runCpu(const Options &options) {
@@ -93,13 +134,13 @@ int fa::runCpu(const Options &options) {
                    options.queryLen, options.keyLen};
   if (!validateProblem(spec, size, error))
     return badInput(error);
-  NegativeControl control = NegativeControl::None;
-  if (options.negativeControl == "no-rescale")
-    control = NegativeControl::NoRescale;
-  else if (options.negativeControl == "no-row-dot")
-    control = NegativeControl::NoRowDot;
-  else if (options.negativeControl != "none")
-    return badInput("--negative-control must be none, no-rescale or no-row-dot");
+  NegativeControl control;
+  if (!parseNegativeControl(options.negativeControl, control))
+    return badInput("--negative-control must be none, no-rescale, no-row-dot "
+                    "or no-alibi");
+  if (control == NegativeControl::NoAlibi && spec.alibi == AlibiKind::None)
+    return badInput("--negative-control no-alibi needs a spec with alibi=head "
+                    "or alibi=batch_head");
   if (spec.dtype == ElementType::F8E4M3FN)
     return badInput("dtype f8e4m3fn runs on --device cuda only");
   bool rejected = false;
@@ -115,16 +156,21 @@ int fa::runCpu(const Options &options) {
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
           Dv = spec.valueDim;
-  HostTensor q = randomTensor(type, {B, Hq, M, D}, gen);
-  HostTensor k = randomTensor(type, {B, Hkv, N, D}, gen);
-  HostTensor v = randomTensor(type, {B, Hkv, N, Dv}, gen);
-  HostTensor o = poisoned(type, {B, Hq, M, Dv});
+  RunTensors t;
+  t.q = randomTensor(type, {B, Hq, M, D}, gen);
+  t.k = randomTensor(type, {B, Hkv, N, D}, gen);
+  t.v = randomTensor(type, {B, Hkv, N, Dv}, gen);
+  t.o = poisoned(type, {B, Hq, M, Dv});
+  t.slopesShape = alibiShape(spec, size);
+  t.slopes = randomAlibiSlopes(spec, size, options.seed + kAlibiSeedOffset);
+  std::vector<float> slopes(t.slopes.begin(), t.slopes.end());
   std::vector<float> lse(B * Hq * M, std::numeric_limits<float>::quiet_NaN());
 
-  backend->forward(q.bits.data(), k.bits.data(), v.bits.data(), o.bits.data(),
-                   lse.data());
-  readBack(type, o);
-  std::vector<double> lseValues(lse.begin(), lse.end());
+  backend->forward(t.q.bits.data(), t.k.bits.data(), t.v.bits.data(),
+                   slopes.data(), t.o.bits.data(), lse.data());
+  readBack(type, t.o);
+  t.lseShape = {B, Hq, M};
+  t.lse.assign(lse.begin(), lse.end());
 
   std::cout << "fa-run: device=cpu spec=" << options.spec << " b=" << B
                << " hq=" << Hq << " hkv=" << Hkv << " m=" << M << " n=" << N
@@ -138,30 +184,30 @@ int fa::runCpu(const Options &options) {
                 backend->compileSeconds());
   std::cout << compileLine;
 
-  ref::Problem problem = makeProblem(spec, size);
+  ref::Problem problem = makeProblem(spec, size, t.slopes);
   bool pass = true;
   if (options.verify) {
-    ForwardData data{q.values, k.values, v.values, o.values, lseValues};
+    ForwardData data{t.q.values, t.k.values, t.v.values, t.o.values, t.lse};
     VerifyReport report = verifyForward(type, problem, data);
     std::cout << "forward:\n" << report.format() << "\n";
     pass &= report.pass();
   }
 
-  HostTensor gradOut, dq, dk, dv;
   if (options.backward) {
-    gradOut = randomTensor(type, {B, Hq, M, Dv}, gen);
-    dq = poisoned(type, {B, Hq, M, D});
-    dk = poisoned(type, {B, Hkv, N, D});
-    dv = poisoned(type, {B, Hkv, N, Dv});
-    backend->backward(q.bits.data(), k.bits.data(), v.bits.data(),
-                      o.bits.data(), gradOut.bits.data(), lse.data(),
-                      dq.bits.data(), dk.bits.data(), dv.bits.data());
-    readBack(type, dq);
-    readBack(type, dk);
-    readBack(type, dv);
+    t.gradOut = randomTensor(type, {B, Hq, M, Dv}, gen);
+    t.dq = poisoned(type, {B, Hq, M, D});
+    t.dk = poisoned(type, {B, Hkv, N, D});
+    t.dv = poisoned(type, {B, Hkv, N, Dv});
+    backend->backward(t.q.bits.data(), t.k.bits.data(), t.v.bits.data(),
+                      t.o.bits.data(), t.gradOut.bits.data(), lse.data(),
+                      slopes.data(), t.dq.bits.data(), t.dk.bits.data(),
+                      t.dv.bits.data());
+    readBack(type, t.dq);
+    readBack(type, t.dk);
+    readBack(type, t.dv);
     if (options.verify) {
-      BackwardData data{q.values,  k.values,  v.values, gradOut.values,
-                        dq.values, dk.values, dv.values};
+      BackwardData data{t.q.values,  t.k.values,  t.v.values, t.gradOut.values,
+                        t.dq.values, t.dk.values, t.dv.values};
       VerifyReport report = verifyBackward(type, problem, data);
       std::cout << "backward:\n" << report.format() << "\n";
       pass &= report.pass();
@@ -169,18 +215,7 @@ int fa::runCpu(const Options &options) {
   }
 
   if (!options.dump.empty()) {
-    ::mkdir(options.dump.c_str(), 0755);
-    bool ok = dump(options.dump, "q", q.shape, q.values) &&
-              dump(options.dump, "k", k.shape, k.values) &&
-              dump(options.dump, "v", v.shape, v.values) &&
-              dump(options.dump, "o", o.shape, o.values) &&
-              dump(options.dump, "lse", {B, Hq, M}, lseValues);
-    if (options.backward)
-      ok = ok && dump(options.dump, "do", gradOut.shape, gradOut.values) &&
-           dump(options.dump, "dq", dq.shape, dq.values) &&
-           dump(options.dump, "dk", dk.shape, dk.values) &&
-           dump(options.dump, "dv", dv.shape, dv.values);
-    if (!ok)
+    if (!dumpAll(options.dump, t, options.backward))
       return kBadInput;
     std::cout << "  dumped to " << options.dump << "\n";
   }

@@ -137,7 +137,8 @@ int fa::runCuda(const Options &o) {
   std::string error;
   if (!Manifest::read(o.kernel, manifest, error))
     return fail(error, kBadInput);
-  const AttentionSpec &spec = manifest.spec;
+  // A copy: --spec may add ALiBi, which the manifest does not record yet.
+  AttentionSpec spec = manifest.spec;
   ProblemSize size{o.batch, o.queryHeads, o.kvHeads, o.queryLen, o.keyLen};
   if (!validateProblem(spec, size, error))
     return fail(error, kBadInput);
@@ -150,6 +151,8 @@ int fa::runCuda(const Options &o) {
       return fail("--spec does not match the kernel's manifest (" +
                       manifest.kernelName + ")",
                   kBadInput);
+    if (spec.alibi == AlibiKind::None)
+      spec.alibi = given.alibi;
   }
   bool noDevice = false;
   std::unique_ptr<Kernel> kernel = Kernel::load(o.kernel, error, noDevice);
@@ -188,6 +191,15 @@ int fa::runCuda(const Options &o) {
   if (!upload(cu, dout, outBits.data(), error) ||
       !upload(cu, dlse, lse.data(), error))
     return fail(error, kMismatch);
+  // ALiBi slopes, as fa-run --device cpu draws them for the same seed.
+  std::vector<double> alibiSlopes =
+      randomAlibiSlopes(spec, size, o.seed + kAlibiSeedOffset);
+  std::vector<float> slopeBits(alibiSlopes.begin(), alibiSlopes.end());
+  DeviceBuffer dslopes;
+  if (!slopeBits.empty() &&
+      (!allocate(cu, dslopes, slopeBits.size() * sizeof(float), error) ||
+       !upload(cu, dslopes, slopeBits.data(), error)))
+    return fail(error, kMismatch);
 
   ForwardArgs args;
   args.q = dq.ptr;
@@ -206,6 +218,10 @@ int fa::runCuda(const Options &o) {
   std::copy(oL.stride, oL.stride + 3, args.oStride);
   args.lseStride[0] = Hq * M;
   args.lseStride[1] = M;
+  if (!slopeBits.empty()) {
+    args.alibiSlopes = dslopes.ptr;
+    args.alibiStrideB = spec.alibi == AlibiKind::BatchHead ? Hq : 0;
+  }
   CUresult r;
   if (!kernel->forward(args, nullptr, error))
     return fail(error, kMismatch);
@@ -224,11 +240,14 @@ int fa::runCuda(const Options &o) {
             << manifest.kernelName << " b=" << B << " hq=" << Hq
             << " hkv=" << Hkv << " m=" << M << " n=" << N
             << " layout=" << o.layout << " seed=" << o.seed
+            << (alibiSlopes.empty()
+                    ? std::string()
+                    : std::string(" alibi=") + alibiName(spec.alibi))
             << " registers=" << kernel->registers() << "\n";
 
   bool pass = true;
   if (o.verify) {
-    ref::Problem problem = makeProblem(spec, size);
+    ref::Problem problem = makeProblem(spec, size, alibiSlopes);
     // Full check for small problems; sampled rows (block boundaries
     // included) for large ones.
     double work = static_cast<double>(B) * Hq * M * N * (D + Dv);

@@ -17,7 +17,8 @@ namespace fa {
 enum ExitCode { kPass = 0, kMismatch = 1, kBadInput = 2, kNoGpu = 77 };
 
 /// Deliberately broken builds: the negative controls of the test suite.
-enum class NegativeControl { None, NoRescale, NoRowDot };
+/// NoAlibi compiles the spec without its ALiBi bias (the reference keeps it).
+enum class NegativeControl { None, NoRescale, NoRowDot, NoAlibi };
 
 /// fa-run's flags (parsed by hand: fa-run builds where there is no LLVM).
 struct Options {
@@ -28,6 +29,11 @@ struct Options {
   bool verify = false, backward = false, bench = false;
   int64_t benchIters = 50;
 };
+
+/// ALiBi slopes come from their own random stream (seed + this), so that
+/// Q, K, V and dO of a seed are the same with and without ALiBi, and the CPU
+/// and CUDA runs of one seed draw the same slopes.
+constexpr uint64_t kAlibiSeedOffset = 0x5EED;
 
 /// f16/bf16 storage of a value, and back.
 inline uint16_t storageBits(ElementType type, double value) {

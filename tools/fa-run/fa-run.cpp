@@ -29,9 +29,11 @@ const char *kUsage =
     "usage: fa-run --device cpu|cuda (--spec SPEC | --kernel NAME.json)\n"
     "              [--b B] [--hq HQ] [--hkv HKV] [--m M] [--n N] [--seed S]\n"
     "              [--verify] [--bwd] [--bench] [--iters K] [--layout bhsd|bshd]\n"
-    "              [--dump DIR] [--negative-control none|no-rescale|no-row-dot]\n"
+    "              [--dump DIR]\n"
+    "              [--negative-control none|no-rescale|no-row-dot|no-alibi]\n"
     "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
-    "      window(L,R),softcap=..,scale=..,block_m=..,block_n=..\n"
+    "      window(L,R),softcap=..,alibi=none|head|batch_head,scale=..,\n"
+    "      block_m=..,block_n=..\n"
     "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 
 bool parseInt64(const std::string &text, int64_t &out) {

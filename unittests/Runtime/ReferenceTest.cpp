@@ -148,6 +148,47 @@ TEST(ReferenceForward, GqaEqualsMhaWithRepeatedHeads) {
     EXPECT_DOUBLE_EQ(a.output[idx], b.output[idx]);
 }
 
+TEST(ReferenceForward, AlibiBiasIsBottomRightAligned) {
+  // q.k = 0 everywhere, so s_ij is the bias alone: -slope · |i + N - M - j|.
+  Problem p = makeProblem(2, 1, 2, 3, 2, 1);
+  p.batch = 1;
+  p.alibiSlopes = {0.5, 2.0};
+  std::vector<double> q(4, 0.0), k(6, 0.0), v = {1.0, 2.0, 3.0};
+  ForwardResult out = forward(p, q, k, v);
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t i = 0; i < 2; ++i) {
+      double slope = p.alibiSlopes[h], weights = 0.0, weighted = 0.0;
+      for (int64_t j = 0; j < 3; ++j) {
+        double w = std::exp(-slope * std::fabs(double(i + 3 - 2 - j)));
+        weights += w;
+        weighted += w * v[j];
+      }
+      EXPECT_NEAR(out.lse[h * 2 + i], std::log(weights), 1e-14);
+      EXPECT_NEAR(out.output[h * 2 + i], weighted / weights, 1e-14);
+    }
+  // The last query is at distance 0 from the last key.
+  EXPECT_DOUBLE_EQ(alibiBias(p, 0, 1, 1, 2), 0.0);
+  EXPECT_DOUBLE_EQ(alibiBias(p, 0, 1, 0, 0), -2.0);
+}
+
+TEST(ReferenceForward, AlibiSlopesPerBatchAreReadPerBatch) {
+  // [B, Hq] slopes equal to the [Hq] ones in batch 0 only.
+  Problem shared = makeProblem(2, 2, 5, 7, 4, 4, {MaskKind::Causal});
+  shared.alibiSlopes = {0.25, 0.75};
+  Problem perBatch = shared;
+  perBatch.alibiSlopes = {0.25, 0.75, 1.5, 0.1};
+  Inputs in = randomInputs(shared, 41);
+  ForwardResult a = forward(shared, in.q, in.k, in.v);
+  ForwardResult b = forward(perBatch, in.q, in.k, in.v);
+  size_t half = a.lse.size() / 2;
+  for (size_t idx = 0; idx < a.lse.size(); ++idx) {
+    if (idx < half)
+      EXPECT_DOUBLE_EQ(a.lse[idx], b.lse[idx]);
+    else
+      EXPECT_NE(a.lse[idx], b.lse[idx]);
+  }
+}
+
 /// L(Q, K, V) = sum(O * dO): its gradient is what backward() returns.
 double loss(const Problem &p, const Inputs &in, const std::vector<double> &dO) {
   ForwardResult out = forward(p, in.q, in.k, in.v);
@@ -184,6 +225,8 @@ struct BackwardCase {
   int64_t hq, hkv, m, n, d, dv;
   Mask mask;
   double softcap;
+  /// ALiBi slopes: 0 none, 1 one per query head [Hq], 2 per [B, Hq].
+  int alibiRank = 0;
 };
 
 void PrintTo(const BackwardCase &c, std::ostream *os) { *os << c.name; }
@@ -194,6 +237,12 @@ TEST_P(ReferenceBackward, MatchesFiniteDifferences) {
   const BackwardCase &c = GetParam();
   Problem p = makeProblem(c.hq, c.hkv, c.m, c.n, c.d, c.dv, c.mask);
   p.softcap = c.softcap;
+  if (c.alibiRank > 0) {
+    // Distinct, positive slopes; large enough that the bias reshapes P.
+    size_t count = (c.alibiRank == 2 ? p.batch : 1) * p.queryHeads;
+    for (size_t idx = 0; idx < count; ++idx)
+      p.alibiSlopes.push_back(0.3 + 0.17 * static_cast<double>(idx));
+  }
   Inputs in = randomInputs(p, 21);
   std::vector<double> dO =
       randomNormal(p.batch * p.queryHeads * p.queryLen * p.valueDim, 99);
@@ -208,7 +257,12 @@ INSTANTIATE_TEST_SUITE_P(
         BackwardCase{"gqa_causal", 4, 2, 6, 5, 3, 4, {MaskKind::Causal}, 0.0},
         BackwardCase{"mqa_top_left", 3, 1, 4, 6, 4, 2, {MaskKind::CausalTopLeft}, 0.0},
         BackwardCase{"window_masked_rows", 2, 1, 7, 3, 3, 3, {MaskKind::Window, 0, 0}, 0.0},
-        BackwardCase{"softcap", 2, 2, 4, 4, 5, 5, {}, 2.0}),
+        BackwardCase{"softcap", 2, 2, 4, 4, 5, 5, {}, 2.0},
+        BackwardCase{"alibi_head", 2, 2, 5, 7, 4, 3, {}, 0.0, 1},
+        BackwardCase{"alibi_batch_head_gqa_causal", 4, 2, 6, 5, 3, 4,
+                     {MaskKind::Causal}, 0.0, 2},
+        BackwardCase{"alibi_softcap_window", 2, 1, 7, 4, 3, 3,
+                     {MaskKind::Window, 1, 0}, 2.0, 1}),
     [](const ::testing::TestParamInfo<BackwardCase> &info) {
       return std::string(info.param.name);
     });

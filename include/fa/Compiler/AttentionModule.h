@@ -6,8 +6,10 @@
 // optionally `fa.attention_grad`) for one spec and problem size, wrapped in
 // destination-passing entry points on memrefs with C interfaces:
 //
-//   fa_forward(q, k, v, o, lse)
-//   fa_backward(q, k, v, o, do, lse, dq, dk, dv)
+//   fa_forward(q, k, v, [slopes,] o, lse)
+//   fa_backward(q, k, v, o, do, lse, [slopes,] dq, dk, dv)
+//
+// where `slopes` (f32 [Hq] or [B, Hq]) is there when the spec has ALiBi.
 //
 //===----------------------------------------------------------------------===//
 

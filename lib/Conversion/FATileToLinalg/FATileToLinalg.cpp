@@ -185,6 +185,44 @@ struct ApplyMaskToLinalg : OpRewritePattern<ApplyMaskOp> {
   }
 };
 
+struct AlibiBiasToLinalg : OpRewritePattern<AlibiBiasOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AlibiBiasOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // c·slope once per tile; log2(e) when the scores are in log2 units.
+    Value slope = op.getSlope();
+    if (op.getLog2Domain())
+      slope = arith::MulFOp::create(rewriter, loc, slope,
+                                    f32Constant(rewriter, loc, M_LOG2E));
+    // Bottom-right alignment: query i sits at key position i + N - M.
+    Value alignment = arith::SubIOp::create(rewriter, loc, op.getKeyLen(),
+                                            op.getQueryLen());
+    Value biased = elementwise(
+        rewriter, loc, op.getScores(), {op.getScores()}, {},
+        [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+          Value query = arith::AddIOp::create(
+              nb, nloc, op.getQueryOffset(), linalg::IndexOp::create(nb, nloc, 0));
+          Value key = arith::AddIOp::create(
+              nb, nloc, op.getKeyOffset(), linalg::IndexOp::create(nb, nloc, 1));
+          Value offset = arith::SubIOp::create(
+              nb, nloc, arith::AddIOp::create(nb, nloc, query, alignment), key);
+          Value distance = arith::MaxSIOp::create(
+              nb, nloc, offset,
+              arith::SubIOp::create(
+                  nb, nloc, arith::ConstantIndexOp::create(nb, nloc, 0),
+                  offset));
+          Value distanceF32 = arith::SIToFPOp::create(
+              nb, nloc, nb.getF32Type(),
+              arith::IndexCastOp::create(nb, nloc, nb.getI64Type(), distance));
+          Value bias = arith::MulFOp::create(nb, nloc, slope, distanceF32);
+          return arith::SubFOp::create(nb, nloc, args[0], bias);
+        });
+    rewriter.replaceOp(op, biased);
+    return success();
+  }
+};
+
 struct RowMaxToLinalg : OpRewritePattern<RowMaxOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RowMaxOp op,
@@ -347,8 +385,8 @@ struct ConvertFATileToLinalgPass
 } // namespace
 
 void mlir::fa::populateFATileToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<QKScoresToLinalg, ApplyMaskToLinalg, RowMaxToLinalg,
-               RowSumToLinalg, RowDotToLinalg, ExpShiftedToLinalg,
-               ScaleRowsToLinalg, SoftmaxGradToLinalg, SoftcapGradToLinalg,
+  patterns.add<QKScoresToLinalg, AlibiBiasToLinalg, ApplyMaskToLinalg,
+               RowMaxToLinalg, RowSumToLinalg, RowDotToLinalg,
+               ExpShiftedToLinalg, ScaleRowsToLinalg, SoftmaxGradToLinalg, SoftcapGradToLinalg,
                TileMatmulToLinalg>(patterns.getContext());
 }

@@ -325,3 +325,62 @@ func.func @attention_grad$fp8(%q: tensor<1x4x256x64xf8E4M3FN>, %k: tensor<1x4x25
       -> (tensor<1x4x256x64xf8E4M3FN>, tensor<1x4x256x64xf8E4M3FN>, tensor<1x4x256x64xf8E4M3FN>)
   return
 }
+
+// -----
+
+// ALiBi slopes are [Hq] or [B, Hq].
+func.func @attention$alibi_rank(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x128x64xf16>,
+                                %v: tensor<2x4x128x64xf16>, %slopes: tensor<2x4x1xf32>) {
+  // expected-error @+1 {{'fa.attention' op alibi_slopes must have rank 1 [Hq] or 2 [B, Hq], but has rank 3}}
+  %o = fa.attention %q, %k, %v alibi(%slopes)
+      : (tensor<2x4x128x64xf16>, tensor<2x4x128x64xf16>, tensor<2x4x128x64xf16>, tensor<2x4x1xf32>)
+      -> tensor<2x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$alibi_element_type(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x128x64xf16>,
+                                        %v: tensor<2x4x128x64xf16>, %slopes: tensor<4xf16>) {
+  // expected-error @+1 {{'fa.attention' op element type of alibi_slopes ('f16') must be f32}}
+  %o = fa.attention %q, %k, %v alibi(%slopes)
+      : (tensor<2x4x128x64xf16>, tensor<2x4x128x64xf16>, tensor<2x4x128x64xf16>, tensor<4xf16>)
+      -> tensor<2x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$alibi_heads(%q: tensor<2x8x128x64xf16>, %k: tensor<2x4x128x64xf16>,
+                                 %v: tensor<2x4x128x64xf16>, %slopes: tensor<4xf32>) {
+  // expected-error @+1 {{'fa.attention' op Hq of alibi_slopes (4) does not match Hq of query (8)}}
+  %o = fa.attention %q, %k, %v alibi(%slopes)
+      : (tensor<2x8x128x64xf16>, tensor<2x4x128x64xf16>, tensor<2x4x128x64xf16>, tensor<4xf32>)
+      -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$alibi_batch(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x128x64xf16>,
+                                 %v: tensor<2x4x128x64xf16>, %slopes: tensor<3x4xf32>) {
+  // expected-error @+1 {{'fa.attention' op B of alibi_slopes (3) does not match B of query (2)}}
+  %o = fa.attention %q, %k, %v alibi(%slopes)
+      : (tensor<2x4x128x64xf16>, tensor<2x4x128x64xf16>, tensor<2x4x128x64xf16>, tensor<3x4xf32>)
+      -> tensor<2x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention_grad$alibi_heads(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
+                                      %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>,
+                                      %do: tensor<1x4x256x64xf16>, %lse: tensor<1x4x256xf32>,
+                                      %slopes: tensor<1x2xf32>) {
+  // expected-error @+1 {{'fa.attention_grad' op Hq of alibi_slopes (2) does not match Hq of query (4)}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse alibi(%slopes)
+      : (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>,
+         tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x256xf32>, tensor<1x2xf32>)
+      -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
+  return
+}

@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @attention$mha_defaults
 // CHECK: %{{.*}} = fa.attention %{{.*}}, %{{.*}}, %{{.*}} : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
 // GENERIC-LABEL: sym_name = "attention$mha_defaults"
-// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x4x128x64xf16>
+// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<1x4x128x64xf16>
 func.func @attention$mha_defaults(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
                                   %v: tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16> {
   %o = fa.attention %q, %k, %v
@@ -20,7 +20,7 @@ func.func @attention$mha_defaults(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128
 // CHECK: %{{.*}}, %{{.*}} = fa.attention %{{.*}}, %{{.*}}, %{{.*}} {mask = #fa.mask<causal>, scale = 1.250000e-01 : f32, tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}
 // CHECK-SAME: -> (tensor<2x8x113x96xbf16>, tensor<2x8x113xf32>)
 // GENERIC-LABEL: sym_name = "attention$gqa_causal_lse"
-// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, scale = 1.250000e-01 : f32, tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}>
+// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scale = 1.250000e-01 : f32, tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}>
 func.func @attention$gqa_causal_lse(%q: tensor<2x8x113x64xbf16>, %k: tensor<2x2x203x64xbf16>,
                                     %v: tensor<2x2x203x96xbf16>)
     -> (tensor<2x8x113x96xbf16>, tensor<2x8x113xf32>) {
@@ -55,7 +55,7 @@ func.func @attention$masks(%q: tensor<1x4x64x32xf16>, %k: tensor<1x1x64x32xf16>,
 // CHECK-LABEL: func.func @attention$fp8
 // CHECK: fa.attention %{{.*}}, %{{.*}}, %{{.*}} descale(%[[DQ:.*]], %[[DK:.*]], %[[DV:.*]]) : (tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, f32, f32, f32) -> tensor<1x2x256x128xbf16>
 // GENERIC-LABEL: sym_name = "attention$fp8"
-// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, f32, f32, f32) -> tensor<1x2x256x128xbf16>
+// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 3, 0>}> : (tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, f32, f32, f32) -> tensor<1x2x256x128xbf16>
 func.func @attention$fp8(%q: tensor<1x2x256x128xf8E4M3FN>, %k: tensor<1x2x256x128xf8E4M3FN>,
                          %v: tensor<1x2x256x128xf8E4M3FN>, %dq: f32, %dk: f32, %dv: f32)
     -> tensor<1x2x256x128xbf16> {
@@ -89,6 +89,51 @@ func.func @attention_grad$gqa(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64x
       {mask = #fa.mask<causal>, softcap = 50.0 : f32}
       : (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>,
          tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x256xf32>)
+      -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
+  return %dq, %dk, %dv : tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>
+}
+
+// ALiBi: one f32 slope per query head ([Hq]) or per batch and head ([B, Hq]).
+// CHECK-LABEL: func.func @attention$alibi_head
+// CHECK: fa.attention %{{.*}}, %{{.*}}, %{{.*}} alibi(%{{.*}}) {mask = #fa.mask<causal>} : (tensor<2x8x113x64xbf16>, tensor<2x2x203x64xbf16>, tensor<2x2x203x64xbf16>, tensor<8xf32>) -> (tensor<2x8x113x64xbf16>, tensor<2x8x113xf32>)
+// GENERIC-LABEL: sym_name = "attention$alibi_head"
+// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>}>
+func.func @attention$alibi_head(%q: tensor<2x8x113x64xbf16>, %k: tensor<2x2x203x64xbf16>,
+                                %v: tensor<2x2x203x64xbf16>, %slopes: tensor<8xf32>)
+    -> (tensor<2x8x113x64xbf16>, tensor<2x8x113xf32>) {
+  %o, %lse = fa.attention %q, %k, %v alibi(%slopes) {mask = #fa.mask<causal>}
+      : (tensor<2x8x113x64xbf16>, tensor<2x2x203x64xbf16>, tensor<2x2x203x64xbf16>, tensor<8xf32>)
+      -> (tensor<2x8x113x64xbf16>, tensor<2x8x113xf32>)
+  return %o, %lse : tensor<2x8x113x64xbf16>, tensor<2x8x113xf32>
+}
+
+// CHECK-LABEL: func.func @attention$alibi_batch_head_dynamic
+// CHECK: fa.attention %{{.*}}, %{{.*}}, %{{.*}} alibi(%{{.*}}) : (tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x8xf32>) -> tensor<?x8x?x64xf16>
+func.func @attention$alibi_batch_head_dynamic(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>,
+                                              %v: tensor<?x2x?x64xf16>, %slopes: tensor<?x8xf32>)
+    -> tensor<?x8x?x64xf16> {
+  %o = fa.attention %q, %k, %v alibi(%slopes)
+      : (tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x8xf32>)
+      -> tensor<?x8x?x64xf16>
+  return %o : tensor<?x8x?x64xf16>
+}
+
+// The backward takes the forward's slopes after LSE.
+// CHECK-LABEL: func.func @attention_grad$alibi
+// CHECK: fa.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} alibi(%{{.*}}) {mask = #fa.mask<causal>}
+// CHECK-SAME: tensor<1x4x256xf32>, tensor<1x4xf32>)
+// GENERIC-LABEL: sym_name = "attention_grad$alibi"
+// GENERIC: "fa.attention_grad"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>}>
+func.func @attention_grad$alibi(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
+                                %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>,
+                                %do: tensor<1x4x256x64xf16>, %lse: tensor<1x4x256xf32>,
+                                %slopes: tensor<1x4xf32>)
+    -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse alibi(%slopes)
+      {mask = #fa.mask<causal>}
+      : (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>,
+         tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x256xf32>,
+         tensor<1x4xf32>)
       -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
   return %dq, %dk, %dv : tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>
 }

@@ -61,3 +61,14 @@ func.func @softmax_grad$row_dot(%p: tensor<64x16xf32>, %d: tensor<63xf32>) {
   %ds = fa.softmax_grad %p, %p, %d : tensor<64x16xf32>, tensor<64x16xf32>, tensor<63xf32>
   return
 }
+
+// -----
+
+// The ALiBi slope is an f32 scalar (the kernel reads it from f32 slopes);
+// the custom form always parses it as f32, so the generic form shows this.
+func.func @alibi_bias$slope_type(%s: tensor<64x16xf32>, %slope: f16, %i: index) {
+  // expected-error @+1 {{'fa.alibi_bias' op operand #1 must be 32-bit float, but got 'f16'}}
+  %sb = "fa.alibi_bias"(%s, %slope, %i, %i, %i, %i)
+      : (tensor<64x16xf32>, f16, index, index, index, index) -> tensor<64x16xf32>
+  return
+}

@@ -4,12 +4,15 @@
 // Every L2 tile op round-trips in its custom form.
 // CHECK-LABEL: func.func @tile_ops
 func.func @tile_ops(%q: tensor<64x32xbf16>, %k: tensor<16x32xbf16>, %v: tensor<16x8xbf16>,
-                    %m: tensor<64xf32>, %acc: tensor<64x8xf32>, %i: index, %n: index) -> tensor<64x8xf32> {
+                    %m: tensor<64xf32>, %acc: tensor<64x8xf32>, %i: index, %n: index,
+                    %slope: f32) -> tensor<64x8xf32> {
   // CHECK: fa.qk_scores %{{.*}}, %{{.*}} {log2_domain, scale = 1.250000e-01 : f32, softcap = 3.000000e+01 : f32} : tensor<64x32xbf16>, tensor<16x32xbf16> -> tensor<64x16xf32>
   %s = fa.qk_scores %q, %k {scale = 0.125 : f32, softcap = 30.0 : f32, log2_domain}
       : tensor<64x32xbf16>, tensor<16x32xbf16> -> tensor<64x16xf32>
+  // CHECK: fa.alibi_bias %{{.*}}, %{{.*}} at[%{{.*}}, %{{.*}}] in[%{{.*}}, %{{.*}}] {log2_domain} : tensor<64x16xf32>
+  %sb = fa.alibi_bias %s, %slope at [%i, %i] in [%n, %n] {log2_domain} : tensor<64x16xf32>
   // CHECK: fa.apply_mask %{{.*}}, <window(8, 0)> at[%{{.*}}, %{{.*}}] in[%{{.*}}, %{{.*}}] : tensor<64x16xf32>
-  %sm = fa.apply_mask %s, #fa.mask<window(8, 0)> at [%i, %i] in [%n, %n] : tensor<64x16xf32>
+  %sm = fa.apply_mask %sb, #fa.mask<window(8, 0)> at [%i, %i] in [%n, %n] : tensor<64x16xf32>
   // CHECK: fa.row_max %{{.*}} : tensor<64x16xf32> -> tensor<64xf32>
   %bm = fa.row_max %sm : tensor<64x16xf32> -> tensor<64xf32>
   // CHECK: fa.exp_shifted %{{.*}}, %{{.*}} {base2} : tensor<64xf32>, tensor<64xf32>

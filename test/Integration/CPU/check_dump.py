@@ -2,7 +2,8 @@
 """check_dump.py DIR SCALE MASK: recompute attention from fa-run's --dump in
 plain float64 Python (no numpy, no fa-mlir code) and compare.
 
-Reads q, k, v, o, lse (and do, dq, dk, dv when present) as .npy, computes the
+Reads q, k, v, o, lse (and do, dq, dk, dv, and the ALiBi slopes, when
+present) as .npy, computes the
 forward and, if dumped, the backward by the textbook formulas, and prints the
 max abs error of each output. Exits 1 if any error exceeds the bound a bf16 /
 f16 kernel must meet on these small inputs (3e-2 absolute) or if any value
@@ -55,6 +56,17 @@ def main():
     except FileNotFoundError:
         backward = False
 
+    try:  # ALiBi slopes, [Hq] or [B, Hq]: s_ij -= slope * |i + N - M - j|
+        slopes_shape, slopes = read_npy(folder + "/slopes.npy")
+    except FileNotFoundError:
+        slopes_shape, slopes = None, None
+
+    def bias(b, h, i, j):
+        if slopes is None:
+            return 0.0
+        slope = slopes[h] if len(slopes_shape) == 1 else slopes[b * HQ + h]
+        return -slope * abs(i + N - M - j)
+
     group = HQ // HKV
     ref_o, ref_lse = [0.0] * len(o), [0.0] * len(lse)
     ref_dq, ref_dk, ref_dv = [0.0] * (B * HQ * M * D), [0.0] * len(k), [0.0] * len(v)
@@ -67,7 +79,7 @@ def main():
                 for j in range(N):
                     if visible(mask, i, j, M, N):
                         kr = ((b * HKV + hk) * N + j) * D
-                        s[j] = scale * sum(q[row * D + d] * k[kr + d] for d in range(D))
+                        s[j] = scale * sum(q[row * D + d] * k[kr + d] for d in range(D)) + bias(b, h, i, j)
                 if not s:
                     ref_lse[row] = -math.inf
                     continue

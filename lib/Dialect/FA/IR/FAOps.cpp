@@ -177,6 +177,29 @@ static LogicalResult verifyLse(Operation *op, Value lse,
   return success();
 }
 
+/// Verifies the optional ALiBi slopes: f32, [Hq] (one slope per query head,
+/// shared by every batch) or [B, Hq].
+static LogicalResult verifyAlibiSlopes(Operation *op, Value slopes,
+                                       const AttentionSizes &sizes) {
+  if (!slopes)
+    return success();
+  auto type = cast<RankedTensorType>(slopes.getType());
+  if (type.getRank() != 1 && type.getRank() != 2)
+    return op->emitOpError()
+           << "alibi_slopes must have rank 1 [Hq] or 2 [B, Hq], but has rank "
+           << type.getRank();
+  if (!type.getElementType().isF32())
+    return op->emitOpError() << "element type of alibi_slopes ("
+                             << type.getElementType() << ") must be f32";
+  if (type.getRank() == 2 &&
+      failed(checkSameDim(op, "B", "alibi_slopes", type.getDimSize(0), "query",
+                          sizes.batch)))
+    return failure();
+  return checkSameDim(op, "Hq", "alibi_slopes",
+                      type.getDimSize(type.getRank() - 1), "query",
+                      sizes.queryHeads);
+}
+
 /// Verifies scale and softcap. The mask and tile attributes verify themselves.
 static LogicalResult verifyAttentionOptions(Operation *op, FloatAttr scale,
                                             FloatAttr softcap) {
@@ -236,6 +259,8 @@ LogicalResult AttentionOp::verify() {
     return failure();
   if (getLse() && failed(verifyLse(*this, getLse(), *sizes)))
     return failure();
+  if (failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)))
+    return failure();
   return verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr());
 }
 
@@ -258,7 +283,8 @@ LogicalResult AttentionGradOp::verify() {
                               "the input element type", *sizes)) ||
       failed(verifyOutputLike(*this, getGradOutput(), "grad_output",
                               inputType, "the input element type", *sizes)) ||
-      failed(verifyLse(*this, getLse(), *sizes)))
+      failed(verifyLse(*this, getLse(), *sizes)) ||
+      failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)))
     return failure();
 
   // Each gradient has exactly the type of the input it differentiates.

@@ -13,7 +13,8 @@
 //   acc   = alpha·acc + P·V
 //
 // and after the sweep O = acc / l, LSE = m·ln2 + log(l). Scores are made in
-// log2 units (log2(e) folded into the scale) so every exponential is exp2.
+// log2 units (log2(e) folded into the scale, and into the ALiBi bias when
+// there is one) so every exponential is exp2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,9 +191,14 @@ struct FuseOnlineSoftmax : OpRewritePattern<scf::ForOp> {
           Value scores = cloneSliceOf(b, rowMaxLoop,
                                       sweeps->rowMax.getInput(), k0,
                                       scoreMapping);
-          for (Operation &op : *b.getInsertionBlock())
+          // The ALiBi bias must be in the same units as the scores it is
+          // added to.
+          for (Operation &op : *b.getInsertionBlock()) {
             if (auto qk = dyn_cast<QKScoresOp>(op))
               qk.setLog2Domain(true);
+            else if (auto alibi = dyn_cast<AlibiBiasOp>(op))
+              alibi.setLog2Domain(true);
+          }
           IRMapping valueMapping;
           Value valueTile = cloneSliceOf(
               b, outputLoop, sweeps->probsTimesV.getRhs(), k0, valueMapping);

@@ -7,7 +7,7 @@
 //   D = rowsum(dO ∘ O)                                   (one O(M) vector)
 //   for each KV block j (outer):      dK_j = dV_j = 0
 //     for each query head of the group, for each Q block i (inner):
-//       S = scale·Q_i K_jᵀ (masked);  P = exp(S - LSE_i)   (recomputed)
+//       S = scale·Q_i K_jᵀ (+ ALiBi, masked);  P = exp(S - LSE_i)
 //       dV_j += Pᵀ dO_i
 //       dP    = dO_i V_jᵀ
 //       dS    = P ∘ (dP - D_i)
@@ -72,10 +72,11 @@ public:
   }
 
   /// One (KV block, Q block) step; returns (dK_j, dV_j, dQ).
-  SmallVector<Value> blockStep(Value batch, Value head, Value k0,
-                               Value keyTile, Value valueTile, Value rowDot,
-                               Value q0, Value gradKey, Value gradValue,
-                               Value gradQuery) {
+  /// `alibiSlope` is the head's slope, null without ALiBi.
+  SmallVector<Value> blockStep(Value batch, Value head, Value alibiSlope,
+                               Value k0, Value keyTile, Value valueTile,
+                               Value rowDot, Value q0, Value gradKey,
+                               Value gradValue, Value gradQuery) {
     double scale = op.getScaleOrDefault();
     double softcap = op.getSoftcapOrZero();
     Value queryTile = tb.loadTile(op.getQuery(), batch, head, q0, blockM);
@@ -88,12 +89,16 @@ public:
                            : tb.loadTile(rowDot, batch, head, q0, blockM);
     auto tileType = RankedTensorType::get({blockM, blockN}, b.getF32Type());
 
-    // S = scale·Q Kᵀ (softcapped), masked; P = exp(S - LSE), recomputed.
+    // S = scale·Q Kᵀ (softcapped), ALiBi-biased, masked; P = exp(S - LSE),
+    // recomputed. The bias is a constant of S: it shapes P but has no
+    // derivative of its own, so dS flows back through the softcap only.
     Value scores = QKScoresOp::create(
         b, loc, tileType, queryTile, keyTile, b.getF32FloatAttr(scale),
         softcap > 0 ? b.getF32FloatAttr(softcap) : FloatAttr(), nullptr);
+    Value biased = tb.addAlibiBias(scores, alibiSlope, q0, k0, shape.queryLen,
+                                   shape.keyLen);
     Value masked = ApplyMaskOp::create(
-        b, loc, scores.getType(), scores, op.getMaskOrDefault(), q0, k0,
+        b, loc, scores.getType(), biased, op.getMaskOrDefault(), q0, k0,
         tb.index(shape.queryLen), tb.index(shape.keyLen));
     Value probs = ExpShiftedOp::create(b, loc, masked.getType(), masked, lseTile, nullptr);
     // dV_j += Pᵀ dO_i
@@ -105,7 +110,8 @@ public:
         TileMatmulOp::create(b, loc, tileType, gradOutTile, valueTile,
                              tb.zeros({blockM, blockN}), nullptr,
                              b.getUnitAttr(), nullptr);
-    // dS = P ∘ (dP - D_i), then back through the softcap's tanh.
+    // dS = P ∘ (dP - D_i), then back through the softcap's tanh, which
+    // needs the softcapped S before the bias.
     Value gradScores =
         SoftmaxGradOp::create(b, loc, probs.getType(), probs, gradProbs, rowDotTile);
     if (softcap > 0)
@@ -164,10 +170,12 @@ public:
                 arith::MulIOp::create(b, loc, kvHead,
                                       tb.index(shape.groupSize())),
                 member);
+            Value alibiSlope =
+                tb.alibiSlope(op.getAlibiSlopes(), batch, head);
             return tb.forLoop(shape.queryLen, blockM, a,
                            [&](Value q0, ValueRange a) {
-              return blockStep(batch, head, k0, keyTile, valueTile, rowDot, q0,
-                               a[0], a[1], a[2]);
+              return blockStep(batch, head, alibiSlope, k0, keyTile, valueTile,
+                               rowDot, q0, a[0], a[1], a[2]);
             });
           });
           Value gradKey = tb.storeTile(tb.castTile(acc[0], elementType), g[0],

@@ -10,6 +10,9 @@
 //   2. l = sum_j exp(S_ij - m)              (sum of exp)
 //   3. O = sum_j (exp(S_ij - m) / l) V_j    (normalised P·V)
 //
+// With ALiBi slopes, the head's slope is read once per (batch, head) and
+// each score tile gets fa.alibi_bias between fa.qk_scores and the mask.
+//
 // fa-fuse-online-softmax turns the three sweeps into one.
 //
 //===----------------------------------------------------------------------===//
@@ -44,6 +47,8 @@ namespace {
 struct QBlock {
   Value batch, kvHead, q0, queryTile;
   Value kvBegin, kvEnd;
+  Value alibiSlope; // null without ALiBi
+
 };
 
 /// Builds the per-block loops of one fa.attention.
@@ -54,7 +59,7 @@ public:
       : op(op), shape(shape), blockM(blockM), blockN(blockN), tb(tb),
         b(tb.builder()), loc(tb.location()) {}
 
-  /// S for the KV block at `k0`, scaled, softcapped and masked.
+  /// S for the KV block at `k0`, scaled, softcapped, ALiBi-biased and masked.
   Value maskedScores(const QBlock &blk, Value k0) {
     Value keyTile = tb.loadTile(op.getKey(), blk.batch, blk.kvHead, k0, blockN);
     auto scoresType =
@@ -63,8 +68,11 @@ public:
         b, loc, scoresType, blk.queryTile, keyTile,
         b.getF32FloatAttr(op.getScaleOrDefault()), softcapAttr(),
         /*log2_domain=*/nullptr);
-    return ApplyMaskOp::create(b, loc, scores.getType(), scores, op.getMaskOrDefault(), blk.q0,
-                               k0, tb.index(shape.queryLen),
+    Value biased = tb.addAlibiBias(scores, blk.alibiSlope, blk.q0, k0,
+                                   shape.queryLen, shape.keyLen);
+    return ApplyMaskOp::create(b, loc, scores.getType(), biased,
+                               op.getMaskOrDefault(), blk.q0, k0,
+                               tb.index(shape.queryLen),
                                tb.index(shape.keyLen));
   }
 
@@ -148,12 +156,14 @@ public:
         // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
         Value kvHead = arith::DivUIOp::create(b, loc, head,
                                               tb.index(shape.groupSize()));
+        Value alibiSlope = tb.alibiSlope(op.getAlibiSlopes(), batch, head);
         return tb.forLoop(shape.queryLen, blockM, perHead,
                     [&](Value q0, ValueRange perBlock) {
           QBlock blk;
           blk.batch = batch;
           blk.kvHead = kvHead;
           blk.q0 = q0;
+          blk.alibiSlope = alibiSlope;
           blk.queryTile = tb.loadTile(op.getQuery(), batch, head, q0, blockM);
           Value rows = tb.rowsInBlock(q0, blockM, shape.queryLen);
           std::tie(blk.kvBegin, blk.kvEnd) = tb.visibleKeyRange(

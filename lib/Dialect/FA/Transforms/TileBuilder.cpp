@@ -152,6 +152,25 @@ SmallVector<Value> TileBuilder::forLoop(
   return SmallVector<Value>(loop.getResults());
 }
 
+Value TileBuilder::alibiSlope(Value slopes, Value batch, Value head) {
+  if (!slopes)
+    return {};
+  SmallVector<Value, 2> indices;
+  if (cast<RankedTensorType>(slopes.getType()).getRank() == 2)
+    indices.push_back(batch);
+  indices.push_back(head);
+  return tensor::ExtractOp::create(b, loc, slopes, indices);
+}
+
+Value TileBuilder::addAlibiBias(Value scores, Value slope, Value q0, Value k0,
+                                int64_t queryLen, int64_t keyLen) {
+  if (!slope)
+    return scores;
+  return AlibiBiasOp::create(b, loc, scores.getType(), scores, slope, q0, k0,
+                             index(queryLen), index(keyLen),
+                             /*log2_domain=*/nullptr);
+}
+
 Value TileBuilder::castTile(Value tile, Type elementType) {
   auto type = cast<RankedTensorType>(tile.getType());
   if (type.getElementType() == elementType)

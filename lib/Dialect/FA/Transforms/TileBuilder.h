@@ -4,7 +4,8 @@
 //
 // The pieces fa-tile and fa-recompute-backward both write: static tiles
 // loaded from (and stored to) [B, H, S, W] tensors with zero padding past the
-// sequence end, splat constants, and the KV range a mask leaves visible.
+// sequence end, splat constants, the KV range a mask leaves visible, and the
+// ALiBi bias of a score tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +68,15 @@ public:
   SmallVector<Value>
   forLoop(int64_t upper, int64_t step, ValueRange carried,
           function_ref<SmallVector<Value>(Value, ValueRange)> body);
+
+  /// The ALiBi slope of `head` in `batch` from `slopes` ([Hq] or [B, Hq]),
+  /// or a null value when there are no slopes.
+  Value alibiSlope(Value slopes, Value batch, Value head);
+
+  /// `scores` with the ALiBi bias of `slope` added (fa.alibi_bias, natural
+  /// units), or `scores` itself when `slope` is null.
+  Value addAlibiBias(Value scores, Value slope, Value q0, Value k0,
+                     int64_t queryLen, int64_t keyLen);
 
   /// The elementwise cast of an f32 tile to `elementType` (or a no-op).
   Value castTile(Value tile, Type elementType);

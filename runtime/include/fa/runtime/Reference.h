@@ -36,12 +36,30 @@ struct Problem {
   double scale = 1.0;   ///< Multiplies q.k.
   double softcap = 0.0; ///< s = softcap * tanh(s / softcap) when > 0.
   Mask mask;
+  /// ALiBi slopes, as FlashAttention's `alibi_slopes`: empty for none, Hq
+  /// values (shared by every batch) or B·Hq values, row-major [B, Hq].
+  std::vector<double> alibiSlopes;
+
+  /// The slope of query head `h` in batch `b`; 0 without ALiBi.
+  double alibiSlope(int64_t b, int64_t h) const {
+    if (alibiSlopes.empty())
+      return 0.0;
+    if (static_cast<int64_t>(alibiSlopes.size()) == queryHeads)
+      return alibiSlopes[h];
+    return alibiSlopes[b * queryHeads + h];
+  }
 
   /// The KV head that query head `h` reads (GQA/MQA).
   int64_t kvHeadOf(int64_t h) const {
     return h / (queryHeads / kvHeads);
   }
 };
+
+/// The ALiBi term added to s_ij after the softcap, before the mask:
+/// -slope(b, h) · |i + N - M - j| (bottom-right aligned, like the causal
+/// mask); 0 without ALiBi.
+double alibiBias(const Problem &problem, int64_t b, int64_t h, int64_t i,
+                 int64_t j);
 
 /// Dense row-major tensors: Q [B,Hq,M,D], K [B,Hkv,N,D], V [B,Hkv,N,Dv],
 /// O and dO [B,Hq,M,Dv], LSE [B,Hq,M].

@@ -16,8 +16,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fa {
+
+/// ALiBi slopes of a spec: none, one per query head ([Hq]) or one per batch
+/// and query head ([B, Hq]).
+enum class AlibiKind { None, Head, BatchHead };
 
 struct AttentionSpec {
   int64_t headDim = 0;
@@ -25,20 +30,24 @@ struct AttentionSpec {
   ElementType dtype = ElementType::BF16;
   ref::Mask mask;
   double softcap = 0.0;
+  AlibiKind alibi = AlibiKind::None;
   std::optional<double> scale; ///< Default 1/sqrt(d).
   int64_t blockM = 64, blockN = 64;
 
   double scaleOrDefault() const;
 };
 
-/// Parses "key=value,..." with keys d, dv, dtype, mask, softcap, scale,
-/// block_m, block_n. Masks: none, causal, causal_top_left, window(L,R) (or
+/// Parses "key=value,..." with keys d, dv, dtype, mask, softcap, alibi,
+/// scale, block_m, block_n. ALiBi: none, head or batch_head. Masks: none, causal, causal_top_left, window(L,R) (or
 /// window:L:R). On error returns false with a one-line reason in `error`.
 bool parseSpec(const std::string &text, AttentionSpec &spec,
                std::string &error);
 
 /// The text of a mask as the fa dialect prints it: "window(128, 0)".
 std::string maskName(const ref::Mask &mask);
+
+/// The spec key's text: "none", "head" or "batch_head".
+const char *alibiName(AlibiKind alibi);
 
 /// B, Hq, Hkv, M, N of one run.
 struct ProblemSize {
@@ -49,8 +58,22 @@ struct ProblemSize {
 bool validateProblem(const AttentionSpec &spec, const ProblemSize &size,
                      std::string &error);
 
-/// The reference's view of a spec at a size.
-ref::Problem makeProblem(const AttentionSpec &spec, const ProblemSize &size);
+/// The shape of the ALiBi slopes of a spec at a size: {} (none), {Hq} or
+/// {B, Hq}.
+std::vector<int64_t> alibiShape(const AttentionSpec &spec,
+                                const ProblemSize &size);
+
+/// Fresh random ALiBi slopes for a run, exactly representable in f32 (what
+/// the kernel is given): slope_h = u · 2^(-8h/Hq) with u uniform in
+/// [0.1, 1), drawn per head (and per batch for batch_head), so heads differ.
+/// Empty without ALiBi.
+std::vector<double> randomAlibiSlopes(const AttentionSpec &spec,
+                                      const ProblemSize &size, uint64_t seed);
+
+/// The reference's view of a spec at a size, with the run's ALiBi slopes
+/// (empty without ALiBi).
+ref::Problem makeProblem(const AttentionSpec &spec, const ProblemSize &size,
+                         std::vector<double> alibiSlopes = {});
 
 } // namespace fa
 

@@ -52,3 +52,23 @@ func.func @attention(%q: tensor<1x2x100x16xf16>, %k: tensor<1x1x70x16xf16>, %v: 
       -> (tensor<1x2x100x8xf16>, tensor<1x2x100xf32>)
   return %o, %lse : tensor<1x2x100x8xf16>, tensor<1x2x100xf32>
 }
+
+// ALiBi: the bias is carried into the fused loop and, like the scores it is
+// added to, switched to log2 units (-log2(e)·slope·|i + N - M - j|).
+// CHECK-LABEL: func.func @alibi
+// CHECK: %[[SLOPE:[^ ,:)]+]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<2xf32>
+// CHECK: scf.for %[[Q0:[^ ,:)]+]] = %c0 to %c100
+// CHECK: scf.for %[[K0:[^ ,:)]+]] = %c0 to %{{.*}} step %c32
+// CHECK:   %[[S:[^ ,:)]+]] = fa.qk_scores %{{.*}}, %{{.*}} {log2_domain, scale = 2.500000e-01 : f32}
+// CHECK:   %[[SB:[^ ,:)]+]] = fa.alibi_bias %[[S]], %[[SLOPE]] at[%[[Q0]], %[[K0]]] in[%c100, %c70] {log2_domain}
+// CHECK:   %[[SM:[^ ,:)]+]] = fa.apply_mask %[[SB]], <causal>
+// CHECK:   fa.row_max %[[SM]]
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @alibi(%q: tensor<1x2x100x16xf16>, %k: tensor<1x1x70x16xf16>, %v: tensor<1x1x70x8xf16>,
+                 %slopes: tensor<2xf32>) -> tensor<1x2x100x8xf16> {
+  %o = fa.attention %q, %k, %v alibi(%slopes) {mask = #fa.mask<causal>}
+      : (tensor<1x2x100x16xf16>, tensor<1x1x70x16xf16>, tensor<1x1x70x8xf16>, tensor<2xf32>)
+      -> tensor<1x2x100x8xf16>
+  return %o : tensor<1x2x100x8xf16>
+}

@@ -69,3 +69,29 @@ func.func @grad(%q: tensor<1x4x96x16xf16>, %k: tensor<1x2x80x16xf16>, %v: tensor
       -> (tensor<1x4x96x16xf16>, tensor<1x2x80x16xf16>, tensor<1x2x80x8xf16>)
   return %dq, %dk, %dv : tensor<1x4x96x16xf16>, tensor<1x2x80x16xf16>, tensor<1x2x80x8xf16>
 }
+
+// ALiBi with [Hq] slopes: the recomputed S gets the same bias as the forward
+// (natural units), between the softcap and the mask; the softcap's chain
+// rule still reads the unbiased S, since the bias is a constant of S.
+// CHECK-LABEL: func.func @grad_alibi
+// CHECK-SAME: %[[SLOPES:[^ :]+]]: tensor<4xf32>)
+// The slope of query head h = kvHead·2 + member, read once per head:
+// CHECK:   %[[H:[^ ]+]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:   %[[SLOPE:[^ ]+]] = tensor.extract %[[SLOPES]][%[[H]]] : tensor<4xf32>
+// CHECK:   scf.for %[[Q0:[^ ]+]] = %c0 to %c96 step %c32
+// CHECK:     %[[S:[^ ]+]] = fa.qk_scores
+// CHECK:     %[[SB:[^ ]+]] = fa.alibi_bias %[[S]], %[[SLOPE]] at[%[[Q0]], %{{.*}}] in[%c96, %c80] : tensor<32x32xf32>
+// CHECK:     %[[SM:[^ ]+]] = fa.apply_mask %[[SB]], <causal>
+// CHECK:     fa.exp_shifted %[[SM]]
+// CHECK:     fa.softcap_grad %{{.*}}, %[[S]]
+func.func @grad_alibi(%q: tensor<1x4x96x16xf16>, %k: tensor<1x2x80x16xf16>, %v: tensor<1x2x80x8xf16>,
+                      %o: tensor<1x4x96x8xf16>, %do: tensor<1x4x96x8xf16>, %lse: tensor<1x4x96xf32>,
+                      %slopes: tensor<4xf32>)
+    -> (tensor<1x4x96x16xf16>, tensor<1x2x80x16xf16>, tensor<1x2x80x8xf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse alibi(%slopes)
+      {mask = #fa.mask<causal>, softcap = 20.0 : f32}
+      : (tensor<1x4x96x16xf16>, tensor<1x2x80x16xf16>, tensor<1x2x80x8xf16>,
+         tensor<1x4x96x8xf16>, tensor<1x4x96x8xf16>, tensor<1x4x96xf32>, tensor<4xf32>)
+      -> (tensor<1x4x96x16xf16>, tensor<1x2x80x16xf16>, tensor<1x2x80x8xf16>)
+  return %dq, %dk, %dv : tensor<1x4x96x16xf16>, tensor<1x2x80x16xf16>, tensor<1x2x80x8xf16>
+}

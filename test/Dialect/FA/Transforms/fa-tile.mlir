@@ -112,3 +112,50 @@ func.func @tile$window_range(%q: tensor<1x1x256x16xf16>, %k: tensor<1x1x256x16xf
       : (tensor<1x1x256x16xf16>, tensor<1x1x256x16xf16>, tensor<1x1x256x16xf16>) -> tensor<1x1x256x16xf16>
   return %o : tensor<1x1x256x16xf16>
 }
+
+// -----
+
+// ALiBi with [B, Hq] slopes: the head's slope is read once per (batch, head),
+// and every sweep adds the bias to its score tile before the mask.
+// CHECK-LABEL: func.func @tile$alibi_batch_head
+// CHECK-SAME: %[[SLOPES:[^ :]+]]: tensor<2x2xf32>
+// CHECK: scf.for %[[B:[^ ]+]] = %{{.*}} to %c2 step %c1 iter_args
+// CHECK: scf.for %[[H:[^ ]+]] = %{{.*}} to %c2 step %c1 iter_args
+// CHECK: %[[SLOPE:[^ ]+]] = tensor.extract %[[SLOPES]][%[[B]], %[[H]]] : tensor<2x2xf32>
+// CHECK: scf.for %[[Q0:[^ ]+]] = %{{.*}} to %c40 step %c32 iter_args
+// 1. Row max, over biased scores.
+// CHECK: scf.for %[[K0:[^ ]+]] =
+// CHECK:   %[[S:[^ ]+]] = fa.qk_scores
+// CHECK:   %[[SB:[^ ]+]] = fa.alibi_bias %[[S]], %[[SLOPE]] at[%[[Q0]], %[[K0]]] in[%c40, %c50] : tensor<32x32xf32>
+// CHECK:   fa.apply_mask %[[SB]], <causal> at[%[[Q0]], %[[K0]]] in[%c40, %c50]
+// 2. Sum of exp and 3. P·V recompute the same biased tile.
+// CHECK: scf.for
+// CHECK:   fa.qk_scores
+// CHECK:   fa.alibi_bias %{{.*}}, %[[SLOPE]]
+// CHECK:   fa.apply_mask
+// CHECK: scf.for
+// CHECK:   fa.qk_scores
+// CHECK:   fa.alibi_bias %{{.*}}, %[[SLOPE]]
+// CHECK:   fa.apply_mask
+// CHECK-NOT: fa.attention
+func.func @tile$alibi_batch_head(%q: tensor<2x2x40x16xf16>, %k: tensor<2x1x50x16xf16>, %v: tensor<2x1x50x8xf16>,
+                                 %slopes: tensor<2x2xf32>) -> tensor<2x2x40x8xf16> {
+  %o = fa.attention %q, %k, %v alibi(%slopes) {mask = #fa.mask<causal>}
+      : (tensor<2x2x40x16xf16>, tensor<2x1x50x16xf16>, tensor<2x1x50x8xf16>, tensor<2x2xf32>)
+      -> tensor<2x2x40x8xf16>
+  return %o : tensor<2x2x40x8xf16>
+}
+
+// -----
+
+// [Hq] slopes are shared by every batch: indexed by the head alone.
+// CHECK-LABEL: func.func @tile$alibi_head
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %c2 step %c1 iter_args
+// CHECK: tensor.extract %{{.*}}[%[[H]]] : tensor<2xf32>
+func.func @tile$alibi_head(%q: tensor<1x2x40x16xf16>, %k: tensor<1x2x50x16xf16>, %v: tensor<1x2x50x8xf16>,
+                           %slopes: tensor<2xf32>) -> tensor<1x2x40x8xf16> {
+  %o = fa.attention %q, %k, %v alibi(%slopes)
+      : (tensor<1x2x40x16xf16>, tensor<1x2x50x16xf16>, tensor<1x2x50x8xf16>, tensor<2xf32>)
+      -> tensor<1x2x40x8xf16>
+  return %o : tensor<1x2x40x8xf16>
+}

@@ -49,10 +49,10 @@ defvar FA_AttentionOptionAccessors = [{
     }
 }];
 
-def FA_AttentionOp : FA_Op<"attention", [Pure]> {
+def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   let summary = "Scaled dot-product attention forward: O (and LSE) from Q, K, V";
   let description = [{
-    Computes `O = softmax(mask(softcap(scale * Q Kᵀ))) V` for every batch and
+    Computes `O = softmax(mask(alibi(softcap(scale * Q Kᵀ)))) V` for every batch and
     query head, and optionally the log-sum-exp of the scores, `LSE`, which the
     backward pass needs.
 
@@ -63,6 +63,10 @@ def FA_AttentionOp : FA_Op<"attention", [Pure]> {
     * `descale`: for f8E4M3FN inputs, exactly three f32 per-tensor descale
       factors for Q, K and V (the true value is the stored value times its
       factor); none for f16 and bf16;
+    * `alibi_slopes` (optional): f32 ALiBi slopes, `[Hq]` or `[B, Hq]`, as
+      FlashAttention's `alibi_slopes`: after the softcap, the score of query
+      `i` and key `j` in head `h` gets `-slope_h * |i + N - M - j|` added
+      (bottom-right aligned, like the causal mask);
     * `output` `[B, Hq, M, Dv]`: the input element type, or bf16 for
       f8E4M3FN inputs;
     * `lse` (optional) `[B, Hq, M]`, f32, natural log.
@@ -83,20 +87,28 @@ def FA_AttentionOp : FA_Op<"attention", [Pure]> {
         : (tensor<2x8x1024x64xbf16>, tensor<2x2x1024x64xbf16>,
            tensor<2x2x1024x64xbf16>)
         -> (tensor<2x8x1024x64xbf16>, tensor<2x8x1024xf32>)
+
+    // ALiBi with one slope per query head.
+    %o2 = fa.attention %q, %k, %v alibi(%slopes) {mask = #fa.mask<causal>}
+        : (tensor<2x8x1024x64xbf16>, tensor<2x2x1024x64xbf16>,
+           tensor<2x2x1024x64xbf16>, tensor<8xf32>)
+        -> tensor<2x8x1024x64xbf16>
     ```
   }];
   let arguments = !con((ins
     AnyRankedTensor:$query,
     AnyRankedTensor:$key,
     AnyRankedTensor:$value,
-    Variadic<F32>:$descale
+    Variadic<F32>:$descale,
+    Optional<AnyRankedTensor>:$alibi_slopes
   ), FA_AttentionOptions);
   let results = (outs
     AnyRankedTensor:$output,
     Optional<AnyRankedTensor>:$lse
   );
   let assemblyFormat = [{
-    $query `,` $key `,` $value (`descale` `(` $descale^ `)`)? attr-dict
+    $query `,` $key `,` $value (`descale` `(` $descale^ `)`)?
+    (`alibi` `(` $alibi_slopes^ `)`)? attr-dict
     `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
@@ -112,7 +124,10 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     of size `M x N` is saved between forward and backward.
 
     Operands: `query`, `key`, `value` and `output` as for `fa.attention`,
-    `grad_output` (`dO`) of the type of `output`, and `lse` `[B, Hq, M]` f32.
+    `grad_output` (`dO`) of the type of `output`, `lse` `[B, Hq, M]` f32, and
+    the forward's `alibi_slopes` if it had them (`alibi(%slopes)`). The ALiBi
+    bias is a constant of the scores: it changes P, and so every gradient,
+    but no gradient of the slopes is computed (as in FlashAttention).
     Results: `grad_query`, `grad_key` and `grad_value` with the types of
     `query`, `key` and `value`. `grad_key` and `grad_value` are summed over the
     query heads that share a key/value head. Element types are f16 or bf16
@@ -137,7 +152,8 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     AnyRankedTensor:$value,
     AnyRankedTensor:$output,
     AnyRankedTensor:$grad_output,
-    AnyRankedTensor:$lse
+    AnyRankedTensor:$lse,
+    Optional<AnyRankedTensor>:$alibi_slopes
   ), FA_AttentionOptions);
   let results = (outs
     AnyRankedTensor:$grad_query,
@@ -145,7 +161,8 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     AnyRankedTensor:$grad_value
   );
   let assemblyFormat = [{
-    $query `,` $key `,` $value `,` $output `,` $grad_output `,` $lse attr-dict
+    $query `,` $key `,` $value `,` $output `,` $grad_output `,` $lse
+    (`alibi` `(` $alibi_slopes^ `)`)? attr-dict
     `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;

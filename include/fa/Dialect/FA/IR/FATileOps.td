@@ -76,6 +76,41 @@ def FA_ApplyMaskOp : FA_TileOp<"apply_mask", [AllTypesMatch<["scores", "result"]
   }];
 }
 
+def FA_AlibiBiasOp : FA_TileOp<"alibi_bias", [AllTypesMatch<["scores", "result"]>]> {
+  let summary = "Add the ALiBi bias -slope · |i + N - M - j| to a score tile";
+  let description = [{
+    The tile holds queries `query_offset + i` and keys `key_offset + j` of a
+    problem with `query_len` (M) queries and `key_len` (N) keys, as for
+    `fa.apply_mask`. Elementwise:
+
+    `R[i, j] = S[i, j] - c * slope * |query_offset + i + N - M - (key_offset + j)|`
+
+    with `c = log2(e)` when `log2_domain` is set (the scores are then in log2
+    units, as `fa.qk_scores {log2_domain}` makes them) and `c = 1` otherwise.
+    The distance is bottom-right aligned like the causal mask, so the last
+    query and the last key are at distance 0. `slope` is the f32 slope of
+    the tile's query head (FlashAttention's `alibi_slopes[b, h]`). It comes
+    after the softcap and before the mask: a `-inf` score stays `-inf`, and
+    padded rows and keys get a finite bias the mask then overrides.
+
+    ```mlir
+    %sb = fa.alibi_bias %s, %slope at [%q0, %k0] in [%c113, %c203] {log2_domain}
+        : tensor<64x32xf32>
+    %sm = fa.apply_mask %sb, #fa.mask<causal> at [%q0, %k0] in [%c113, %c203]
+        : tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins FA_F32Tile2D:$scores, F32:$slope,
+                       Index:$query_offset, Index:$key_offset,
+                       Index:$query_len, Index:$key_len,
+                       UnitAttr:$log2_domain);
+  let results = (outs FA_F32Tile2D:$result);
+  let assemblyFormat = [{
+    $scores `,` $slope `at` `[` $query_offset `,` $key_offset `]`
+    `in` `[` $query_len `,` $key_len `]` attr-dict `:` type($scores)
+  }];
+}
+
 def FA_RowMaxOp : FA_TileOp<"row_max"> {
   let summary = "m[i] = max_j S[i, j] (-inf for a fully masked row)";
   let description = [{
