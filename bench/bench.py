@@ -10,7 +10,13 @@ bursts, FLOPs = 4·B·H·N²·D (halved when causal). Before timing, fa-mlir's
 output is compared with SDPA's on the same inputs (a cross-check; the
 float64 verification is fa-run's job).
 
-usage: python3 bench/bench.py LIBFA_RUNTIME.so KERNEL_DIR [--quick]
+With --baseline DIR, the same kernels from DIR (bench/baseline/v6: kernel
+v6's PTX, before the GPU lowering became passes) are timed in the same
+process, and the ratio new/baseline is printed per cell. Then the cost of
+softcap and ALiBi: the D=128 kernel with each against the same kernel
+without, where KERNEL_DIR has them.
+
+usage: python3 bench/bench.py LIBFA_RUNTIME.so KERNEL_DIR [--quick] [--baseline DIR]
 """
 import ctypes
 import math
@@ -29,7 +35,8 @@ class ForwardArgs(ctypes.Structure):
                 ("kv_len", ctypes.c_int64),
                 ("q_stride", ctypes.c_int64 * 3), ("k_stride", ctypes.c_int64 * 3),
                 ("v_stride", ctypes.c_int64 * 3), ("o_stride", ctypes.c_int64 * 3),
-                ("lse_stride", ctypes.c_int64 * 2)]
+                ("lse_stride", ctypes.c_int64 * 2),
+                ("alibi_slopes", ctypes.c_void_p), ("alibi_stride_b", ctypes.c_int64)]
 
 
 def load_runtime(path):
@@ -42,7 +49,7 @@ def load_runtime(path):
     return lib
 
 
-def make_args(q, k, v, o, lse):
+def make_args(q, k, v, o, lse, slopes=None):
     """[B, H, S, D] tensors (any strides with a contiguous last dim)."""
     a = ForwardArgs()
     a.q, a.k, a.v, a.o, a.lse = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr()
@@ -51,6 +58,8 @@ def make_args(q, k, v, o, lse):
     for field, t in (("q_stride", q), ("k_stride", k), ("v_stride", v), ("o_stride", o)):
         getattr(a, field)[:] = [t.stride(0), t.stride(1), t.stride(2)]
     a.lse_stride[:] = [lse.stride(0), lse.stride(1)]
+    if slopes is not None:
+        a.alibi_slopes, a.alibi_stride_b = slopes.data_ptr(), 0
     return a
 
 
@@ -73,77 +82,131 @@ def time_bursts(launch, sets, bursts=5, per_burst=None):
     return times[len(times) // 2]
 
 
-def main():
-    lib = load_runtime(sys.argv[1])
-    kernel_dir = sys.argv[2]
-    quick = "--quick" in sys.argv
-    dtype = torch.bfloat16
-    seqs = [512, 1024, 2048, 4096, 8192, 16384] if not quick else [2048, 8192]
-    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
-          f"cudnn {torch.backends.cudnn.version()}")
+def make_sets(b, h, n, d, dtype, slopes=None):
+    """Input sets to rotate among: together larger than L2 (50 MB)."""
+    set_bytes = 4 * b * h * n * d * 2
+    sets = []
+    for _ in range(max(2, min(6, math.ceil(2 * 50e6 / set_bytes)))):
+        q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dtype) for _ in range(3))
+        o = torch.empty_like(q)
+        lse = torch.empty(b, h, n, device="cuda", dtype=torch.float32)
+        sets.append((q, k, v, o, lse, make_args(q, k, v, o, lse, slopes)))
+    return sets
+
+
+def launcher(lib, kernel):
+    def run(s):
+        if lib.fa_kernel_forward(kernel, ctypes.byref(s[5]), None) != 0:
+            raise RuntimeError(lib.fa_last_error().decode())
+    return run
+
+
+def sdpa(backend, causal):
+    def run(s):
+        with sdpa_kernel(backend):
+            F.scaled_dot_product_attention(s[0], s[1], s[2], is_causal=causal)
+    return run
+
+
+def load(lib, path):
+    kernel = lib.fa_kernel_load(path.encode())
+    if not kernel:
+        print(f"{path}: load failed: {lib.fa_last_error().decode()}")
+    return kernel
+
+
+def cross_check(fa_mlir, sets, causal):
+    """Relative difference to SDPA (flash) on the first set."""
+    q, k, v, o, lse, _ = sets[0]
+    o.fill_(float("nan"))
+    fa_mlir(sets[0])
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    torch.cuda.synchronize()
+    return ((o.float() - ref.float()).norm() / ref.float().norm()).item()
+
+
+def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype):
     rows = []
     for d in (64, 128, 256):
         for causal in (False, True):
             name = f"fa_fwd_sm80_bf16_d{d}_{'causal' if causal else 'none'}"
-            kernel = lib.fa_kernel_load(f"{kernel_dir}/{name}.json".encode())
+            kernel = load(lib, f"{kernel_dir}/{name}.json")
+            old = load(lib, f"{baseline_dir}/{name}.json") if baseline_dir else None
             if not kernel:
-                print(f"{name}: load failed: {lib.fa_last_error().decode()}")
                 continue
             for n in seqs:
                 b, h = 16384 // n, 2048 // d
-                set_bytes = 4 * b * h * n * d * 2
-                nsets = max(2, min(6, math.ceil(2 * 50e6 / set_bytes)))
-                sets = []
-                for _ in range(nsets):
-                    q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dtype) for _ in range(3))
-                    o = torch.empty_like(q)
-                    lse = torch.empty(b, h, n, device="cuda", dtype=torch.float32)
-                    sets.append((q, k, v, o, lse, make_args(q, k, v, o, lse)))
-
-                def fa_mlir(s):
-                    if lib.fa_kernel_forward(kernel, ctypes.byref(s[5]), None) != 0:
-                        raise RuntimeError(lib.fa_last_error().decode())
-
-                def sdpa(backend):
-                    def run(s):
-                        with sdpa_kernel(backend):
-                            F.scaled_dot_product_attention(s[0], s[1], s[2], is_causal=causal)
-                    return run
-
-                # Cross-check against SDPA on the first set.
-                q, k, v, o, lse, _ = sets[0]
-                o.fill_(float("nan"))
-                fa_mlir(sets[0])
-                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                    ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                torch.cuda.synchronize()
-                rel = ((o.float() - ref.float()).norm() / ref.float().norm()).item()
-
+                sets = make_sets(b, h, n, d, dtype)
+                rel = cross_check(launcher(lib, kernel), sets, causal)
                 flops = 4 * b * h * n * n * d / (2 if causal else 1)
                 result = {"d": d, "causal": causal, "n": n, "rel_vs_sdpa": rel}
-                for label, fn in (("fa_mlir", fa_mlir), ("fa2", sdpa(SDPBackend.FLASH_ATTENTION)),
-                                  ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION))):
+                runs = [("fa_mlir", launcher(lib, kernel))]
+                if old:
+                    runs.append(("v6", launcher(lib, old)))
+                runs += [("fa2", sdpa(SDPBackend.FLASH_ATTENTION, causal)),
+                         ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION, causal))]
+                for label, fn in runs:
                     try:
-                        ms = time_bursts(fn, sets)
-                        result[label] = flops / (ms * 1e-3) / 1e12
+                        result[label] = flops / (time_bursts(fn, sets) * 1e-3) / 1e12
                     except Exception as e:  # a backend may refuse a size
                         result[label] = float("nan")
                         print(f"  {label} d={d} n={n}: {e}")
                 rows.append(result)
-                print(f"d={d:3d} causal={int(causal)} n={n:5d}  fa-mlir {result['fa_mlir']:6.1f}  "
+                v6 = f"v6 {result['v6']:6.1f}  new/v6 {result['fa_mlir'] / result['v6']:.3f}  " if old else ""
+                print(f"d={d:3d} causal={int(causal)} n={n:5d}  fa-mlir {result['fa_mlir']:6.1f}  {v6}"
                       f"fa2 {result['fa2']:6.1f}  cudnn {result['cudnn']:6.1f}  "
                       f"ratio/fa2 {result['fa_mlir'] / result['fa2']:.2f}  "
                       f"ratio/cudnn {result['fa_mlir'] / result['cudnn']:.2f}  rel_vs_sdpa {rel:.1e}",
                       flush=True)
                 del sets
                 torch.cuda.empty_cache()
+    return rows
 
-    print("\n| D | causal | N | fa-mlir | fa2 | cudnn | fa-mlir/fa2 | fa-mlir/cudnn |")
-    print("|---|---|---|---|---|---|---|---|")
+
+def feature_costs(lib, kernel_dir, seqs, dtype):
+    """softcap and ALiBi against the same D=128 kernel without them."""
+    base = load(lib, f"{kernel_dir}/fa_fwd_sm80_bf16_d128_none.json")
+    variants = [(label, load(lib, f"{kernel_dir}/fa_fwd_sm80_bf16_d128_none_{suffix}.json"))
+                for label, suffix in (("softcap", "cap"), ("alibi", "alibi"))]
+    print("\n| feature | N | without | with | cost |")
+    print("|---|---|---|---|---|")
+    for n in seqs:
+        b, h, d = 16384 // n, 16, 128
+        slopes = torch.rand(h, device="cuda", dtype=torch.float32) * 0.5 + 0.01
+        plain, sloped = make_sets(b, h, n, d, dtype), make_sets(b, h, n, d, dtype, slopes)
+        flops = 4 * b * h * n * n * d
+        without = flops / (time_bursts(launcher(lib, base), plain) * 1e-3) / 1e12
+        for label, kernel in variants:
+            if not kernel:
+                continue
+            sets = sloped if label == "alibi" else plain
+            with_it = flops / (time_bursts(launcher(lib, kernel), sets) * 1e-3) / 1e12
+            print(f"| {label} | {n} | {without:.1f} | {with_it:.1f} | "
+                  f"{100 * (1 - with_it / without):.1f}% |", flush=True)
+        del plain, sloped
+        torch.cuda.empty_cache()
+
+
+def main():
+    lib = load_runtime(sys.argv[1])
+    kernel_dir = sys.argv[2]
+    quick = "--quick" in sys.argv
+    baseline_dir = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
+    dtype = torch.bfloat16
+    seqs = [512, 1024, 2048, 4096, 8192, 16384] if not quick else [2048, 8192]
+    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
+          f"cudnn {torch.backends.cudnn.version()}")
+    rows = speed_table(lib, kernel_dir, baseline_dir, seqs, dtype)
+    print("\n| D | causal | N | fa-mlir | v6 | new/v6 | fa2 | cudnn | fa-mlir/fa2 | fa-mlir/cudnn |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        v6 = r.get("v6", float("nan"))
         print(f"| {r['d']} | {'yes' if r['causal'] else 'no'} | {r['n']} | {r['fa_mlir']:.1f} | "
+              f"{v6:.1f} | {r['fa_mlir'] / v6:.3f} | "
               f"{r['fa2']:.1f} | {r['cudnn']:.1f} | {r['fa_mlir'] / r['fa2']:.2f} | "
               f"{r['fa_mlir'] / r['cudnn']:.2f} |")
+    feature_costs(lib, kernel_dir, [4096, 8192] if not quick else [8192], dtype)
 
 
 if __name__ == "__main__":

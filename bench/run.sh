@@ -19,30 +19,38 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER
   -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
 FA_RUN=build-gpu/bin/fa-run
 
-echo "== 2. verify kernels_generated/ (fa-run --verify)"
+echo "== 2. verify kernels_generated/ and bench/feature-kernels/ (fa-run --verify)"
+# bench/feature-kernels/ (softcap, ALiBi, any head dim, Dv != D) is made by
+# bench/make-feature-kernels.sh where the compiler is, and carried here.
 fails=0; runs=0
-for manifest in kernels_generated/*.json; do
+for manifest in kernels_generated/*.json bench/feature-kernels/*.json; do
+  [ -f "$manifest" ] || continue
   name=$(basename "$manifest" .json)
-  for size in "1 1" "113 203" "128 217" "1023 1024" "4096 4096"; do
-    set -- $size
-    for heads in "mha bhsd --hq 4 --hkv 4" "gqa bshd --hq 8 --hkv 2"; do
-      set -- $size $heads
-      m=$1; n=$2; kind=$3; layout=$4; shift 4
-      runs=$((runs + 1))
-      if ! $FA_RUN --device cuda --kernel "$manifest" --b 1 "$@" --m $m --n $n --layout $layout \
-           --seed $runs --verify > "$OUT_DIR/verify.log" 2>&1; then
-        fails=$((fails + 1)); echo "FAIL $name m=$m n=$n $kind $layout"; tail -5 "$OUT_DIR/verify.log"
-      fi
+  # An ALiBi kernel takes [Hq] or [B, Hq] slopes (a stride): verify both.
+  slopes="none"; grep -q '"alibi_slopes"' "$manifest" && slopes="head batch_head"
+  for alibi in $slopes; do
+    spec=(); [ "$alibi" != none ] && spec=(--spec "alibi=$alibi")
+    for size in "1 1" "113 203" "128 217" "1023 1024" "4096 4096"; do
+      for heads in "mha bhsd --hq 4 --hkv 4" "gqa bshd --hq 8 --hkv 2"; do
+        set -- $size $heads
+        m=$1; n=$2; kind=$3; layout=$4; shift 4
+        runs=$((runs + 1))
+        if ! $FA_RUN --device cuda --kernel "$manifest" "${spec[@]}" --b 2 "$@" --m $m --n $n \
+             --layout $layout --seed $runs --verify > "$OUT_DIR/verify.log" 2>&1; then
+          fails=$((fails + 1)); echo "FAIL $name $alibi m=$m n=$n $kind $layout"; tail -5 "$OUT_DIR/verify.log"
+        fi
+      done
     done
   done
-  echo "  $name: verified"
+  echo "  $name: verified ($(grep -o 'rel_err[^,]*' "$OUT_DIR/verify.log" | head -1))"
 done
 echo "verify: $((runs - fails)) of $runs runs passed"
 
 echo "== 3. SASS and sanitizers"
 mkdir -p build-gpu/sass
 for ptx in kernels_generated/fa_fwd_sm80_bf16_d64_causal.ptx kernels_generated/fa_fwd_sm80_bf16_d128_none.ptx \
-           kernels_generated/fa_fwd_sm80_bf16_d256_none.ptx; do
+           kernels_generated/fa_fwd_sm80_bf16_d256_none.ptx kernels_generated/fa_fwd_sm80_bf16_d96_none.ptx \
+           kernels_generated/fa_fwd_sm80_bf16_d128_none_cap.ptx kernels_generated/fa_fwd_sm80_bf16_d128_none_alibi.ptx; do
   cubin=build-gpu/sass/$(basename $ptx .ptx).cubin
   ptxas -arch=sm_90 -v "$ptx" -o "$cubin" 2> build-gpu/sass/ptxas.txt
   cuobjdump --dump-sass "$cubin" > build-gpu/sass/sass.txt
@@ -51,16 +59,21 @@ for ptx in kernels_generated/fa_fwd_sm80_bf16_d64_causal.ptx kernels_generated/f
     "$(grep -c 'STL' build-gpu/sass/sass.txt)" "$(grep -c 'LDSM' build-gpu/sass/sass.txt)" \
     "$(grep -c 'LDGSTS' build-gpu/sass/sass.txt)" "$(grep -o 'Used [0-9]* registers' build-gpu/sass/ptxas.txt)"
 done
-for tool in memcheck racecheck; do
-  for args in "--m 64 --n 64" "--m 113 --n 203 --hq 4 --hkv 2"; do
-    if compute-sanitizer --tool $tool --error-exitcode 9 $FA_RUN --device cuda \
-         --kernel kernels_generated/fa_fwd_sm80_bf16_d128_causal.json $args --verify > "$OUT_DIR/san.log" 2>&1; then
-      echo "  compute-sanitizer $tool ($args): clean ($(grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+ [a-z]+' "$OUT_DIR/san.log" | head -1))"
-    else
-      echo "  compute-sanitizer $tool ($args): ERRORS"; tail -20 "$OUT_DIR/san.log"
-    fi
+for kernel in kernels_generated/fa_fwd_sm80_bf16_d128_causal.json \
+              bench/feature-kernels/fa_fwd_sm80_bf16_d40_none.json \
+              bench/feature-kernels/fa_fwd_sm80_bf16_d96_win64_16_cap_alibi.json; do
+  [ -f "$kernel" ] || continue
+  for tool in memcheck racecheck; do
+    for args in "--m 64 --n 64" "--m 113 --n 203 --hq 4 --hkv 2"; do
+      if compute-sanitizer --tool $tool --error-exitcode 9 $FA_RUN --device cuda \
+           --kernel $kernel $args --verify > "$OUT_DIR/san.log" 2>&1; then
+        echo "  compute-sanitizer $tool $(basename $kernel .json) ($args): clean ($(grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+ [a-z]+' "$OUT_DIR/san.log" | head -1))"
+      else
+        echo "  compute-sanitizer $tool $(basename $kernel .json) ($args): ERRORS"; tail -20 "$OUT_DIR/san.log"
+      fi
+    done
   done
 done
 
 echo "== 4. speed: fa-mlir vs PyTorch SDPA (flash = FA2, cuDNN), bf16 forward, TFLOP/s"
-python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated "$@"
+python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated --baseline bench/baseline/v6 "$@"

@@ -75,6 +75,8 @@ std::string mlir::fa::kernelName(const ::fa::AttentionSpec &spec,
   os << "_" << maskTag(spec.mask);
   if (spec.softcap > 0)
     os << "_cap";
+  if (spec.alibi != ::fa::AlibiKind::None)
+    os << "_alibi";
   return os.str();
 }
 
@@ -123,6 +125,8 @@ static std::string manifestText(const std::string &name,
            << ",mask=" << ::fa::maskName(spec.mask);
   if (spec.softcap > 0)
     specText << ",softcap=" << spec.softcap;
+  if (spec.alibi != ::fa::AlibiKind::None)
+    specText << ",alibi=" << ::fa::alibiName(spec.alibi);
   char scale[64];
   std::snprintf(scale, sizeof(scale), "%.9g", spec.scaleOrDefault());
   specText << ",scale=" << scale << ",block_m=" << spec.blockM
@@ -169,9 +173,9 @@ static std::string manifestText(const std::string &name,
 
 /// The kernel configuration a spec states (what the conversion will read
 /// back off the tiled IR).
-/// Whether the spec asks for ALiBi slopes (the runtime's spec grows the
-/// field with the ALiBi change; until then, never).
-static bool specHasAlibi(const ::fa::AttentionSpec &) { return false; }
+static bool specHasAlibi(const ::fa::AttentionSpec &spec) {
+  return spec.alibi != ::fa::AlibiKind::None;
+}
 
 static AttentionKernelConfig configOfSpec(MLIRContext &context,
                                           const ::fa::AttentionSpec &spec,
@@ -299,6 +303,19 @@ std::vector<::fa::AttentionSpec> mlir::fa::standardSet() {
   narrowValue.valueDim = 64;
   narrowValue.mask.kind = ::fa::ref::MaskKind::Causal;
   specs.push_back(narrowValue);
+  // A head dim that is not a power of two (padded to 128 in shared memory,
+  // to 96 in the MMAs), and the score modifications of the L2 IR.
+  ::fa::AttentionSpec d96;
+  d96.headDim = d96.valueDim = 96;
+  specs.push_back(d96);
+  ::fa::AttentionSpec softcapped;
+  softcapped.headDim = softcapped.valueDim = 128;
+  softcapped.softcap = 30.0;
+  specs.push_back(softcapped);
+  ::fa::AttentionSpec alibi;
+  alibi.headDim = alibi.valueDim = 128;
+  alibi.alibi = ::fa::AlibiKind::Head;
+  specs.push_back(alibi);
   for (::fa::AttentionSpec &spec : specs)
     applyTunedTile(spec);
   return specs;
@@ -336,6 +353,10 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
                mask.getRight()};
   spec.scale = op.getScaleOrDefault();
   spec.softcap = op.getSoftcapOrZero();
+  if (Value slopes = op.getAlibiSlopes())
+    spec.alibi = cast<RankedTensorType>(slopes.getType()).getRank() == 1
+                     ? ::fa::AlibiKind::Head
+                     : ::fa::AlibiKind::BatchHead;
   int64_t stages = 2, warps = 4; // fa-tile's defaults without a #fa.tile
   if (TileAttr tile = op.getTileAttr()) {
     spec.blockM = tile.getBlockM();

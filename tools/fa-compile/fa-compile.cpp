@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Compiler/KernelCompiler.h"
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -54,7 +55,14 @@ static cl::opt<int64_t> blockM("block-m",
 static cl::opt<int64_t> blockN("block-n",
                                cl::desc("key rows per block (default: tuned)"),
                                cl::init(0));
-static cl::opt<std::string> target("target", cl::desc("sm_80"), cl::init("sm_80"));
+static cl::opt<std::string> alibi("alibi",
+                                  cl::desc("ALiBi slopes: none, head ([Hq]) or "
+                                           "batch_head ([B, Hq])"),
+                                  cl::init("none"));
+static const std::string targetHelp =
+    "target chip: " + mlir::fa::registeredChips();
+static cl::opt<std::string> target("target", cl::desc(targetHelp),
+                                   cl::init("sm_80"));
 static cl::opt<std::string> name("name", cl::desc("kernel name (default: from the spec)"),
                                  cl::init(""));
 static cl::opt<bool> standardSetFlag("standard-set",
@@ -99,6 +107,7 @@ int main(int argc, char **argv) {
       text << ",softcap=" << softcap;
     if (scale)
       text << ",scale=" << scale;
+    text << ",alibi=" << alibi;
     fa::AttentionSpec spec;
     std::string error;
     if (headDim <= 0)

@@ -151,9 +151,18 @@ int fa::runCuda(const Options &o) {
       return fail("--spec does not match the kernel's manifest (" +
                       manifest.kernelName + ")",
                   kBadInput);
-    if (spec.alibi == AlibiKind::None)
+    // One kernel serves both slope shapes ([Hq] or [B, Hq]: a stride).
+    if (given.alibi != AlibiKind::None)
       spec.alibi = given.alibi;
   }
+  bool takesSlopes = false;
+  for (const auto &param : manifest.params)
+    takesSlopes |= param.first == "alibi_slopes";
+  if (takesSlopes != (spec.alibi != AlibiKind::None))
+    return fail(std::string("--spec alibi=") + alibiName(spec.alibi) +
+                    " does not match the kernel, which " +
+                    (takesSlopes ? "takes" : "takes no") + " ALiBi slopes",
+                kBadInput);
   bool noDevice = false;
   std::unique_ptr<Kernel> kernel = Kernel::load(o.kernel, error, noDevice);
   if (!kernel)

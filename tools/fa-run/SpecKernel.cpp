@@ -27,13 +27,6 @@ bool fa::compileSpecKernel(const std::string &specText,
   AttentionSpec spec;
   if (!parseSpec(specText, spec, error))
     return false;
-  // convert-fa-to-gpu does not lower fa.alibi_bias yet (it drops it): refuse
-  // rather than build a kernel that silently ignores the slopes. The slopes
-  // are already uploaded and passed in ForwardArgs (CudaRun.cpp).
-  if (spec.alibi != AlibiKind::None) {
-    error = "alibi is not in the sm_80 kernels yet; use --device cpu";
-    return false;
-  }
   // block_m/block_n not given: the tuned sm_80 tile, as fa-compile uses.
   if (specText.find("block_m") == std::string::npos ||
       specText.find("block_n") == std::string::npos) {

@@ -161,8 +161,9 @@ LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
   IRMapping operands;
   // A mask's coordinates are the kernel's, set after cloning (by operand
   // role: M and N may be one constant in the L2 IR).
-  unsigned firstCoordinate =
-      isa<ApplyMaskOp>(op) ? 1 : op->getNumOperands();
+  unsigned firstCoordinate = isa<ApplyMaskOp>(op)   ? 1
+                             : isa<AlibiBiasOp>(op) ? 2
+                                                    : op->getNumOperands();
   for (Value operand : op->getOperands().take_front(firstCoordinate)) {
     Value value = lookup(b, operand);
     if (!value)
@@ -204,12 +205,16 @@ LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
     mapping.map(original, cloned);
   }
   // Masks and biases are written against the kernel's coordinates.
-  if (auto mask = dyn_cast<ApplyMaskOp>(clone)) {
-    mask.getQueryOffsetMutable().assign(grid->queryStart);
-    mask.getKeyOffsetMutable().assign(keyStart);
-    mask.getQueryLenMutable().assign(grid->queryLen);
-    mask.getKeyLenMutable().assign(grid->keyLen);
-  }
+  auto placeAt = [&](auto tileOp) {
+    tileOp.getQueryOffsetMutable().assign(grid->queryStart);
+    tileOp.getKeyOffsetMutable().assign(keyStart);
+    tileOp.getQueryLenMutable().assign(grid->queryLen);
+    tileOp.getKeyLenMutable().assign(grid->keyLen);
+  };
+  if (auto mask = dyn_cast<ApplyMaskOp>(clone))
+    placeAt(mask);
+  if (auto bias = dyn_cast<AlibiBiasOp>(clone))
+    placeAt(bias);
   return success();
 }
 

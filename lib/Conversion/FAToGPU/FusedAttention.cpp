@@ -48,6 +48,10 @@ FailureOr<FusedAttention> mlir::fa::analyzeFusedAttention(func::FuncOp func) {
   if (std::distance(matmuls.begin(), matmuls.end()) != 1)
     return a.kvLoop.emitError("fused attention loop without exactly one P·V");
   a.probsTimesValue = *matmuls.begin();
+  for (auto bias : a.kvLoop.getBody()->getOps<AlibiBiasOp>())
+    a.alibiSlope = bias.getSlope();
+  if (a.alibiSlope && a.kvLoop->isAncestor(a.alibiSlope.getParentBlock()->getParentOp()))
+    return a.kvLoop.emitError("the ALiBi slope must be loop-invariant");
   a.queryTile = a.scores.getQuery();
   a.keyTile = a.scores.getKey();
   a.valueTile = a.probsTimesValue.getRhs();

@@ -139,9 +139,14 @@ Value mlir::fa::transformScore(OpBuilder &b, Location loc, QKScoresOp op,
   // softcap; its error, ~2^-11 relative, is below bf16's rounding of S).
   double cap = softcap.getValueAsDouble();
   Value inner = arith::MulFOp::create(b, loc, dot, f32(scale / cap));
-  Value tanh = LLVM::CallIntrinsicOp::create(
-                   b, loc, b.getF32Type(),
-                   b.getStringAttr("llvm.nvvm.tanh.approx.f32"), ValueRange{inner})
+  // LLVM 22 has no NVVM tanh intrinsic: the one PTX instruction, inline.
+  Value tanh = LLVM::InlineAsmOp::create(
+                   b, loc, b.getF32Type(), ValueRange{inner},
+                   "tanh.approx.f32 $0, $1;", "=f,f",
+                   /*has_side_effects=*/false, /*is_align_stack=*/false,
+                   LLVM::tailcallkind::TailCallKind::None,
+                   /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                   /*operand_attrs=*/ArrayAttr())
                    .getResult(0);
   return arith::MulFOp::create(b, loc, tanh, f32(cap * log2e));
 }

@@ -13,7 +13,10 @@
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
 
 #include <limits>
 
@@ -64,9 +67,63 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
   }
 };
 
+/// fa.alibi_bias: S - c·slope·|i + N - M - j| per element, c = log2(e) in
+/// log2 units (DESIGN.md's ALiBi, bottom-right aligned like the masks).
+struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AlibiBiasOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getScores().getType();
+    FragmentShape shape = FragmentShape::of(type);
+    ThreadFragment thread(rewriter, loc,
+                          cast<FragmentLayoutAttr>(type.getEncoding()));
+    double c = op.getLog2Domain() ? M_LOG2E : 1.0;
+    Value slope = arith::MulFOp::create(
+        rewriter, loc, adaptor.getSlope(),
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(-c)));
+    // distance = (q0 + row + N - M) - (k0 + column): the thread's part of
+    // it once per row (as f32, exact below 2^24), then per element only the
+    // column's constant offset, |.| and one FFMA.
+    auto toFloat = [&](Value index) {
+      Value asInt = arith::IndexCastOp::create(rewriter, loc,
+                                               rewriter.getI32Type(), index);
+      return arith::SIToFPOp::create(rewriter, loc, rewriter.getF32Type(), asInt);
+    };
+    Value firstKeyOfThread = arith::AddIOp::create(
+        rewriter, loc, adaptor.getKeyOffset(), thread.column(shape, 0));
+    Value shift = arith::SubIOp::create(
+        rewriter, loc,
+        arith::AddIOp::create(rewriter, loc, adaptor.getQueryOffset(),
+                              arith::SubIOp::create(rewriter, loc,
+                                                    adaptor.getKeyLen(),
+                                                    adaptor.getQueryLen())),
+        firstKeyOfThread);
+    SmallVector<Value> rowDistance;
+    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot)
+      rowDistance.push_back(toFloat(
+          arith::AddIOp::create(rewriter, loc, shift, thread.row(slot))));
+    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getScores());
+    for (auto [i, s] : llvm::enumerate(values)) {
+      double columnOffset = 8 * shape.nTile(i) + shape.columnParity(i);
+      Value distance = arith::SubFOp::create(
+          rewriter, loc, rowDistance[shape.rowSlot(i)],
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF32FloatAttr(columnOffset)));
+      Value magnitude = math::AbsFOp::create(rewriter, loc, distance);
+      s = math::FmaOp::create(rewriter, loc, magnitude, slope, s);
+    }
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getScores().getType(),
+                                      values));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::fa::populateScoreModPatterns(const TypeConverter &converter,
                                         RewritePatternSet &patterns) {
-  patterns.add<ApplyMaskLowering>(converter, patterns.getContext());
+  patterns.add<ApplyMaskLowering, AlibiBiasLowering>(converter,
+                                                     patterns.getContext());
 }

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Generates the kernels that prove the GPU lowering takes its math from the
+# tiled IR (issue: softcap, ALiBi, any head dim, Dv != D) into
+# bench/feature-kernels/ (not committed; carried to the GPU machine, where
+# bench/run.sh verifies them beside kernels_generated/).
+# Usage: bash bench/make-feature-kernels.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FA_COMPILE="${1:-build}/bin/fa-compile"
+OUT=bench/feature-kernels
+rm -rf "$OUT"; mkdir -p "$OUT"
+for d in 8 40 80 96 112 160 224; do
+  "$FA_COMPILE" --d $d -o "$OUT" >/dev/null
+done
+"$FA_COMPILE" --d 80 --mask causal -o "$OUT" >/dev/null
+"$FA_COMPILE" --d 224 --dtype f16 --mask causal -o "$OUT" >/dev/null
+"$FA_COMPILE" --d 64 --dv 40 --mask causal -o "$OUT" >/dev/null     # Dv < D, Dv = 8 mod 16
+"$FA_COMPILE" --d 112 --dv 160 -o "$OUT" >/dev/null                 # Dv > D
+"$FA_COMPILE" --d 64 --mask causal --softcap 20 -o "$OUT" >/dev/null
+"$FA_COMPILE" --d 64 --mask causal --alibi head -o "$OUT" >/dev/null
+"$FA_COMPILE" --d 96 --mask "window(64,16)" --alibi head --softcap 30 -o "$OUT" >/dev/null
+ls "$OUT"/*.json | wc -l | xargs echo "feature kernels:"
