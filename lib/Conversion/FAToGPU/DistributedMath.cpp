@@ -25,6 +25,8 @@
 
 #include "llvm/ADT/SetVector.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::fa;
 
@@ -58,6 +60,12 @@ DistributedMath::DistributedMath(const FusedAttention &fused,
       continue;
     worklist.append(def->operand_begin(), def->operand_end());
   }
+  findQuadPartialRows();
+  findDeferredScores();
+}
+
+void DistributedMath::findQuadPartialRows() {
+  Block *body = attention.kvLoop.getBody();
   // The running sum stays quad-partial: row_sum results, their products
   // with full rows, sums of partials, and a carried value that starts at 0
   // and whose update is partial. Optimistic fixed point: assume every
@@ -95,13 +103,44 @@ DistributedMath::DistributedMath(const FusedAttention &fused,
     quadPartial.insert(attention.kvLoop.getResult(i));
 }
 
-Type DistributedMath::distribute(Type type, bool partial) const {
-  auto tensor = dyn_cast<RankedTensorType>(type);
+void DistributedMath::findDeferredScores() {
+  // S = c·q·k in log2 units (c = scale·log2 e) is held as q·k when only the
+  // mask (which keeps -inf), the row max (which commutes with c > 0: one
+  // multiply per row after it) and the exponent (c folds into its FFMA)
+  // read it. Softcap and ALiBi need the scaled value: no deferral.
+  QKScoresOp scores = attention.scores;
+  double scale = scores.getScale().convertToDouble();
+  if (!scores.getLog2Domain() || scores.getSoftcapAttr() || !(scale > 0))
+    return;
+  SmallVector<Value> worklist = {scores.getResult()};
+  llvm::DenseSet<Value> held;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    held.insert(value);
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<ApplyMaskOp>(user) && use.getOperandNumber() == 0)
+        worklist.push_back(user->getResult(0));
+      else if (!isa<RowMaxOp>(user) &&
+               !(isa<ExpShiftedOp>(user) && use.getOperandNumber() == 0))
+        return;
+    }
+  }
+  deferredScale = std::move(held);
+  scoreScale = FloatAttr::get(Float32Type::get(scores.getContext()),
+                              scale * M_LOG2E);
+}
+
+Type DistributedMath::distribute(Value l2Value) const {
+  auto tensor = dyn_cast<RankedTensorType>(l2Value.getType());
   if (!tensor || tensor.getEncoding() || tensor.getRank() < 1 ||
       tensor.getRank() > 2)
-    return type;
+    return l2Value.getType();
   Attribute encoding =
-      tensor.getRank() == 1 ? layout.withQuadPartial(partial) : layout;
+      tensor.getRank() == 1
+          ? layout.withQuadPartial(quadPartial.contains(l2Value))
+          : layout.withDeferredScale(
+                deferredScale.contains(l2Value) ? scoreScale : FloatAttr());
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
                                encoding);
 }
@@ -111,8 +150,7 @@ SmallVector<Value> DistributedMath::initialLoopValues(OpBuilder &b,
   SmallVector<Value> values;
   for (auto [init, carried] : llvm::zip(attention.kvLoop.getInitArgs(),
                                         attention.kvLoop.getRegionIterArgs())) {
-    auto type = cast<RankedTensorType>(
-        distribute(init.getType(), quadPartial.contains(carried)));
+    auto type = cast<RankedTensorType>(distribute(carried));
     values.push_back(arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(type, splatOf(init))));
   }
@@ -127,7 +165,7 @@ Value DistributedMath::lookup(OpBuilder &b, Value l2Value) {
     value = tileFor(b, l2Value);
   } else if (Attribute splat = splatOf(l2Value)) {
     // Constants (and filled tiles) are rebuilt with the distributed type.
-    Type type = distribute(l2Value.getType(), quadPartial.contains(l2Value));
+    Type type = distribute(l2Value);
     auto tensor = dyn_cast<RankedTensorType>(type);
     value = arith::ConstantOp::create(
         b, l2Value.getLoc(),
@@ -200,8 +238,7 @@ LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
   }
   for (auto [original, cloned] :
        llvm::zip(op->getResults(), clone->getResults())) {
-    cloned.setType(
-        distribute(original.getType(), quadPartial.contains(original)));
+    cloned.setType(distribute(original));
     mapping.map(original, cloned);
   }
   // Masks and biases are written against the kernel's coordinates.

@@ -94,9 +94,10 @@ public:
   FailureOr<std::pair<Value, Value>> emitEpilogue(OpBuilder &b,
                                                   ValueRange loopResults);
 
-  /// The distributed type of an L2 tile type: rank 2 or 1 f32/f16/bf16/i1
-  /// tensors get the fragment layout.
-  Type distribute(Type type, bool quadPartial = false) const;
+  /// The distributed type of an L2 value: rank 2 and rank 1 tiles get the
+  /// fragment layout (rows quad-partial, scores with a deferred scale,
+  /// where the analysis found them so).
+  Type distribute(Value l2Value) const;
 
 private:
   Value lookup(OpBuilder &b, Value l2Value);
@@ -105,8 +106,14 @@ private:
 
   FusedAttention attention; // op handles: cheap to copy, not const-correct
   FragmentLayoutAttr layout;
+  void findQuadPartialRows();
+  void findDeferredScores();
+
   /// L2 values whose row sums stay quad-partial (the running sum).
   llvm::DenseSet<Value> quadPartial;
+  /// Score tiles held unscaled (S / c), and c.
+  llvm::DenseSet<Value> deferredScale;
+  FloatAttr scoreScale;
   /// Ops of the loop body that only compute the K/V tiles (slices, pads).
   llvm::DenseSet<Operation *> tileFeeders;
   IRMapping mapping;

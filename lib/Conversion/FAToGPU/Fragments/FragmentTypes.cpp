@@ -130,6 +130,9 @@ Value mlir::fa::transformScore(OpBuilder &b, Location loc, QKScoresOp op,
   auto f32 = [&](double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   };
+  auto layout = dyn_cast_or_null<FragmentLayoutAttr>(op.getType().getEncoding());
+  if (layout && layout.getDeferredScale())
+    return dot; // the consumers apply scale·log2 e (fa-gpu-distribute)
   double scale = op.getScale().convertToDouble();
   double log2e = op.getLog2Domain() ? M_LOG2E : 1.0;
   auto softcap = op.getSoftcapAttr();

@@ -18,6 +18,13 @@
 using namespace mlir;
 using namespace mlir::fa;
 
+/// The deferred scale of a fragment tile's layout, or null.
+static FloatAttr deferredScaleOf(Type type) {
+  auto layout = dyn_cast_or_null<FragmentLayoutAttr>(
+      cast<RankedTensorType>(type).getEncoding());
+  return layout ? layout.getDeferredScale() : FloatAttr();
+}
+
 namespace {
 
 /// fa.row_max: the thread's maximum per row, then across the quad.
@@ -37,8 +44,14 @@ struct RowMaxLowering : OpConversionPattern<RowMaxOp> {
       Value &row = rows[shape.rowSlot(i)];
       row = arith::MaximumFOp::create(rewriter, loc, row, s);
     }
-    for (Value &row : rows)
+    // Held unscaled (S / c, c > 0): the max of S is c · the max held.
+    FloatAttr deferred = deferredScaleOf(op.getInput().getType());
+    for (Value &row : rows) {
       row = quadAllReduce(rewriter, loc, row, /*isMax=*/true);
+      if (deferred)
+        row = arith::MulFOp::create(
+            rewriter, loc, row, arith::ConstantOp::create(rewriter, loc, deferred));
+    }
     rewriter.replaceOp(op, packVector(rewriter, loc,
                                       getTypeConverter()->convertType(op.getType()),
                                       rows));
@@ -107,9 +120,18 @@ struct ExpShiftedLowering : OpConversionPattern<ExpShiftedOp> {
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     FragmentShape shape = FragmentShape::of(inputType);
     SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getInput());
+    // An input held unscaled folds its scale into the exponent:
+    // x·c - m is one FFMA (contracted multiply-subtract).
+    FloatAttr deferred = deferredScaleOf(inputType);
+    Value scale = deferred ? arith::ConstantOp::create(rewriter, loc, deferred)
+                           : Value();
+    auto contract = arith::FastMathFlags::contract;
     for (auto [i, x] : llvm::enumerate(values)) {
       Value shift = shifts[inputType.getRank() == 2 ? shape.rowSlot(i) : i];
-      Value exponent = arith::SubFOp::create(rewriter, loc, x, shift);
+      Value scaled =
+          scale ? arith::MulFOp::create(rewriter, loc, x, scale, contract) : x;
+      Value exponent =
+          arith::SubFOp::create(rewriter, loc, scaled, shift, contract);
       if (!op.getBase2())
         exponent = arith::MulFOp::create(rewriter, loc, exponent, f32(M_LOG2E));
       x = fastExp2(rewriter, loc, exponent);

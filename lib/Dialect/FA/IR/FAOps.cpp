@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
@@ -304,6 +305,22 @@ LogicalResult AttentionGradOp::verify() {
                            << pair.inputName << " (" << pair.input.getType()
                            << ")";
   return verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr());
+}
+
+/// `-> type` after an op whose result type is its input's unless printed
+/// (fa.exp_shifted: a GPU layout may differ between the two).
+static ParseResult parseResultTypeIfDistinct(OpAsmParser &parser,
+                                             Type inputType, Type &resultType) {
+  resultType = inputType;
+  if (succeeded(parser.parseOptionalArrow()))
+    return parser.parseType(resultType);
+  return success();
+}
+
+static void printResultTypeIfDistinct(OpAsmPrinter &printer, Operation *,
+                                      Type inputType, Type resultType) {
+  if (resultType != inputType)
+    printer << "-> " << resultType;
 }
 
 #define GET_OP_CLASSES

@@ -98,7 +98,7 @@ def FA_FragmentLayoutAttr : FA_Attr<"FragmentLayout", "fragment"> {
   let description = [{
     The register layout of an `[R, C]` f32 (or f16/bf16) tile computed by
     tensor-core MMAs, as a tensor encoding. Warp `w` owns rows
-    `[16·m_tiles·w, 16·m_tiles·(w + 1))`, as `m_tiles` slabs of 16 rows;
+    `[16·mTiles·w, 16·mTiles·(w + 1))`, as `mTiles` slabs of 16 rows;
     within each 16 × 8 piece lane `l` holds rows `l/4` and `l/4 + 8` and
     columns `2·(l%4)` and `2·(l%4) + 1`. This is the accumulator of both
     `mma.sync.m16n8k16` (sm_80) and `wgmma.m64nNk16` (sm_90a: a warpgroup's
@@ -106,25 +106,38 @@ def FA_FragmentLayoutAttr : FA_Attr<"FragmentLayout", "fragment"> {
     written against it serves both.
 
     On a 1-D `[R]` tensor it is the layout of row statistics: a thread holds
-    the values of its `2·m_tiles` rows. With `quad_partial` each of the four
+    the values of its `2·mTiles` rows. With `quadPartial` each of the four
     lanes that share a row holds a partial sum over its own columns, to be
     added across the quad before use (a running sum stays partial through
     the KV loop and is reduced once, in the epilogue).
 
+    With `deferredScale = c` the registers hold `x / c` for each logical
+    element `x` (scores straight from the MMA, before `scale · log2 e`):
+    the consumers apply `c` where it is cheapest (once per row after a row
+    max; folded into the exponent's FFMA). Only values whose every use can
+    do that get it (fa-gpu-distribute decides).
+
     ```mlir
-    tensor<128x64xf32, #fa.fragment<warps = 4, m_tiles = 2>>
-    tensor<128xf32, #fa.fragment<warps = 4, m_tiles = 2, quad_partial = true>>
+    tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2>>
+    tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2, quadPartial = true>>
+    tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2, deferredScale = 0.18 : f32>>
     ```
   }];
   let parameters = (ins "int64_t":$warps, "int64_t":$mTiles,
-                        DefaultValuedParameter<"bool", "false">:$quadPartial);
+                        DefaultValuedParameter<"bool", "false">:$quadPartial,
+                        OptionalParameter<"FloatAttr">:$deferredScale);
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
     /// Rows of the tile (16 per m-tile per warp).
     int64_t getRows() const { return 16 * getWarps() * getMTiles(); }
-    /// The same layout with `quad_partial` set or cleared.
+    /// The same layout with `quadPartial` set or cleared.
     FragmentLayoutAttr withQuadPartial(bool partial) const {
-      return get(getContext(), getWarps(), getMTiles(), partial);
+      return get(getContext(), getWarps(), getMTiles(), partial,
+                 getDeferredScale());
+    }
+    /// The same layout holding values divided by `scale` (null: none).
+    FragmentLayoutAttr withDeferredScale(FloatAttr scale) const {
+      return get(getContext(), getWarps(), getMTiles(), getQuadPartial(), scale);
     }
   }];
 }
@@ -134,13 +147,13 @@ def FA_OperandLayoutAttr : FA_Attr<"OperandLayout", "operand"> {
   let description = [{
     An `[R, K]` f16/bf16 tile held as the A operand of m16n8k16 (and of
     wgmma with A in registers): warp `w` owns the rows of
-    `#fa.fragment<warps, m_tiles>`, and per 16 × 16 piece each lane holds
+    `#fa.fragment<warps, mTiles>`, and per 16 × 16 piece each lane holds
     four pairs (rows `l/4`, `l/4 + 8`; columns `2·(l%4)`, `+8`), as
     `ldmatrix.x4` delivers them. `K` is padded to a multiple of 16 with
     zeros.
 
     ```mlir
-    tensor<128x128xbf16, #fa.operand<warps = 4, m_tiles = 2>>
+    tensor<128x128xbf16, #fa.operand<warps = 4, mTiles = 2>>
     ```
   }];
   let parameters = (ins "int64_t":$warps, "int64_t":$mTiles);
@@ -150,14 +163,14 @@ def FA_OperandLayoutAttr : FA_Attr<"OperandLayout", "operand"> {
 def FA_SharedLayoutAttr : FA_Attr<"SharedLayout", "shared"> {
   let summary = "A tile in shared memory, row-major, 16-byte chunks XOR-swizzled";
   let description = [{
-    An `[R, C]` tile stored in shared memory with rows of `row_elements`
+    An `[R, C]` tile stored in shared memory with rows of `rowElements`
     elements (`C` padded up to a multiple of 64, the zero-filled padding
     never read past the next multiple of 16). Logical 16-byte chunk `c` of
     row `r` sits at chunk `c ^ (r % 8)`, so that the eight rows one
     `ldmatrix` reads hit all 32 banks.
 
     ```mlir
-    tensor<64x96xbf16, #fa.shared<row_elements = 128>>
+    tensor<64x96xbf16, #fa.shared<rowElements = 128>>
     ```
   }];
   let parameters = (ins "int64_t":$rowElements);

@@ -24,12 +24,12 @@ def FA_SharedTileOp : FA_Op<"shared_tile"> {
   let description = [{
     Reads `[R, C]` from `buffer` (`[R, W]`, or `[stages, R, W]` with a
     `stage` index), whose rows hold `W >= C` elements in the swizzled
-    layout `#fa.shared<row_elements = W>`. The schedule orders the read after
+    layout `#fa.shared<rowElements = W>`. The schedule orders the read after
     the copy that filled the buffer landed (a wait and a barrier).
 
     ```mlir
     %k = fa.shared_tile %smem_k[%stage] : memref<2x64x128xbf16, #gpu.address_space<workgroup>>
-        -> tensor<64x128xbf16, #fa.shared<row_elements = 128>>
+        -> tensor<64x128xbf16, #fa.shared<rowElements = 128>>
     ```
   }];
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$buffer,
@@ -48,8 +48,8 @@ def FA_LoadOperandOp : FA_Op<"load_operand", [Pure]> {
     for the whole KV loop when it fits.
 
     ```mlir
-    %qa = fa.load_operand %q : tensor<128x64xbf16, #fa.shared<row_elements = 64>>
-        -> tensor<128x64xbf16, #fa.operand<warps = 4, m_tiles = 2>>
+    %qa = fa.load_operand %q : tensor<128x64xbf16, #fa.shared<rowElements = 64>>
+        -> tensor<128x64xbf16, #fa.operand<warps = 4, mTiles = 2>>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$tile);
@@ -61,12 +61,12 @@ def FA_LoadOperandOp : FA_Op<"load_operand", [Pure]> {
 def FA_ConvertLayoutOp : FA_Op<"convert_layout", [Pure]> {
   let summary = "Change the layout of a distributed tile (quad-partial rows to full)";
   let description = [{
-    Today one conversion exists: rows with `quad_partial` to rows without,
+    Today one conversion exists: rows with `quadPartial` to rows without,
     the sum over the four lanes of each row (two xor shuffles).
 
     ```mlir
-    %l = fa.convert_layout %partial : tensor<128xf32, #fa.fragment<warps = 4, m_tiles = 2, quad_partial = true>>
-        -> tensor<128xf32, #fa.fragment<warps = 4, m_tiles = 2>>
+    %l = fa.convert_layout %partial : tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2, quadPartial = true>>
+        -> tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2>>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input);
@@ -85,7 +85,7 @@ def FA_StoreFragmentOp : FA_Op<"store_fragment"> {
 
     ```mlir
     fa.store_fragment %o, %out[%base] rows [%q0, %m] stride %s
-        : tensor<128x64xbf16, #fa.fragment<warps = 4, m_tiles = 2>>, memref<?xbf16>
+        : tensor<128x64xbf16, #fa.fragment<warps = 4, mTiles = 2>>, memref<?xbf16>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$tile,

@@ -137,7 +137,10 @@ def FA_RowSumOp : FA_TileOp<"row_sum"> {
   let hasVerifier = 1;
 }
 
-def FA_ExpShiftedOp : FA_TileOp<"exp_shifted", [AllTypesMatch<["input", "result"]>]> {
+// Shapes and element types match; a GPU layout may differ (a deferred
+// scale on the input is applied, the result holds plain values).
+def FA_ExpShiftedOp : FA_TileOp<"exp_shifted", [AllShapesMatch<["input", "result"]>,
+                                                AllElementTypesMatch<["input", "result"]>]> {
   let summary = "P = exp(S - m[i]) row-wise (exp2 with base2), 0 where S = -inf";
   let description = [{
     With a 2-D `input` and 1-D `shift`: `P[i, j] = exp(S[i, j] - m[i])`.
@@ -156,6 +159,7 @@ def FA_ExpShiftedOp : FA_TileOp<"exp_shifted", [AllTypesMatch<["input", "result"
   let results = (outs FA_F32Tile:$result);
   let assemblyFormat = [{
     $input `,` $shift attr-dict `:` type($input) `,` type($shift)
+    custom<ResultTypeIfDistinct>(ref(type($input)), type($result))
   }];
   let hasVerifier = 1;
 }
