@@ -6,8 +6,14 @@
 #   3. read the SASS (HMMA, no local-memory spills) and run compute-sanitizer
 #      (memcheck, racecheck) on a small and an odd-sized problem;
 #   4. time fa-mlir beside PyTorch SDPA (flash = FA2, cuDNN) in one process.
-# Usage: bash bench/run.sh [--quick]     Output: a log and tables on stdout.
+# Usage: bash bench/run.sh [--steps 1234] [--quick]
+#   --steps: which of the steps to run (default all; 1, the build, always
+#   runs), so that verification and timing fit separate device calls.
+#   --quick: fewer sizes in step 4.          Output: a log and tables on stdout.
 set -u
+steps=1234
+if [ "${1:-}" = "--steps" ]; then steps="1$2"; shift 2; fi
+want() { [[ "$steps" == *"$1"* ]]; }
 cd "$(dirname "$0")/.."
 OUT_DIR="${OUT:-/tmp/fa-bench}"
 mkdir -p "$OUT_DIR"
@@ -19,6 +25,7 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER
   -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
 FA_RUN=build-gpu/bin/fa-run
 
+if want 2; then
 echo "== 2. verify kernels_generated/ and bench/feature-kernels/ (fa-run --verify)"
 # bench/feature-kernels/ (softcap, ALiBi, any head dim, Dv != D) is made by
 # bench/make-feature-kernels.sh where the compiler is, and carried here.
@@ -45,7 +52,9 @@ for manifest in kernels_generated/*.json bench/feature-kernels/*.json; do
   echo "  $name: verified ($(grep -o 'rel_err[^,]*' "$OUT_DIR/verify.log" | head -1))"
 done
 echo "verify: $((runs - fails)) of $runs runs passed"
+fi
 
+if want 3; then
 echo "== 3. SASS and sanitizers"
 mkdir -p build-gpu/sass
 for ptx in kernels_generated/fa_fwd_sm80_bf16_d64_causal.ptx kernels_generated/fa_fwd_sm80_bf16_d128_none.ptx \
@@ -75,5 +84,8 @@ for kernel in kernels_generated/fa_fwd_sm80_bf16_d128_causal.json \
   done
 done
 
+fi
+
+want 4 || exit 0
 echo "== 4. speed: fa-mlir vs PyTorch SDPA (flash = FA2, cuDNN), bf16 forward, TFLOP/s"
 python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated --baseline bench/baseline/v6 "$@"
