@@ -6,7 +6,7 @@
 #   3. read the SASS (HMMA, no local-memory spills) and run compute-sanitizer
 #      (memcheck, racecheck) on a small and an odd-sized problem;
 #   4. time fa-mlir beside PyTorch SDPA (flash = FA2, cuDNN) in one process.
-# Usage: bash bench/run.sh [--steps 1234] [--quick]
+# Usage: [FA_VERIFY_FILTER=text] bash bench/run.sh [--steps 1234] [--quick]
 #   --steps: which of the steps to run (default all; 1, the build, always
 #   runs), so that verification and timing fit separate device calls.
 #   --quick: fewer sizes in step 4.          Output: a log and tables on stdout.
@@ -33,10 +33,13 @@ fails=0; runs=0
 for manifest in kernels_generated/*.json bench/feature-kernels/*.json; do
   [ -f "$manifest" ] || continue
   name=$(basename "$manifest" .json)
-  # An ALiBi kernel takes [Hq] or [B, Hq] slopes (a stride): verify both.
+  [[ "$name" == *"${FA_VERIFY_FILTER:-}"* ]] || continue
+  # An ALiBi kernel takes [Hq] or [B, Hq] slopes (a stride): verify both
+  # (--spec restates the manifest's spec with the slopes' shape).
   slopes="none"; grep -q '"alibi_slopes"' "$manifest" && slopes="head batch_head"
+  manifest_spec=$(grep -o '"spec": "[^"]*"' "$manifest" | cut -d'"' -f4)
   for alibi in $slopes; do
-    spec=(); [ "$alibi" != none ] && spec=(--spec "alibi=$alibi")
+    spec=(); [ "$alibi" != none ] && spec=(--spec "${manifest_spec/alibi=head/alibi=$alibi}")
     for size in "1 1" "113 203" "128 217" "1023 1024" "4096 4096"; do
       for heads in "mha bhsd --hq 4 --hkv 4" "gqa bshd --hq 8 --hkv 2"; do
         set -- $size $heads

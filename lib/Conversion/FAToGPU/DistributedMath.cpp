@@ -104,14 +104,18 @@ void DistributedMath::findQuadPartialRows() {
 }
 
 void DistributedMath::findDeferredScores() {
-  // S = c·q·k in log2 units (c = scale·log2 e) is held as q·k when only the
-  // mask (which keeps -inf), the row max (which commutes with c > 0: one
-  // multiply per row after it) and the exponent (c folds into its FFMA)
-  // read it. Softcap and ALiBi need the scaled value: no deferral.
+  // S = c·q·k in log2 units (c = scale·log2 e) is held as q·k, and a
+  // softcapped S = c'·tanh(scale·q·k / cap) as the tanh (c' = cap·log2 e),
+  // when only the mask (which keeps -inf), the row max (which commutes with
+  // c > 0: one multiply per row after it) and the exponent (c folds into its
+  // FFMA) read it. ALiBi adds to the scaled value: no deferral.
   QKScoresOp scores = attention.scores;
   double scale = scores.getScale().convertToDouble();
-  if (!scores.getLog2Domain() || scores.getSoftcapAttr() || !(scale > 0))
+  if (!scores.getLog2Domain() || !(scale > 0))
     return;
+  double factor = scale * M_LOG2E;
+  if (auto softcap = scores.getSoftcapAttr())
+    factor = softcap.getValueAsDouble() * M_LOG2E;
   SmallVector<Value> worklist = {scores.getResult()};
   llvm::DenseSet<Value> held;
   while (!worklist.empty()) {
@@ -127,8 +131,8 @@ void DistributedMath::findDeferredScores() {
     }
   }
   deferredScale = std::move(held);
-  scoreScale = FloatAttr::get(Float32Type::get(scores.getContext()),
-                              scale * M_LOG2E);
+  scoreScale =
+      FloatAttr::get(Float32Type::get(scores.getContext()), factor);
 }
 
 Type DistributedMath::distribute(Value l2Value) const {

@@ -130,19 +130,22 @@ Value mlir::fa::transformScore(OpBuilder &b, Location loc, QKScoresOp op,
   auto f32 = [&](double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   };
+  // With a deferred scale the registers hold S / c (the layout's c): the
+  // consumers multiply by c where it is cheaper (FragmentLayoutAttr).
   auto layout = dyn_cast_or_null<FragmentLayoutAttr>(op.getType().getEncoding());
-  if (layout && layout.getDeferredScale())
-    return dot; // the consumers apply scale·log2 e (fa-gpu-distribute)
+  bool deferred = layout && layout.getDeferredScale();
   double scale = op.getScale().convertToDouble();
   double log2e = op.getLog2Domain() ? M_LOG2E : 1.0;
   auto softcap = op.getSoftcapAttr();
   if (!softcap) // c·scale·q·k: one multiply, log2(e) folded in
-    return arith::MulFOp::create(b, loc, dot, f32(scale * log2e));
+    return deferred ? dot
+                    : arith::MulFOp::create(b, loc, dot, f32(scale * log2e))
+                          .getResult();
   // c·cap·tanh(scale·q·k / cap) with tanh.approx (as FlashAttention-2's
   // softcap; its error, ~2^-11 relative, is below bf16's rounding of S).
+  // LLVM 22 has no NVVM tanh intrinsic: the one PTX instruction, inline.
   double cap = softcap.getValueAsDouble();
   Value inner = arith::MulFOp::create(b, loc, dot, f32(scale / cap));
-  // LLVM 22 has no NVVM tanh intrinsic: the one PTX instruction, inline.
   Value tanh = LLVM::InlineAsmOp::create(
                    b, loc, b.getF32Type(), ValueRange{inner},
                    "tanh.approx.f32 $0, $1;", "=f,f",
@@ -151,6 +154,8 @@ Value mlir::fa::transformScore(OpBuilder &b, Location loc, QKScoresOp op,
                    /*asm_dialect=*/LLVM::AsmDialectAttr(),
                    /*operand_attrs=*/ArrayAttr())
                    .getResult(0);
+  if (deferred)
+    return tanh;
   return arith::MulFOp::create(b, loc, tanh, f32(cap * log2e));
 }
 
