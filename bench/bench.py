@@ -17,6 +17,7 @@ softcap and ALiBi: the D=128 kernel with each against the same kernel
 without, where KERNEL_DIR has them.
 
 usage: python3 bench/bench.py LIBFA_RUNTIME.so KERNEL_DIR [--quick] [--baseline DIR]
+       [--features-only]
 """
 import ctypes
 import math
@@ -211,6 +212,9 @@ def main():
     seqs = [512, 1024, 2048, 4096, 8192, 16384] if not quick else [2048, 8192]
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
           f"cudnn {torch.backends.cudnn.version()}")
+    if "--features-only" in sys.argv:
+        feature_costs(lib, kernel_dir, [4096, 8192], dtype)
+        return
     rows = speed_table(lib, kernel_dir, baseline_dir, seqs, dtype)
     print("\n| D | causal | N | fa-mlir | v6 | new/v6 | fa2 | cudnn | fa-mlir/fa2 | fa-mlir/cudnn |")
     print("|---|---|---|---|---|---|---|---|---|---|")
