@@ -62,7 +62,7 @@ static cl::opt<std::string> alibi("alibi",
 static const std::string targetHelp =
     "target chip: " + mlir::fa::registeredChips();
 static cl::opt<std::string> target("target", cl::desc(targetHelp),
-                                   cl::init("sm_80"));
+                                   cl::init(mlir::fa::defaultChip().str()));
 static cl::opt<std::string> name("name", cl::desc("kernel name (default: from the spec)"),
                                  cl::init(""));
 static cl::opt<bool> standardSetFlag("standard-set",

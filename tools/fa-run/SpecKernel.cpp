@@ -11,6 +11,7 @@
 #include "FaRun.h"
 
 #include "fa/Compiler/KernelCompiler.h"
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -39,8 +40,8 @@ bool fa::compileSpecKernel(const std::string &specText,
   }
   std::unique_ptr<mlir::MLIRContext> context = mlir::fa::createCompilerContext();
   mlir::fa::CompiledKernel kernel;
-  std::string name = mlir::fa::kernelName(spec, "sm_80");
-  if (!mlir::fa::compileForwardKernel(*context, spec, "sm_80", name, kernel,
+  std::string name = mlir::fa::kernelName(spec, mlir::fa::defaultChip().str());
+  if (!mlir::fa::compileForwardKernel(*context, spec, mlir::fa::defaultChip().str(), name, kernel,
                                       error, badInput))
     return false;
   char directory[] = "/tmp/fa-run-XXXXXX";

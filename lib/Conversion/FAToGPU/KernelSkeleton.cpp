@@ -87,6 +87,14 @@ Value GridCoords::tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
                                arith::MulIOp::create(b, loc, headIndex, strideH));
 }
 
+Value GridCoords::alibiSlope(OpBuilder &b, Location loc,
+                             const KernelArgs &args) const {
+  Value index = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, batch, args.index(b, "alibi_stride_b")),
+      head);
+  return memref::LoadOp::create(b, loc, args["alibi_slopes"], ValueRange{index});
+}
+
 Value mlir::fa::sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module,
                                  Location loc, int64_t bytes) {
   // A public zero-sized workgroup global becomes `.extern .shared .align

@@ -39,3 +39,5 @@ std::string mlir::fa::registeredChips() {
     list += (list.empty() ? "" : ", ") + std::string(s.chip);
   return list;
 }
+
+StringRef mlir::fa::defaultChip() { return kStrategies[0].chip; }

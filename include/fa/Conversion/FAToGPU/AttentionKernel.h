@@ -106,6 +106,9 @@ std::unique_ptr<AttentionGPUStrategy> createAttentionStrategy(StringRef chip);
 /// The chips with a strategy, for diagnostics and --help ("sm_80").
 std::string registeredChips();
 
+/// The chip the tools target when none is named (the registry's first).
+StringRef defaultChip();
+
 /// Why `chip` cannot build `config` ("" if it can): an unknown chip, or the
 /// strategy's reason. The one check fa-compile and the passes share.
 std::string checkAttentionKernel(StringRef chip,

@@ -58,6 +58,8 @@ struct GridCoords {
   /// should not form the tail of the grid.
   static GridCoords build(OpBuilder &b, Location loc, const KernelArgs &args,
                           const AttentionKernelConfig &c);
+  /// The ALiBi slope of this block's head: slopes[batch · stride_b + head].
+  Value alibiSlope(OpBuilder &b, Location loc, const KernelArgs &args) const;
   /// batch · stride_b + head · stride_h for tensor `prefix` ("q", "o", ...).
   Value tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
                    StringRef prefix, Value headIndex) const;

@@ -114,16 +114,6 @@ Pipeline buildPrologue(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
   return p;
 }
 
-/// The ALiBi slope of this block's head: slopes[batch · stride_b + head].
-Value loadAlibiSlope(OpBuilder &b, Location loc, const KernelArgs &args,
-                     const GridCoords &grid) {
-  Value index = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, grid.batch, args.index(b, "alibi_stride_b")),
-      grid.head);
-  return memref::LoadOp::create(b, loc, args["alibi_slopes"], ValueRange{index});
-}
-
 } // namespace
 
 LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
@@ -136,7 +126,7 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
   KernelArgs args = KernelArgs::create(b, module, c, name, 32 * c.warps);
   GridCoords grid = GridCoords::build(b, loc, args, c);
   Pipeline p = buildPrologue(b, loc, module, args, grid, c);
-  Value slope = c.alibi ? loadAlibiSlope(b, loc, args, grid) : Value();
+  Value slope = c.alibi ? grid.alibiSlope(b, loc, args) : Value();
 
   // Each warp owns m_tiles m16 tiles: two per warp share every K and V
   // fragment, halving the ldmatrix traffic per mma.
