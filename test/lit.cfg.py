@@ -38,6 +38,7 @@ if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 
     config.available_features.add("cuda-device")
 # ptxas checks run wherever the CUDA toolkit is installed.
 ptxas = os.path.join(config.cuda_root or "/usr/local/cuda", "bin", "ptxas")
+config.substitutions.append(("%cuda_root", config.cuda_root or "/usr/local/cuda"))
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))

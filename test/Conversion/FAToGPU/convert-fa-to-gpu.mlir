@@ -53,10 +53,13 @@ func.func @attention(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %
 // -----
 
 // f16 keeps vector<2xf16> operands for mma.sync; D = 256 re-reads Q
-// fragments inside the loop (ldmatrix of the Q tile after scf.for).
+// fragments inside the loop (Q stays #fa.shared: ldmatrix of the Q tile
+// after scf.for).
 // CHECK-LABEL: gpu.func @attention_f16_d256
+// CHECK: %[[QS:[^ ]+]] = memref.cast %{{.*}} : memref<64x256xf16, #gpu.address_space<workgroup>> to memref<64x256xf16, strided<[256, 1], offset: ?>, #gpu.address_space<workgroup>>
+// CHECK-NOT: nvgpu.ldmatrix
 // CHECK: scf.for
-// CHECK: nvgpu.ldmatrix %{{.*}} : memref<64x256xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %[[QS]][%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x256xf16, strided<[256, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x256xf16>, %v: tensor<1x1x128x256xf16>)
     -> tensor<1x1x128x256xf16> {
@@ -68,14 +71,16 @@ func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x25
 // -----
 
 // block_m = 128 with 4 warps: two m16 tiles per warp share each K and V
-// fragment (one ldmatrix feeds two mma.sync).
+// fragment (one ldmatrix feeds two mma.sync, one per m tile, with the same
+// B registers).
 // CHECK-LABEL: gpu.func @attention_two_m_tiles
 // CHECK: memref.view {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: scf.for
-// CHECK: %[[K:.*]] = nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x64xbf16
-// CHECK: %[[KR:.*]] = vector.extract %[[K]][0]
-// CHECK: nvvm.mma.sync
-// CHECK: nvvm.mma.sync
+// CHECK: %[[K:[^ ]+]] = nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x64xbf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+// CHECK: vector.extract %[[K]][0]
+// CHECK: nvvm.mma.sync A[%[[A0:[0-9]+]], {{.*}}] B[%[[B0:[0-9]+]], %[[B1:[0-9]+]]]
+// CHECK: nvvm.mma.sync A[%[[A0]], {{.*}}] B[
+// CHECK: nvvm.mma.sync A[%[[A1:[0-9]+]], {{.*}}] B[%[[B0]], %[[B1]]]
 func.func @attention_two_m_tiles(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>)
     -> tensor<1x1x256x64xbf16> {
   %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}

@@ -1,0 +1,204 @@
+// The input is fa-gpu-distribute's output (fa-gpu-distribute.mlir), passed
+// on in the generic form: an nvgpu.device_async_create_group without tokens
+// does not re-parse in the custom form.
+// RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" --mlir-print-op-generic \
+// RUN:   | fa-opt --split-input-file --fa-gpu-lower-fragments="chip=sm_80" \
+// RUN:   | FileCheck %s --implicit-check-not="fa." --implicit-check-not="#fa"
+// RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" --mlir-print-op-generic \
+// RUN:   | not fa-opt --split-input-file --fa-gpu-lower-fragments="chip=sm_75" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHIP
+// CHIP: error: unknown chip 'sm_75' (supported: sm_80)
+
+// fa-gpu-lower-fragments rewrites each fa op on a fragment layout into what
+// one thread does: no fa op and no #fa layout is left (--implicit-check-not).
+// Per thread, with 4 warps and one m16 tile per warp, a 64 x 64 f32 tile is
+// vector<32xf32> (16 rows x 64 columns / 32 lanes) and a row statistic is
+// vector<2xf32> (rows l/4 and l/4 + 8).
+
+// Causal, D = 64, bf16.
+// CHECK-LABEL: gpu.func @causal_d64
+// Q as operand fragments, before the loop: fa.load_operand is one
+// ldmatrix.x4 per k16 step (D = 64: four).
+// CHECK: gpu.barrier
+// CHECK: %[[QS:[^ ]+]] = memref.cast %{{.*}} : memref<64x64xbf16, [[WG:#gpu.address_space<workgroup>]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
+// CHECK-COUNT-4: nvgpu.ldmatrix %[[QS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]> -> vector<4x2xbf16>
+// The loop carries m, l (quad-partial) and acc in registers.
+// CHECK: %[[LOOP:[^ ]+]]:3 = scf.for
+// CHECK-SAME: -> (vector<2xf32>, vector<2xf32>, vector<32xf32>)
+//
+// S = Q·K_jᵀ: fa.shared_tile is a subview of the stage; fa.qk_scores is
+// ldmatrix of K and mma.sync m16n8k16 on bf16 pairs as i32, into f32.
+// CHECK: %[[KT:[^ ]+]] = memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
+// CHECK: nvgpu.ldmatrix %[[KT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// The mask: only a tile the causal diagonal (or the sequence end) cuts
+// runs the per-element selects.
+// CHECK: %[[MASKED:[^ ]+]] = scf.if %{{.*}} -> (vector<32xf32>) {
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: scf.yield %{{.*}} : vector<32xf32>
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %{{.*}} : vector<32xf32>
+// CHECK-NEXT: }
+// Row max: a thread's columns, then the quad (xor 1, xor 2), then the
+// deferred scale, once per row.
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[SH1:[^ ]+]], %{{.*}} = gpu.shuffle  xor %[[X:[^ ]+]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[X1:[^ ]+]] = arith.maximumf %[[X]], %[[SH1]] : f32
+// CHECK: %[[SH2:[^ ]+]], %{{.*}} = gpu.shuffle  xor %[[X1]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[X2:[^ ]+]] = arith.maximumf %[[X1]], %[[SH2]] : f32
+// CHECK-NEXT: %[[C:[^ ]+]] = arith.constant 0.180336878 : f32
+// CHECK-NEXT: arith.mulf %[[X2]], %[[C]] : f32
+// alpha = exp2(m - m_new) and P = exp2(c·S - m_new): ex2.approx (the NVVM
+// intrinsic; math.exp2 would be a libdevice call), the deferred scale in
+// the FFMA; 2 + 32 per thread.
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK: %[[CS:[^ ]+]] = arith.constant 0.180336878 : f32
+// CHECK-NEXT: %[[SC:[^ ]+]] = arith.mulf %{{.*}}, %[[CS]] fastmath<contract> : f32
+// CHECK-NEXT: %[[SHIFTED:[^ ]+]] = arith.subf %[[SC]], %{{.*}} fastmath<contract> : f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[SHIFTED]]) : (f32) -> f32
+// CHECK-COUNT-31: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK-NOT: llvm.call_intrinsic
+// P rounded to bf16 for the second MMA.
+// CHECK: arith.truncf %{{.*}} : vector<32xf32> to vector<32xbf16>
+// l = alpha·l + rowsum(P), quad-partial: a thread adds its own columns,
+// no shuffle in the loop.
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[LNEW:[^ ]+]] = arith.addf %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK-NOT: gpu.shuffle
+// P·V after the V wait: ldmatrix.trans of V, mma.sync.
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[VT:[^ ]+]] = memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]>
+// CHECK: nvgpu.ldmatrix %[[VT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: gpu.shuffle
+// CHECK: scf.yield %{{.*}}, %[[LNEW]], %{{.*}} : vector<2xf32>, vector<2xf32>, vector<32xf32>
+// Epilogue. fa.convert_layout: the quad sum of each of the 2 rows of l.
+// CHECK: arith.mulf %[[LOOP]]#0, %{{.*}} : vector<2xf32>
+// CHECK: %[[L0:[^ ]+]] = vector.extract %[[LOOP]]#1[0] : f32 from vector<2xf32>
+// CHECK: %[[L1:[^ ]+]] = vector.extract %[[LOOP]]#1[1] : f32 from vector<2xf32>
+// CHECK: %[[S01:[^ ]+]], %{{.*}} = gpu.shuffle  xor %[[L0]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[L01:[^ ]+]] = arith.addf %[[L0]], %[[S01]] : f32
+// CHECK: %[[S02:[^ ]+]], %{{.*}} = gpu.shuffle  xor %[[L01]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[LROW0:[^ ]+]] = arith.addf %[[L01]], %[[S02]] : f32
+// CHECK: gpu.shuffle  xor %[[L1]]
+// CHECK: gpu.shuffle  xor
+// CHECK: %[[LFULL:[^ ]+]] = vector.from_elements %[[LROW0]], %{{.*}} : vector<2xf32>
+// 1/l (0 for an empty row), ln l = lg2.approx(l)·ln 2.
+// CHECK: arith.divf %{{.*}}, %[[LFULL]] : vector<2xf32>
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
+// CHECK-NOT: gpu.shuffle
+// fa.store_fragment of O: a thread writes bf16 pairs of its two rows, each
+// row only if it is < q_len.
+// CHECK: arith.truncf %{{.*}} : vector<32xf32> to vector<32xbf16>
+// CHECK: scf.if %{{.*}} {
+// CHECK-COUNT-8: vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<?xbf16>, vector<2xbf16>
+// CHECK: scf.if %{{.*}} {
+// CHECK-COUNT-8: vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<?xbf16>, vector<2xbf16>
+// fa.store_fragment of the LSE: one lane of the quad per row.
+// CHECK: scf.if %{{.*}} {
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf32>
+// CHECK: scf.if %{{.*}} {
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf32>
+// CHECK: gpu.return
+func.func @causal_d64(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: tensor<1x1x128x64xbf16>)
+    -> (tensor<1x1x128x64xbf16>, tensor<1x1x128xf32>) {
+  %o, %lse = fa.attention %q, %k, %v {mask = #fa.mask<causal>}
+      : (tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>)
+      -> (tensor<1x1x128x64xbf16>, tensor<1x1x128xf32>)
+  return %o, %lse : tensor<1x1x128x64xbf16>, tensor<1x1x128xf32>
+}
+
+// -----
+
+// Softcap: cap·tanh(scale·q·k / cap) per score, tanh as the one PTX
+// instruction (LLVM 22 has no NVVM tanh intrinsic): scale / cap = 0.125 / 30.
+// CHECK-LABEL: gpu.func @softcap
+// CHECK: scf.for
+// CHECK: nvvm.mma.sync
+// CHECK: %[[C:[^ ]+]] = arith.constant 0.00416666688 : f32
+// CHECK-NEXT: %[[X:[^ ]+]] = arith.mulf %{{.*}}, %[[C]] : f32
+// CHECK-NEXT: llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[X]] : (f32) -> f32
+// CHECK-COUNT-31: llvm.inline_asm "tanh.approx.f32 $0, $1;"
+// CHECK-NOT: llvm.inline_asm
+// The tanh is the deferred score: cap·log2(e) = 43.28 is applied after the
+// row max and in the exponent.
+// CHECK: arith.constant 43.2808495 : f32
+// CHECK: gpu.return
+func.func @softcap(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: tensor<1x1x128x64xbf16>)
+    -> tensor<1x1x128x64xbf16> {
+  %o = fa.attention %q, %k, %v {softcap = 30.0 : f32}
+      : (tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>) -> tensor<1x1x128x64xbf16>
+  return %o : tensor<1x1x128x64xbf16>
+}
+
+// -----
+
+// ALiBi: the slope, loaded once per block, scaled by -log2(e); per score
+// S + slope·|column - row| as one fma (|d| · (-slope·log2 e) + S).
+// CHECK-LABEL: gpu.func @alibi
+// CHECK-SAME: %[[SLOPES:arg5]]: memref<?xf32>
+// CHECK: %[[SLOPE:[^ ]+]] = memref.load %[[SLOPES]][%{{.*}}] : memref<?xf32>
+// CHECK: scf.for
+// CHECK: nvvm.mma.sync
+// CHECK: %[[D:[^ ]+]] = arith.subf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[AD:[^ ]+]] = math.absf %[[D]] : f32
+// CHECK-NEXT: math.fma %[[AD]], %[[NEGSLOPE:[^ ]+]], %{{.*}} : f32
+// CHECK-COUNT-31: math.fma %{{.*}}, %[[NEGSLOPE]], %{{.*}} : f32
+// CHECK: gpu.return
+func.func @alibi(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>, %slopes: tensor<2xf32>)
+    -> (tensor<1x2x128x64xbf16>, tensor<1x2x128xf32>) {
+  %o, %lse = fa.attention %q, %k, %v alibi(%slopes) {mask = #fa.mask<causal>}
+      : (tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<2xf32>)
+      -> (tensor<1x2x128x64xbf16>, tensor<1x2x128xf32>)
+  return %o, %lse : tensor<1x2x128x64xbf16>, tensor<1x2x128xf32>
+}
+
+// -----
+
+// D = 256, f16: Q stays #fa.shared, so fa.qk_scores reads its A fragments
+// with ldmatrix inside the loop, next to K's; f16 operands stay
+// vector<2xf16>.
+// CHECK-LABEL: gpu.func @d256_f16
+// CHECK: %[[QS:[^ ]+]] = memref.cast %{{.*}} : memref<64x256xf16, [[WG:#gpu.address_space<workgroup>]]> to memref<64x256xf16, strided<[256, 1], offset: ?>, [[WG]]>
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: scf.for
+// CHECK-SAME: -> (vector<2xf32>, vector<2xf32>, vector<128xf32>)
+// CHECK: nvgpu.ldmatrix %[[QS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x256xf16, strided<[256, 1], offset: ?>, [[WG]]> -> vector<4x2xf16>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: arith.truncf %{{.*}} : vector<32xf32> to vector<32xf16>
+// CHECK: gpu.return
+func.func @d256_f16(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x256xf16>, %v: tensor<1x1x128x256xf16>)
+    -> tensor<1x1x128x256xf16> {
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x1x128x256xf16>, tensor<1x1x128x256xf16>, tensor<1x1x128x256xf16>) -> tensor<1x1x128x256xf16>
+  return %o : tensor<1x1x128x256xf16>
+}
+
+// -----
+
+// block_m = 128: two m16 tiles per warp share each K fragment: each
+// ldmatrix.x4 of K (two n8 column blocks) feeds four mma.sync, two per m
+// tile (one m tile: two). That the two m tiles read the same B registers is
+// visible after CSE: convert-fa-to-gpu.mlir.
+// CHECK-LABEL: gpu.func @two_m_tiles
+// CHECK: scf.for
+// CHECK-SAME: -> (vector<4xf32>, vector<4xf32>, vector<64xf32>)
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x64xbf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix
+func.func @two_m_tiles(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>)
+    -> tensor<1x1x256x64xbf16> {
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}
+      : (tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16>) -> tensor<1x1x256x64xbf16>
+  return %o : tensor<1x1x256x64xbf16>
+}

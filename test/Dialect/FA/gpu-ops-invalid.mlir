@@ -1,0 +1,179 @@
+// RUN: fa-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier error of the distributed-level ops
+// (lib/Dialect/FA/IR/FAGPUOps.cpp).
+
+#wg = #gpu.address_space<workgroup>
+
+func.func @shared_tile$no_layout(%smem: memref<64x64xbf16, #wg>) {
+  // expected-error @+1 {{'fa.shared_tile' op result must carry a #fa.shared layout}}
+  %t = fa.shared_tile %smem : memref<64x64xbf16, #wg> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+
+// A staged buffer read without a stage index.
+func.func @shared_tile$missing_stage(%smem: memref<2x64x64xbf16, #wg>) {
+  // expected-error @+1 {{'fa.shared_tile' op buffer must be [rows, width]}}
+  %t = fa.shared_tile %smem : memref<2x64x64xbf16, #wg> -> tensor<64x64xbf16, #fa.shared<rowElements = 64>>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+
+func.func @shared_tile$stage_of_unstaged(%smem: memref<64x64xbf16, #wg>, %stage: index) {
+  // expected-error @+1 {{'fa.shared_tile' op buffer must be [rows, width] behind a stage index ([stages, rows, width])}}
+  %t = fa.shared_tile %smem[%stage] : memref<64x64xbf16, #wg> -> tensor<64x64xbf16, #fa.shared<rowElements = 64>>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+
+// The layout's row width must be the buffer's.
+func.func @shared_tile$row_elements(%smem: memref<64x128xbf16, #wg>) {
+  // expected-error @+1 {{'fa.shared_tile' op tile 'tensor<64x64xbf16, #fa.shared<rowElements = 64>>' does not fit buffer rows of 128 elements}}
+  %t = fa.shared_tile %smem : memref<64x128xbf16, #wg> -> tensor<64x64xbf16, #fa.shared<rowElements = 64>>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+
+// A tile wider than the row, or with other rows, does not fit either.
+func.func @shared_tile$too_wide(%smem: memref<64x64xbf16, #wg>) {
+  // expected-error @+1 {{'fa.shared_tile' op tile 'tensor<64x72xbf16, #fa.shared<rowElements = 64>>' does not fit buffer rows of 64 elements}}
+  %t = fa.shared_tile %smem : memref<64x64xbf16, #wg> -> tensor<64x72xbf16, #fa.shared<rowElements = 64>>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+
+func.func @shared_tile$rows(%smem: memref<2x64x64xbf16, #wg>, %stage: index) {
+  // expected-error @+1 {{'fa.shared_tile' op tile 'tensor<128x64xbf16, #fa.shared<rowElements = 64>>' does not fit buffer rows of 64 elements}}
+  %t = fa.shared_tile %smem[%stage] : memref<2x64x64xbf16, #wg> -> tensor<128x64xbf16, #fa.shared<rowElements = 64>>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+
+func.func @shared_tile$element_type(%smem: memref<64x64xbf16, #wg>) {
+  // expected-error @+1 {{'fa.shared_tile' op tile and buffer element types differ}}
+  %t = fa.shared_tile %smem : memref<64x64xbf16, #wg> -> tensor<64x64xf16, #fa.shared<rowElements = 64>>
+  return
+}
+
+// -----
+
+func.func @load_operand$not_shared(%t: tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>) {
+  // expected-error @+1 {{'fa.load_operand' op operand must carry a #fa.shared layout}}
+  %a = fa.load_operand %t : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>> -> tensor<64x64xbf16, #fa.operand<warps = 4, mTiles = 1>>
+  return
+}
+
+// -----
+
+func.func @load_operand$not_operand(%t: tensor<64x64xbf16, #fa.shared<rowElements = 64>>) {
+  // expected-error @+1 {{'fa.load_operand' op result must carry a #fa.operand layout}}
+  %a = fa.load_operand %t : tensor<64x64xbf16, #fa.shared<rowElements = 64>> -> tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>
+  return
+}
+
+// -----
+
+func.func @load_operand$shape(%t: tensor<64x64xbf16, #fa.shared<rowElements = 64>>) {
+  // expected-error @+1 {{'fa.load_operand' op shapes differ}}
+  %a = fa.load_operand %t : tensor<64x64xbf16, #fa.shared<rowElements = 64>> -> tensor<64x32xbf16, #fa.operand<warps = 4, mTiles = 1>>
+  return
+}
+
+// -----
+
+// Only row statistics change layout: a 2-D tile is refused.
+func.func @convert_layout$tile(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true>>) {
+  // expected-error @+1 {{'fa.convert_layout' op converts 1-D #fa.fragment rows}}
+  %r = fa.convert_layout %t : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true>> -> tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>
+  return
+}
+
+// -----
+
+func.func @convert_layout$no_layout(%t: tensor<64xf32>) {
+  // expected-error @+1 {{'fa.convert_layout' op converts 1-D #fa.fragment rows}}
+  %r = fa.convert_layout %t : tensor<64xf32> -> tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1>>
+  return
+}
+
+// -----
+
+// Full rows to quad-partial rows is not a conversion (it is not defined).
+func.func @convert_layout$to_partial(%t: tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1>>) {
+  // expected-error @+1 {{'fa.convert_layout' op only quad-partial rows to full rows is defined}}
+  %r = fa.convert_layout %t : tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1>> -> tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true>>
+  return
+}
+
+// -----
+
+// The conversion keeps the warps and m tiles.
+func.func @convert_layout$other_tiling(%t: tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true>>) {
+  // expected-error @+1 {{'fa.convert_layout' op only quad-partial rows to full rows is defined}}
+  %r = fa.convert_layout %t : tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true>> -> tensor<64xf32, #fa.fragment<warps = 2, mTiles = 2>>
+  return
+}
+
+// -----
+
+func.func @store_fragment$partial(%l: tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true>>,
+                                  %out: memref<?xf32>, %i: index) {
+  // expected-error @+1 {{'fa.store_fragment' op tile must carry a #fa.fragment layout (not quad-partial)}}
+  fa.store_fragment %l, %out[%i] rows [%i, %i] : tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true>>, memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @store_fragment$no_layout(%o: tensor<64x64xbf16>, %out: memref<?xbf16>, %i: index) {
+  // expected-error @+1 {{'fa.store_fragment' op tile must carry a #fa.fragment layout (not quad-partial)}}
+  fa.store_fragment %o, %out[%i] rows [%i, %i] stride %i : tensor<64x64xbf16>, memref<?xbf16>
+  return
+}
+
+// -----
+
+// 4 warps x 2 m tiles x 16 rows = 128 rows, not 64.
+func.func @store_fragment$rows(%o: tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 2>>,
+                               %out: memref<?xbf16>, %i: index) {
+  // expected-error @+1 {{'fa.store_fragment' op tile has 64 rows, its layout 128}}
+  fa.store_fragment %o, %out[%i] rows [%i, %i] stride %i : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 2>>, memref<?xbf16>
+  return
+}
+
+// -----
+
+func.func @store_fragment$no_stride(%o: tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>,
+                                    %out: memref<?xbf16>, %i: index) {
+  // expected-error @+1 {{'fa.store_fragment' op a 2-D tile needs a row stride}}
+  fa.store_fragment %o, %out[%i] rows [%i, %i] : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xbf16>
+  return
+}
+
+// -----
+
+func.func @store_fragment$element_type(%o: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>,
+                                       %out: memref<?xbf16>, %i: index) {
+  // expected-error @+1 {{'fa.store_fragment' op tile and buffer element types differ}}
+  fa.store_fragment %o, %out[%i] rows [%i, %i] stride %i : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xbf16>
+  return
+}

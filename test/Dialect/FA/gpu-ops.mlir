@@ -1,0 +1,92 @@
+// RUN: fa-opt %s | FileCheck %s
+// Round trip through the generic form must give the same custom form back.
+// RUN: fa-opt %s --mlir-print-op-generic | fa-opt | FileCheck %s
+// RUN: fa-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// The distributed (GPU) level: the layout encodings fa-gpu-distribute puts
+// on tile types, and the four ops it adds around the L2 tile ops.
+#wg = #gpu.address_space<workgroup>
+#shared = #fa.shared<rowElements = 64>
+#shared128 = #fa.shared<rowElements = 128>
+#operand = #fa.operand<warps = 4, mTiles = 2>
+#row = #fa.fragment<warps = 4, mTiles = 2>
+#partial = #fa.fragment<warps = 4, mTiles = 2, quadPartial = true>
+#scores = #fa.fragment<warps = 4, mTiles = 2, deferredScale = 0.180336878 : f32>
+
+// Every parameter of every layout prints back (defaults omitted).
+// CHECK-LABEL: func.func @layouts
+// CHECK-SAME: tensor<64x96xbf16, #fa.shared<rowElements = 128>>
+// CHECK-SAME: tensor<128x64xbf16, #fa.operand<warps = 4, mTiles = 2>>
+// CHECK-SAME: tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2>>
+// CHECK-SAME: tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2, quadPartial = true>>
+// CHECK-SAME: tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2, deferredScale = 0.180336878 : f32>>
+// CHECK-SAME: tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true, deferredScale = 2.000000e+00 : f32>>
+// quadPartial = false is the default: not printed.
+// CHECK-SAME: tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1>>)
+func.func @layouts(%a: tensor<64x96xbf16, #shared128>, %b: tensor<128x64xbf16, #operand>,
+                   %c: tensor<128x64xf32, #row>, %d: tensor<128xf32, #partial>,
+                   %e: tensor<128x64xf32, #scores>,
+                   %f: tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true, deferredScale = 2.0 : f32>>,
+                   %g: tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = false>>) {
+  return
+}
+
+// fa.shared_tile with and without a stage, fa.load_operand.
+// CHECK-LABEL: func.func @shared_tile
+// CHECK: %[[Q:.*]] = fa.shared_tile %{{.*}} : memref<128x64xbf16, #gpu.address_space<workgroup>> -> tensor<128x64xbf16, #fa.shared<rowElements = 64>>
+// CHECK: fa.load_operand %[[Q]] : tensor<128x64xbf16, #fa.shared<rowElements = 64>> -> tensor<128x64xbf16, #fa.operand<warps = 4, mTiles = 2>>
+// CHECK: fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x64x128xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.shared<rowElements = 128>>
+// A tile narrower than the padded row (D = 40 in rows of 64).
+// CHECK: fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x64x64xf16, #gpu.address_space<workgroup>> -> tensor<64x40xf16, #fa.shared<rowElements = 64>>
+// GENERIC-LABEL: sym_name = "shared_tile"
+// GENERIC: "fa.shared_tile"(%{{.*}}) : (memref<128x64xbf16, #gpu.address_space<workgroup>>) -> tensor<128x64xbf16, #fa.shared<rowElements = 64>>
+// GENERIC: "fa.load_operand"(%{{.*}}) : (tensor<128x64xbf16, #fa.shared<rowElements = 64>>) -> tensor<128x64xbf16, #fa.operand<warps = 4, mTiles = 2>>
+// GENERIC: "fa.shared_tile"(%{{.*}}, %{{.*}}) : (memref<2x64x128xbf16, #gpu.address_space<workgroup>>, index) -> tensor<64x128xbf16, #fa.shared<rowElements = 128>>
+func.func @shared_tile(%smem_q: memref<128x64xbf16, #wg>, %smem_k: memref<2x64x128xbf16, #wg>,
+                       %smem_v: memref<2x64x64xf16, #wg>, %stage: index)
+    -> (tensor<128x64xbf16, #operand>, tensor<64x128xbf16, #shared128>, tensor<64x40xf16, #shared>) {
+  %q = fa.shared_tile %smem_q : memref<128x64xbf16, #wg> -> tensor<128x64xbf16, #shared>
+  %qa = fa.load_operand %q : tensor<128x64xbf16, #shared> -> tensor<128x64xbf16, #operand>
+  %k = fa.shared_tile %smem_k[%stage] : memref<2x64x128xbf16, #wg> -> tensor<64x128xbf16, #shared128>
+  %v = fa.shared_tile %smem_v[%stage] : memref<2x64x64xf16, #wg> -> tensor<64x40xf16, #shared>
+  return %qa, %k, %v : tensor<128x64xbf16, #operand>, tensor<64x128xbf16, #shared128>, tensor<64x40xf16, #shared>
+}
+
+// fa.convert_layout (quad-partial rows to full rows) and fa.store_fragment
+// of a 2-D tile (with a row stride) and of a row statistic (without).
+// CHECK-LABEL: func.func @epilogue
+// CHECK: %[[L:.*]] = fa.convert_layout %{{.*}} : tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2, quadPartial = true>> -> tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2>>
+// CHECK: fa.store_fragment %{{.*}}, %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] stride %{{.*}} : tensor<128x64xbf16, #fa.fragment<warps = 4, mTiles = 2>>, memref<?xbf16>
+// CHECK: fa.store_fragment %[[L]], %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] : tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2>>, memref<?xf32>
+// GENERIC-LABEL: sym_name = "epilogue"
+// GENERIC: "fa.convert_layout"(%{{.*}}) : (tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2, quadPartial = true>>) -> tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2>>
+// GENERIC: "fa.store_fragment"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<128x64xbf16, #fa.fragment<warps = 4, mTiles = 2>>, memref<?xbf16>, index, index, index, index) -> ()
+// GENERIC: "fa.store_fragment"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2>>, memref<?xf32>, index, index, index) -> ()
+func.func @epilogue(%o: tensor<128x64xbf16, #row>, %partial: tensor<128xf32, #partial>,
+                    %out: memref<?xbf16>, %lse: memref<?xf32>,
+                    %base: index, %q0: index, %m: index, %stride: index) {
+  %l = fa.convert_layout %partial : tensor<128xf32, #partial> -> tensor<128xf32, #row>
+  fa.store_fragment %o, %out[%base] rows [%q0, %m] stride %stride : tensor<128x64xbf16, #row>, memref<?xbf16>
+  fa.store_fragment %l, %lse[%base] rows [%q0, %m] : tensor<128xf32, #row>, memref<?xf32>
+  return
+}
+
+// The L2 tile ops take the layouts unchanged: one step of the distributed
+// loop as fa-gpu-distribute writes it (fa-gpu-distribute.mlir).
+// CHECK-LABEL: func.func @distributed_step
+// CHECK: %[[S:.*]] = fa.qk_scores %{{.*}}, %{{.*}} {log2_domain, scale = 1.250000e-01 : f32} : tensor<128x64xbf16, #fa.operand<warps = 4, mTiles = 2>>, tensor<64x64xbf16, #fa.shared<rowElements = 64>> -> tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2, deferredScale = 0.180336878 : f32>>
+// CHECK: %[[BM:.*]] = fa.row_max %[[S]] : tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2, deferredScale = 0.180336878 : f32>> -> tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2>>
+// CHECK: %[[P:.*]] = fa.exp_shifted %[[S]], %[[BM]] {base2} : tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2, deferredScale = 0.180336878 : f32>>, tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2>> -> tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2>>
+// CHECK: fa.row_sum %[[P]] : tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2>> -> tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2, quadPartial = true>>
+// CHECK: fa.scale_rows %{{.*}}, %[[BM]] : tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2, quadPartial = true>>, tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2>>
+func.func @distributed_step(%qa: tensor<128x64xbf16, #operand>, %k: tensor<64x64xbf16, #shared>,
+                            %l: tensor<128xf32, #partial>)
+    -> (tensor<128xf32, #partial>, tensor<128xf32, #partial>) {
+  %s = fa.qk_scores %qa, %k {scale = 0.125 : f32, log2_domain}
+      : tensor<128x64xbf16, #operand>, tensor<64x64xbf16, #shared> -> tensor<128x64xf32, #scores>
+  %bm = fa.row_max %s : tensor<128x64xf32, #scores> -> tensor<128xf32, #row>
+  %p = fa.exp_shifted %s, %bm {base2} : tensor<128x64xf32, #scores>, tensor<128xf32, #row> -> tensor<128x64xf32, #row>
+  %rs = fa.row_sum %p : tensor<128x64xf32, #row> -> tensor<128xf32, #partial>
+  %ls = fa.scale_rows %l, %bm : tensor<128xf32, #partial>, tensor<128xf32, #row>
+  return %rs, %ls : tensor<128xf32, #partial>, tensor<128xf32, #partial>
+}
