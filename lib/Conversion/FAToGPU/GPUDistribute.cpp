@@ -27,7 +27,7 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
                                                  StringRef chip) {
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);
   if (!strategy)
-    return module.emitError() << "unknown chip '" << chip
+    return mlir::emitError(module.getLoc()) << "unknown chip '" << chip
                               << "' (supported: " << registeredChips() << ")";
   SmallVector<func::FuncOp> funcs;
   module.walk([&](func::FuncOp func) {

@@ -47,7 +47,7 @@ struct FAGPULowerFragmentsPass
   void runOnOperation() override {
     std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);
     if (!strategy) {
-      getOperation().emitError() << "unknown chip '" << chip << "' (supported: "
+      mlir::emitError(getOperation().getLoc()) << "unknown chip '" << chip << "' (supported: "
                                  << registeredChips() << ")";
       return signalPassFailure();
     }
