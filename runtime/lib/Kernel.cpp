@@ -99,7 +99,15 @@ bool Manifest::read(const std::string &path, Manifest &out,
               "\" (this runtime is older than the kernel)";
       return false;
     }
-    out.params.push_back({name->string, type->string});
+    const std::string &t = type->string;
+    if (t != "i64" && t != "memref<?xf32>" &&
+        t != std::string("memref<?x") + elementTypeName(out.spec.dtype) + ">") {
+      error = path + ": kernel parameter \"" + name->string +
+              "\" has type \"" + t + "\" (i64 or a memref of f32 or the "
+              "kernel's element type expected)";
+      return false;
+    }
+    out.params.push_back({name->string, t});
   }
   out.ptxFile = directoryOf(path) + "/" + out.ptxFile;
   return true;

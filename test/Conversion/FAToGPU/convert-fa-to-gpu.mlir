@@ -20,7 +20,7 @@
 // CHECK: memref.view {{.*}} to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // 16-byte cp.async with a source size: zero-fill past the sequence end.
 // CHECK: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
-// CHECK: nvgpu.device_async_create_group
+// CHECK: nvvm.cp.async.commit.group
 // Q fragments once, before the KV loop.
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: scf.for
@@ -35,7 +35,7 @@
 // CHECK:   gpu.shuffle  xor
 // CHECK:   llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
 // V via ldmatrix.trans for O += PV.
-// CHECK:   nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// CHECK:   nvvm.cp.async.wait.group 2
 // CHECK:   gpu.barrier
 // CHECK:   nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK:   nvvm.mma.sync

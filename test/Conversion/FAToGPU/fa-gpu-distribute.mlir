@@ -64,12 +64,12 @@
 // CHECK: scf.if %[[HASKV:[^ ]+]] {
 // CHECK-COUNT-4: nvgpu.device_async_copy %[[K]][%{{.*}}], %[[KS]][%c0, %{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1}
 // CHECK-NEXT: {{^ *\}$}}
-// CHECK-NEXT: nvgpu.device_async_create_group
+// CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: scf.if %[[HASKV]] {
 // CHECK-COUNT-4: nvgpu.device_async_copy %[[V]][%{{.*}}], %[[VS]][%c0, %{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1}
 // CHECK-NEXT: {{^ *\}$}}
-// CHECK-NEXT: %[[G1:[^ ]+]] = nvgpu.device_async_create_group
-// CHECK-NEXT: nvgpu.device_async_wait %[[G1]] {numGroups = 1 : i32}
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
 // CHECK-NEXT: gpu.barrier
 //
 // Q as operand fragments, once: roundup(D, 16) · mTiles = 64 <= 128
@@ -90,7 +90,7 @@
 // CHECK: scf.if %[[HASNEXT]] {
 // CHECK-COUNT-4: nvgpu.device_async_copy %[[K]][%{{.*}}], %[[KS]][%[[NEXTSTAGE]], %{{.*}}, %{{.*}}], 8
 // CHECK-NEXT: {{^ *\}$}}
-// CHECK-NEXT: nvgpu.device_async_create_group
+// CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: %[[KT:[^ ]+]] = fa.shared_tile %[[KS]][%[[STAGE]]] : memref<2x64x64xbf16, [[WG]]> -> tensor<64x64xbf16, [[SHARED]]>
 // S = Q·K_jᵀ, held unscaled: deferredScale = scale · log2(e) = 0.125 · 1.4427.
 // CHECK-NEXT: %[[S:[^ ]+]] = fa.qk_scores %[[QA]], %[[KT]] {log2_domain, scale = 1.250000e-01 : f32}
@@ -114,19 +114,19 @@
 // CHECK-NEXT: %[[LNEW:[^ ]+]] = arith.addf %[[LSCALED]], %[[PSUM]] : tensor<64xf32, [[PARTIAL]]>
 // Wait for V_j (K_{j+1} and an empty group may stay in flight), then
 // prefetch V_{j+1}.
-// CHECK-NEXT: %[[GV:[^ ]+]] = nvgpu.device_async_create_group
-// CHECK-NEXT: nvgpu.device_async_wait %[[GV]] {numGroups = 2 : i32}
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-COUNT-4: nvgpu.device_async_copy %[[V]][%{{.*}}], %[[VS]][%[[NEXTSTAGE]], %{{.*}}, %{{.*}}], 8
 // CHECK-NEXT: {{^ *\}$}}
-// CHECK-NEXT: nvgpu.device_async_create_group
+// CHECK-NEXT: nvvm.cp.async.commit.group
 // acc = alpha·acc + P·V_j
 // CHECK-NEXT: %[[VT:[^ ]+]] = fa.shared_tile %[[VS]][%[[STAGE]]] : memref<2x64x64xbf16, [[WG]]> -> tensor<64x64xbf16, [[SHARED]]>
 // CHECK-NEXT: %[[ACCNEW:[^ ]+]] = fa.matmul %[[P16]], %[[VT]], %[[ACCSCALED]] : tensor<64x64xbf16, [[ROW]]>, tensor<64x64xbf16, [[SHARED]]>, tensor<64x64xf32, [[ROW]]>
 // K_{j+1} has landed before the next iteration reads it.
-// CHECK-NEXT: %[[GK:[^ ]+]] = nvgpu.device_async_create_group
-// CHECK-NEXT: nvgpu.device_async_wait %[[GK]] {numGroups = 2 : i32}
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.yield %[[MNEW]], %[[LNEW]], %[[ACCNEW]]
 // CHECK-NEXT: }

@@ -1,10 +1,9 @@
-// The input is fa-gpu-distribute's output (fa-gpu-distribute.mlir), passed
-// on in the generic form: an nvgpu.device_async_create_group without tokens
-// does not re-parse in the custom form.
-// RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" --mlir-print-op-generic \
+// The input is fa-gpu-distribute's output (fa-gpu-distribute.mlir), printed
+// and parsed again: the distributed level is ordinary IR.
+// RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" \
 // RUN:   | fa-opt --split-input-file --fa-gpu-lower-fragments="chip=sm_80" \
 // RUN:   | FileCheck %s --implicit-check-not="fa." --implicit-check-not="#fa"
-// RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" --mlir-print-op-generic \
+// RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" \
 // RUN:   | not fa-opt --split-input-file --fa-gpu-lower-fragments="chip=sm_75" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHIP
 // CHIP: error: unknown chip 'sm_75' (supported: sm_80)
@@ -66,7 +65,7 @@
 // CHECK: %[[LNEW:[^ ]+]] = arith.addf %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK-NOT: gpu.shuffle
 // P·V after the V wait: ldmatrix.trans of V, mma.sync.
-// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// CHECK: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: gpu.shuffle
 // CHECK: %[[VT:[^ ]+]] = memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]>
@@ -136,16 +135,19 @@ func.func @softcap(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v:
 // -----
 
 // ALiBi: the slope, loaded once per block, scaled by -log2(e); per score
-// S + slope·|column - row| as one fma (|d| · (-slope·log2 e) + S).
+// |d| as max(d, -d) (NVVM's max.f32: no libdevice) and a contracted
+// multiply-add, one FFMA (|d| · (-slope·log2 e) + S).
 // CHECK-LABEL: gpu.func @alibi
 // CHECK-SAME: %[[SLOPES:arg5]]: memref<?xf32>
 // CHECK: %[[SLOPE:[^ ]+]] = memref.load %[[SLOPES]][%{{.*}}] : memref<?xf32>
 // CHECK: scf.for
 // CHECK: nvvm.mma.sync
 // CHECK: %[[D:[^ ]+]] = arith.subf %{{.*}}, %{{.*}} : f32
-// CHECK-NEXT: %[[AD:[^ ]+]] = math.absf %[[D]] : f32
-// CHECK-NEXT: math.fma %[[AD]], %[[NEGSLOPE:[^ ]+]], %{{.*}} : f32
-// CHECK-COUNT-31: math.fma %{{.*}}, %[[NEGSLOPE]], %{{.*}} : f32
+// CHECK-NEXT: %[[ND:[^ ]+]] = arith.negf %[[D]] : f32
+// CHECK-NEXT: %[[AD:[^ ]+]] = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%[[D]], %[[ND]])
+// CHECK-NEXT: %[[B:[^ ]+]] = arith.mulf %[[AD]], %[[NEGSLOPE:[^ ]+]] fastmath<contract> : f32
+// CHECK-NEXT: arith.addf %[[B]], %{{.*}} fastmath<contract> : f32
+// CHECK-COUNT-31: arith.mulf %{{.*}}, %[[NEGSLOPE]] fastmath<contract> : f32
 // CHECK: gpu.return
 func.func @alibi(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>, %slopes: tensor<2xf32>)
     -> (tensor<1x2x128x64xbf16>, tensor<1x2x128xf32>) {

@@ -93,6 +93,8 @@ Value transformScore(OpBuilder &b, Location loc, QKScoresOp op, Value dot);
 /// (math.exp2/math.log would become libdevice calls).
 Value fastExp2(OpBuilder &b, Location loc, Value x);
 Value fastLog2(OpBuilder &b, Location loc, Value x);
+/// max.f32 (NaN-ignoring, as arith.maxnumf) through its NVVM intrinsic.
+Value fastMax(OpBuilder &b, Location loc, Value x, Value y);
 
 /// Butterfly over the four lanes of a row (xor 1, 2).
 Value quadAllReduce(OpBuilder &b, Location loc, Value v, bool isMax);

@@ -109,7 +109,8 @@ Pipeline buildPrologue(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
   p.copyIf(b, loc, hasBlocks, p.key, begin, p.sharedKey, stage0, c.headDim);
   commitGroup(b, loc);
   p.copyIf(b, loc, hasBlocks, p.value, begin, p.sharedValue, stage0, c.valueDim);
-  waitUntilPending(b, loc, commitGroup(b, loc), 1);
+  commitGroup(b, loc);
+  waitUntilPending(b, loc, 1);
   gpu::BarrierOp::create(b, loc);
   return p;
 }
@@ -172,7 +173,8 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
         auto valueTile = [&](OpBuilder &tb) {
           // V_j must have landed (K_{j+1} may still stream); then V_{j+1}
           // streams in under P·V.
-          waitUntilPending(tb, loc, commitGroup(tb, loc), 2);
+          commitGroup(tb, loc);
+          waitUntilPending(tb, loc, 2);
           gpu::BarrierOp::create(tb, loc);
           p.copyIf(tb, loc, hasNext, p.value, nextStart, p.sharedValue,
                    nextStage, c.valueDim);
@@ -188,7 +190,8 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
           return;
         }
         // K_{j+1} must have landed before the next S (V_{j+1} may stream).
-        waitUntilPending(lb, loc, commitGroup(lb, loc), 2);
+        commitGroup(lb, loc);
+        waitUntilPending(lb, loc, 2);
         gpu::BarrierOp::create(lb, loc);
         scf::YieldOp::create(lb, loc, *yielded);
       });

@@ -55,9 +55,9 @@ void copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
                    Value rowStart, Value dst, Value stage, int64_t rows,
                    int64_t width, int64_t threads, Value threadId);
 /// Commits the copies issued since the last commit as one group.
-Value commitGroup(OpBuilder &b, Location loc);
+void commitGroup(OpBuilder &b, Location loc);
 /// cp.async.wait_group: all but the newest `pending` groups have landed.
-void waitUntilPending(OpBuilder &b, Location loc, Value group, int64_t pending);
+void waitUntilPending(OpBuilder &b, Location loc, int64_t pending);
 
 void populateAmpereMmaPatterns(const TypeConverter &converter,
                                RewritePatternSet &patterns);

@@ -6,6 +6,7 @@
 
 #include "AmpereStrategy.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -81,12 +82,13 @@ void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
   }
 }
 
-Value ampere::commitGroup(OpBuilder &b, Location loc) {
-  return nvgpu::DeviceAsyncCreateGroupOp::create(
-      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
+// Groups and waits as NVVM ops: the copies sit in scf.if regions, so their
+// tokens cannot reach an nvgpu.device_async_create_group (and an empty one
+// does not re-parse in MLIR 22). PTX counts groups; it names none.
+void ampere::commitGroup(OpBuilder &b, Location loc) {
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
 }
 
-void ampere::waitUntilPending(OpBuilder &b, Location loc, Value group,
-                              int64_t pending) {
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(pending));
+void ampere::waitUntilPending(OpBuilder &b, Location loc, int64_t pending) {
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
 }

@@ -61,6 +61,27 @@ struct LogLowering : OpConversionPattern<math::LogOp> {
   }
 };
 
+/// arith.maxnumf (the running max): max.f32 per element through its NVVM
+/// intrinsic; convert-gpu-to-nvvm would make the arith op (and
+/// llvm.intr.maxnum) a libdevice call, and the PTX must not need libdevice.
+struct MaxNumLowering : OpConversionPattern<arith::MaxNumFOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::MaxNumFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasFragmentLayout(op.getType()))
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> lhs = unpackVector(rewriter, loc, adaptor.getLhs());
+    SmallVector<Value> rhs = unpackVector(rewriter, loc, adaptor.getRhs());
+    for (auto [x, y] : llvm::zip(lhs, rhs))
+      x = fastMax(rewriter, loc, x, y);
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getLhs().getType(),
+                                      lhs));
+    return success();
+  }
+};
+
 /// Any other arith/math op: the same op on the converted types.
 struct ElementwiseLowering : ConversionPattern {
   ElementwiseLowering(const TypeConverter &converter, MLIRContext *ctx)
@@ -89,5 +110,5 @@ void mlir::fa::populateElementwisePatterns(const TypeConverter &converter,
                                            RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ConstantLowering, ElementwiseLowering>(converter, ctx);
-  patterns.add<LogLowering>(converter, ctx, /*benefit=*/2);
+  patterns.add<LogLowering, MaxNumLowering>(converter, ctx, /*benefit=*/2);
 }

@@ -125,6 +125,13 @@ Value mlir::fa::fastLog2(OpBuilder &b, Location loc, Value x) {
       .getResult(0);
 }
 
+Value mlir::fa::fastMax(OpBuilder &b, Location loc, Value x, Value y) {
+  return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
+                                       b.getStringAttr("llvm.nvvm.fmax.f"),
+                                       ValueRange{x, y})
+      .getResult(0);
+}
+
 Value mlir::fa::transformScore(OpBuilder &b, Location loc, QKScoresOp op,
                                Value dot) {
   auto f32 = [&](double v) {

@@ -111,8 +111,16 @@ struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
           rewriter, loc, rowDistance[shape.rowSlot(i)],
           arith::ConstantOp::create(rewriter, loc,
                                     rewriter.getF32FloatAttr(columnOffset)));
-      Value magnitude = math::AbsFOp::create(rewriter, loc, distance);
-      s = math::FmaOp::create(rewriter, loc, magnitude, slope, s);
+      // |d| as max(d, -d) and a contracted multiply-add (one FFMA): math.absf
+      // and math.fma (and their LLVM intrinsics) become libdevice calls in
+      // convert-gpu-to-nvvm, and the PTX must not need libdevice.
+      Value magnitude = fastMax(
+          rewriter, loc, distance, arith::NegFOp::create(rewriter, loc, distance));
+      auto contract = arith::FastMathFlags::contract;
+      s = arith::AddFOp::create(
+          rewriter, loc,
+          arith::MulFOp::create(rewriter, loc, magnitude, slope, contract), s,
+          contract);
     }
     rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getScores().getType(),
                                       values));

@@ -108,3 +108,41 @@ LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "warps must be in [1, 32], but is " << warps;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// GPU layouts
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyWarpTiles(function_ref<InFlightDiagnostic()> emitError,
+                                     int64_t warps, int64_t mTiles) {
+  if (warps < 1 || mTiles < 1)
+    return emitError() << "warps and mTiles must be >= 1, got " << warps
+                       << " and " << mTiles;
+  return success();
+}
+
+LogicalResult
+FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           int64_t warps, int64_t mTiles, bool,
+                           FloatAttr deferredScale) {
+  if (deferredScale && !(deferredScale.getValueAsDouble() > 0))
+    return emitError() << "deferredScale must be > 0 (the row max commutes "
+                          "only with a positive scale)";
+  return verifyWarpTiles(emitError, warps, mTiles);
+}
+
+LogicalResult
+OperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          int64_t warps, int64_t mTiles) {
+  return verifyWarpTiles(emitError, warps, mTiles);
+}
+
+LogicalResult
+SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t rowElements) {
+  // The XOR swizzle permutes eight 16-byte chunks within a row.
+  if (rowElements < 64 || rowElements % 64)
+    return emitError() << "rowElements must be a positive multiple of 64, got "
+                       << rowElements;
+  return success();
+}

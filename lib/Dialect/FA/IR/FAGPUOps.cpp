@@ -42,6 +42,9 @@ LogicalResult LoadOperandOp::verify() {
     return emitOpError("result must carry a #fa.operand layout");
   if (getTile().getType().getShape() != getResult().getType().getShape())
     return emitOpError("shapes differ");
+  if (getTile().getType().getElementType() !=
+      getResult().getType().getElementType())
+    return emitOpError("element types differ");
   return success();
 }
 
@@ -52,6 +55,11 @@ LogicalResult ConvertLayoutOp::verify() {
     return emitOpError("converts 1-D #fa.fragment rows");
   if (!from.getQuadPartial() || to != from.withQuadPartial(false))
     return emitOpError("only quad-partial rows to full rows is defined");
+  if (getInput().getType().getShape() != getResult().getType().getShape() ||
+      getInput().getType().getElementType() !=
+          getResult().getType().getElementType())
+    return emitOpError("converts the layout only: shape and element type "
+                       "must not change");
   return success();
 }
 
@@ -60,6 +68,9 @@ LogicalResult StoreFragmentOp::verify() {
   auto layout = layoutOf<FragmentLayoutAttr>(tile);
   if (!layout || layout.getQuadPartial())
     return emitOpError("tile must carry a #fa.fragment layout (not quad-partial)");
+  if (tile.getRank() != 1 && tile.getRank() != 2)
+    return emitOpError("stores a 1-D (rows) or 2-D tile, got rank ")
+           << tile.getRank();
   if (tile.getDimSize(0) != layout.getRows())
     return emitOpError("tile has ") << tile.getDimSize(0)
                                     << " rows, its layout " << layout.getRows();

@@ -127,6 +127,7 @@ def FA_FragmentLayoutAttr : FA_Attr<"FragmentLayout", "fragment"> {
                         DefaultValuedParameter<"bool", "false">:$quadPartial,
                         OptionalParameter<"FloatAttr">:$deferredScale);
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Rows of the tile (16 per m-tile per warp).
     int64_t getRows() const { return 16 * getWarps() * getMTiles(); }
@@ -158,6 +159,7 @@ def FA_OperandLayoutAttr : FA_Attr<"OperandLayout", "operand"> {
   }];
   let parameters = (ins "int64_t":$warps, "int64_t":$mTiles);
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 def FA_SharedLayoutAttr : FA_Attr<"SharedLayout", "shared"> {
@@ -175,6 +177,7 @@ def FA_SharedLayoutAttr : FA_Attr<"SharedLayout", "shared"> {
   }];
   let parameters = (ins "int64_t":$rowElements);
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // FA_DIALECT_FA_IR_FAATTRS_TD
