@@ -196,6 +196,21 @@ TEST(KernelAbi, ManifestWithUnknownParamIsRefused) {
   EXPECT_NE(error.find("abi-unknown.json"), std::string::npos) << error;
 }
 
+/// A parameter whose type is not one the launch knows how to pass (here a
+/// buffer of another element type) is refused when the manifest is read.
+TEST(KernelAbi, ManifestWithUnknownParamTypeIsRefused) {
+  std::string path = testing::TempDir() + "/abi-type.json";
+  std::string text = manifestWithParams({"q", "batch"});
+  text.replace(text.find("\"type\": \"i64\""), 13, "\"type\": \"memref<?xf16>\"");
+  std::ofstream(path) << text;
+  Manifest m;
+  std::string error;
+  EXPECT_FALSE(Manifest::read(path, m, error));
+  EXPECT_NE(error.find("kernel parameter \"q\" has type \"memref<?xf16>\""),
+            std::string::npos)
+      << error;
+}
+
 /// The committed ALiBi kernel's manifest lists exactly the ALiBi table.
 TEST(KernelAbi, CommittedAlibiManifestMatchesTheTable) {
   Manifest m;

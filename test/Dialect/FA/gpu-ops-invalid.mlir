@@ -177,3 +177,57 @@ func.func @store_fragment$element_type(%o: tensor<64x64xf32, #fa.fragment<warps 
   fa.store_fragment %o, %out[%i] rows [%i, %i] stride %i : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xbf16>
   return
 }
+
+// -----
+
+// A rank-0 tile has no rows to store (this crashed the verifier once).
+func.func @store_fragment$rank0(%t: tensor<f32, #fa.fragment<warps = 4, mTiles = 1>>,
+                                %out: memref<?xf32>, %i: index) {
+  // expected-error @+1 {{'fa.store_fragment' op stores a 1-D (rows) or 2-D tile, got rank 0}}
+  fa.store_fragment %t, %out[%i] rows [%i, %i] : tensor<f32, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @convert_layout$shape(%l: tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true>>) {
+  // expected-error @+1 {{'fa.convert_layout' op converts the layout only: shape and element type must not change}}
+  %r = fa.convert_layout %l : tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1, quadPartial = true>> -> tensor<128xf32, #fa.fragment<warps = 4, mTiles = 1>>
+  return
+}
+
+// -----
+
+func.func @load_operand$element_type(%q: tensor<64x64xbf16, #fa.shared<rowElements = 64>>) {
+  // expected-error @+1 {{'fa.load_operand' op element types differ}}
+  %a = fa.load_operand %q : tensor<64x64xbf16, #fa.shared<rowElements = 64>> -> tensor<64x64xf16, #fa.operand<warps = 4, mTiles = 1>>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{warps and mTiles must be >= 1, got 0 and -3}}
+func.func @fragment$warps(%t: tensor<64xf32, #fa.fragment<warps = 0, mTiles = -3>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{warps and mTiles must be >= 1, got 4 and 0}}
+func.func @operand$m_tiles(%t: tensor<64x64xbf16, #fa.operand<warps = 4, mTiles = 0>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{deferredScale must be > 0 (the row max commutes only with a positive scale)}}
+func.func @fragment$scale(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1, deferredScale = -1.0 : f32>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{rowElements must be a positive multiple of 64, got 96}}
+func.func @shared$row(%t: tensor<64x96xbf16, #fa.shared<rowElements = 96>>) {
+  return
+}
