@@ -266,7 +266,6 @@ DistributedMath::emitLoopBody(OpBuilder &b, const GridCoords &coords,
                               TileSource valueTile, Value alibiSlope) {
   grid = &coords;
   keyStart = tileStart;
-  slope = alibiSlope;
   tileFor = [&](OpBuilder &builder, Value tile) {
     return tile == attention.keyTile ? keyTile(builder) : valueTile(builder);
   };

@@ -123,7 +123,7 @@ private:
   // Per emitted body: where tiles and coordinates come from.
   std::function<Value(OpBuilder &, Value)> tileFor;
   const GridCoords *grid = nullptr;
-  Value keyStart, slope;
+  Value keyStart;
 };
 
 } // namespace fa

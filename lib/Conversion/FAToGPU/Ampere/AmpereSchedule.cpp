@@ -123,7 +123,7 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
                                                const AttentionKernelConfig &c,
                                                StringRef name) {
   OpBuilder::InsertionGuard guard(b);
-  Location loc = FusedAttention(attention).kvLoop.getLoc();
+  Location loc = attention.kvLoop->getLoc();
   KernelArgs args = KernelArgs::create(b, module, c, name, 32 * c.warps);
   GridCoords grid = GridCoords::build(b, loc, args, c);
   Pipeline p = buildPrologue(b, loc, module, args, grid, c);
