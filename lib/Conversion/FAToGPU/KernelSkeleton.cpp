@@ -6,6 +6,7 @@
 
 #include "fa/Conversion/FAToGPU/KernelSkeleton.h"
 
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
 #include "fa/runtime/KernelAbi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -85,6 +86,22 @@ Value GridCoords::tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
   return arith::AddIOp::create(b, loc,
                                arith::MulIOp::create(b, loc, batch, strideB),
                                arith::MulIOp::create(b, loc, headIndex, strideH));
+}
+
+std::pair<Value, Value>
+GridCoords::visibleKeyBlocks(OpBuilder &b, Location loc,
+                             const AttentionKernelConfig &c) const {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value rows = arith::MinSIOp::create(
+      b, loc, cst(c.blockM), arith::SubIOp::create(b, loc, queryLen, queryStart));
+  auto [begin, end] = buildVisibleKeyRange(b, loc, c.mask, queryStart, rows,
+                                           queryLen, keyLen, c.blockN);
+  Value span = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end, begin), cst(0));
+  Value blocks = arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, cst(c.blockN - 1)),
+      cst(c.blockN));
+  return {begin, blocks};
 }
 
 Value GridCoords::alibiSlope(OpBuilder &b, Location loc,

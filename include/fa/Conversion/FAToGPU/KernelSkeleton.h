@@ -58,6 +58,10 @@ struct GridCoords {
   /// should not form the tail of the grid.
   static GridCoords build(OpBuilder &b, Location loc, const KernelArgs &args,
                           const AttentionKernelConfig &c);
+  /// The KV tiles this Q block sees under the mask: the first key (a
+  /// multiple of block_n) and the number of block_n tiles from it.
+  std::pair<Value, Value> visibleKeyBlocks(OpBuilder &b, Location loc,
+                                           const AttentionKernelConfig &c) const;
   /// The ALiBi slope of this block's head: slopes[batch · stride_b + head].
   Value alibiSlope(OpBuilder &b, Location loc, const KernelArgs &args) const;
   /// batch · stride_b + head · stride_h for tensor `prefix` ("q", "o", ...).

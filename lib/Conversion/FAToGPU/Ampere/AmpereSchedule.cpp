@@ -19,9 +19,10 @@
 #include "AmpereStrategy.h"
 
 #include "fa/Conversion/FAToGPU/KernelSkeleton.h"
-#include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -89,17 +90,8 @@ Pipeline buildPrologue(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
   p.key = globalTile("k", grid.kvHead, grid.keyLen);
   p.value = globalTile("v", grid.kvHead, grid.keyLen);
 
-  Value rows = arith::MinSIOp::create(
-      b, loc, p.cst(b, loc, c.blockM),
-      arith::SubIOp::create(b, loc, grid.queryLen, grid.queryStart));
-  auto [begin, end] = buildVisibleKeyRange(b, loc, c.mask, grid.queryStart, rows,
-                                           grid.queryLen, grid.keyLen, c.blockN);
-  p.kvBegin = begin;
-  Value span = arith::MaxSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, end, begin), p.cst(b, loc, 0));
-  p.numBlocks = arith::DivUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, span, p.cst(b, loc, c.blockN - 1)),
-      p.cst(b, loc, c.blockN));
+  std::tie(p.kvBegin, p.numBlocks) = grid.visibleKeyBlocks(b, loc, c);
+  Value begin = p.kvBegin;
   Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                           p.numBlocks, p.cst(b, loc, 0));
   // G0 = {Q, K_0}, G1 = {V_0}; wait for G0.
