@@ -1,0 +1,88 @@
+//===- Limits.h - the ranges fa-mlir accepts, once --------------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// The one home of the value ranges every front door checks: the fa dialect's
+// verifier, the spec parser (fa-compile, fa-run), the runtime's launch. A
+// value outside them is refused with a diagnostic before anything runs;
+// docs/dialect.md says why each bound is where it is. Header-only and free
+// of MLIR, so the dialect and the runtime both include it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_RUNTIME_LIMITS_H
+#define FA_RUNTIME_LIMITS_H
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+namespace fa {
+namespace limits {
+
+/// |scale|: the softmax of scale·q·k is meaningful in f32 between these.
+/// Below, every score difference rounds away (a uniform softmax whatever
+/// the inputs); above, scale·q·k·log2(e) overflows f32 for ordinary q·k
+/// and inf − inf turns into NaN.
+constexpr double kMinAbsScale = 1e-6;
+constexpr double kMaxAbsScale = 1e6;
+
+/// softcap (0 = off): capped scores lie in (−cap, cap); below kMinSoftcap
+/// every capped score rounds to the same f32 softmax weight, above
+/// kMaxSoftcap the cap never binds before f32 overflow.
+constexpr double kMinSoftcap = 1e-3;
+constexpr double kMaxSoftcap = 1e6;
+
+/// Sizes. Every dimension is at least 1. A tensor holds at most 2^45
+/// elements (its bytes, at 4 per element, stay under 2^47, inside the
+/// 49-bit GPU virtual address space and far from int64 overflow in any
+/// offset arithmetic), and a sequence length or window bound at most 2^40
+/// (so i + N − M ± bound cannot overflow int64).
+constexpr int64_t kMaxTensorElements = int64_t(1) << 45;
+constexpr int64_t kMaxSequence = int64_t(1) << 40;
+
+/// A kernel name is a PTX identifier: [A-Za-z_][A-Za-z0-9_$]*, at most
+/// this long.
+constexpr size_t kMaxKernelName = 256;
+
+inline bool scaleInRange(double scale) {
+  return std::isfinite(scale) && std::fabs(scale) >= kMinAbsScale &&
+         std::fabs(scale) <= kMaxAbsScale;
+}
+
+inline bool softcapInRange(double softcap) {
+  return softcap == 0.0 || (std::isfinite(softcap) && softcap >= kMinSoftcap &&
+                            softcap <= kMaxSoftcap);
+}
+
+/// The product of `dims` (each >= 1), or -1 if it exceeds kMaxTensorElements
+/// (checked before each multiplication, so nothing overflows).
+inline int64_t checkedElements(std::initializer_list<int64_t> dims) {
+  int64_t product = 1;
+  for (int64_t d : dims) {
+    if (d < 1 || product > kMaxTensorElements / d)
+      return -1;
+    product *= d;
+  }
+  return product;
+}
+
+inline bool isPtxIdentifier(const std::string &name) {
+  if (name.empty() || name.size() > kMaxKernelName)
+    return false;
+  auto letter = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  if (!letter(name[0]))
+    return false;
+  for (char c : name)
+    if (!letter(c) && !(c >= '0' && c <= '9') && c != '$')
+      return false;
+  return true;
+}
+
+} // namespace limits
+} // namespace fa
+
+#endif // FA_RUNTIME_LIMITS_H
