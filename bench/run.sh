@@ -4,9 +4,11 @@
 #   2. verify every kernel in kernels_generated/ with fa-run --verify at the
 #      issue's sizes, MHA in [B,H,S,D] and GQA in [B,S,H,D];
 #   3. read the SASS (HMMA, no local-memory spills) and run compute-sanitizer
-#      (memcheck, racecheck) on a small and an odd-sized problem;
+#      (memcheck, racecheck, synccheck, initcheck) over every kernel of the
+#      set at a small and an odd-sized problem;
 #   4. time fa-mlir beside PyTorch SDPA (flash = FA2, cuDNN) in one process.
-# Usage: [FA_VERIFY_FILTER=text] bash bench/run.sh [--steps 1234] [--quick]
+# Usage: [FA_VERIFY_FILTER=text] [FA_SANITIZERS="memcheck ..."]
+#        [FA_SANITIZE_FEATURES=1] bash bench/run.sh [--steps 1234] [--quick]
 #   --steps: which of the steps to run (default all; 1, the build, always
 #   runs), so that verification and timing fit separate device calls.
 #   --quick: fewer sizes in step 4.          Output: a log and tables on stdout.
@@ -71,21 +73,33 @@ for ptx in kernels_generated/fa_fwd_sm80_bf16_d64_causal.ptx kernels_generated/f
     "$(grep -c 'STL' build-gpu/sass/sass.txt)" "$(grep -c 'LDSM' build-gpu/sass/sass.txt)" \
     "$(grep -c 'LDGSTS' build-gpu/sass/sass.txt)" "$(grep -o 'Used [0-9]* registers' build-gpu/sass/ptxas.txt)"
 done
-for kernel in kernels_generated/fa_fwd_sm80_bf16_d128_causal.json \
-              bench/feature-kernels/fa_fwd_sm80_bf16_d40_none.json \
-              bench/feature-kernels/fa_fwd_sm80_bf16_d96_win64_16_cap_alibi.json; do
+# Every kernel of the set (and, with FA_SANITIZE_FEATURES=1, the feature
+# kernels) under the four compute-sanitizer tools, at a small and an
+# odd-sized GQA problem. FA_SANITIZERS narrows the tools, FA_VERIFY_FILTER
+# the kernels (to split the work over device calls).
+san_fail=0; san_runs=0
+kernels=(kernels_generated/*.json)
+[ "${FA_SANITIZE_FEATURES:-0}" = 1 ] && kernels+=(bench/feature-kernels/*.json)
+for kernel in "${kernels[@]}"; do
   [ -f "$kernel" ] || continue
-  for tool in memcheck racecheck; do
-    for args in "--m 64 --n 64" "--m 113 --n 203 --hq 4 --hkv 2"; do
-      if compute-sanitizer --tool $tool --error-exitcode 9 $FA_RUN --device cuda \
-           --kernel $kernel $args --verify > "$OUT_DIR/san.log" 2>&1; then
-        echo "  compute-sanitizer $tool $(basename $kernel .json) ($args): clean ($(grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+ [a-z]+' "$OUT_DIR/san.log" | head -1))"
-      else
-        echo "  compute-sanitizer $tool $(basename $kernel .json) ($args): ERRORS"; tail -20 "$OUT_DIR/san.log"
+  name=$(basename "$kernel" .json)
+  [[ "$name" == *"${FA_VERIFY_FILTER:-}"* ]] || continue
+  line="  $(printf '%-40s' "$name")"
+  for tool in ${FA_SANITIZERS:-memcheck racecheck synccheck initcheck}; do
+    status=clean
+    for args in "--b 1 --m 64 --n 64" "--b 2 --m 113 --n 203 --hq 4 --hkv 2 --layout bshd"; do
+      san_runs=$((san_runs + 1))
+      if ! compute-sanitizer --tool $tool --error-exitcode 9 $FA_RUN --device cuda \
+           --kernel "$kernel" $args --verify > "$OUT_DIR/san.log" 2>&1; then
+        status=ERRORS; san_fail=$((san_fail + 1))
+        echo "  compute-sanitizer $tool $name ($args): ERRORS"; tail -20 "$OUT_DIR/san.log"
       fi
     done
+    line="$line $tool:$status"
   done
+  echo "$line"
 done
+echo "sanitizers: $((san_runs - san_fail)) of $san_runs runs clean"
 
 fi
 
