@@ -198,7 +198,7 @@ func.func @attention$unknown_mask_kind(%q: tensor<1x4x128x64xf16>, %k: tensor<1x
 
 func.func @attention$negative_softcap(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
                                       %v: tensor<1x4x128x64xf16>) {
-  // expected-error @+1 {{'fa.attention' op softcap must be finite and >= 0 (0 disables it), but is -1}}
+  // expected-error @+1 {{'fa.attention' op softcap must be 0 (off) or in [0.001, 1e+06], but is -1}}
   %o = fa.attention %q, %k, %v {softcap = -1.0 : f32}
       : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
   return
@@ -208,7 +208,7 @@ func.func @attention$negative_softcap(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4
 
 func.func @attention$infinite_scale(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
                                     %v: tensor<1x4x128x64xf16>) {
-  // expected-error @+1 {{'fa.attention' op scale must be finite, but is inf}}
+  // expected-error @+1 {{'fa.attention' op scale must be finite with |scale| in [1e-06, 1e+06], but is inf}}
   %o = fa.attention %q, %k, %v {scale = 0x7F800000 : f32}
       : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
   return
@@ -218,7 +218,7 @@ func.func @attention$infinite_scale(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x1
 
 func.func @attention$nan_scale(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
                                %v: tensor<1x4x128x64xf16>) {
-  // expected-error @+1 {{'fa.attention' op scale must be finite, but is nan}}
+  // expected-error @+1 {{'fa.attention' op scale must be finite with |scale| in [1e-06, 1e+06], but is nan}}
   %o = fa.attention %q, %k, %v {scale = 0x7FC00000 : f32}
       : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
   return
@@ -381,6 +381,251 @@ func.func @attention_grad$alibi_heads(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse alibi(%slopes)
       : (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>,
          tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x256xf32>, tensor<1x2xf32>)
+      -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
+  return
+}
+
+// -----
+// Ranges (fa/runtime/Limits.h; docs/dialect.md, "Ranges").
+
+// -----
+
+func.func @attention$zero_query_len(%q: tensor<1x4x0x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op M of query must be >= 1, but is 0}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x0x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x0x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$zero_head_dim(%q: tensor<1x4x128x0xf16>, %k: tensor<1x4x128x0xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op D of query must be >= 1, but is 0}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x0xf16>, tensor<1x4x128x0xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$zero_batch(%q: tensor<0x4x128x64xf16>, %k: tensor<0x4x128x64xf16>,
+    %v: tensor<0x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op B of query must be >= 1, but is 0}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<0x4x128x64xf16>, tensor<0x4x128x64xf16>, tensor<0x4x128x64xf16>) -> tensor<0x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$zero_kv_heads(%q: tensor<1x4x128x64xf16>, %k: tensor<1x0x128x64xf16>,
+    %v: tensor<1x0x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op Hkv of key must be >= 1, but is 0}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x0x128x64xf16>, tensor<1x0x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$zero_value_dim(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x0xf16>) {
+  // expected-error @+1 {{'fa.attention' op Dv of value must be >= 1, but is 0}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x0xf16>) -> tensor<1x4x128x0xf16>
+  return
+}
+
+// -----
+
+func.func @attention$zero_key_len_dynamic_query(%q: tensor<?x?x?x64xf16>, %k: tensor<1x4x0x64xf16>,
+    %v: tensor<1x4x0x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op N of key must be >= 1, but is 0}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<?x?x?x64xf16>, tensor<1x4x0x64xf16>, tensor<1x4x0x64xf16>) -> tensor<?x?x?x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$sequence_too_long(%q: tensor<1x1x2199023255552x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op M of query (2199023255552) exceeds the longest accepted sequence, 2^40 = 1099511627776}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x1x2199023255552x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x1x2199023255552x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$too_many_elements(%q: tensor<65536x4096x4096x64xf16>, %k: tensor<65536x4096x128x64xf16>,
+    %v: tensor<65536x4096x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op query (65536x4096x4096x64) has more elements than the limit, 2^45 = 35184372088832}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<65536x4096x4096x64xf16>, tensor<65536x4096x128x64xf16>, tensor<65536x4096x128x64xf16>) -> tensor<65536x4096x4096x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$elements_overflow_int64(%q: tensor<4294967296x4294967296x1x64xf16>, %k: tensor<4294967296x4294967296x1x64xf16>,
+    %v: tensor<4294967296x4294967296x1x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op query (4294967296x4294967296x1x64) has more elements than the limit, 2^45 = 35184372088832}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<4294967296x4294967296x1x64xf16>, tensor<4294967296x4294967296x1x64xf16>, tensor<4294967296x4294967296x1x64xf16>) -> tensor<4294967296x4294967296x1x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$zero_scale(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op scale must be finite with |scale| in [1e-06, 1e+06], but is 0}}
+  %o = fa.attention %q, %k, %v {scale = 0.0 : f32}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$huge_scale(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op scale must be finite with |scale| in [1e-06, 1e+06], but is 1e+30}}
+  %o = fa.attention %q, %k, %v {scale = 1.0e30 : f32}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$tiny_scale(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op scale must be finite with |scale| in [1e-06, 1e+06], but is -1e-07}}
+  %o = fa.attention %q, %k, %v {scale = -1.0e-7 : f32}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$tiny_softcap(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op softcap must be 0 (off) or in [0.001, 1e+06], but is 1.4013e-45}}
+  %o = fa.attention %q, %k, %v {softcap = 1.0e-45 : f32}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$huge_softcap(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op softcap must be 0 (off) or in [0.001, 1e+06], but is 1e+07}}
+  %o = fa.attention %q, %k, %v {softcap = 1.0e7 : f32}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$window_left_too_far(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{window left bound (9223372036854775807) exceeds the longest accepted sequence, 2^40 = 1099511627776; use -1 for unbounded}}
+  %o = fa.attention %q, %k, %v {mask = #fa.mask<window(9223372036854775807, 0)>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$window_right_too_far(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{window right bound (1099511627777) exceeds the longest accepted sequence, 2^40 = 1099511627776; use -1 for unbounded}}
+  %o = fa.attention %q, %k, %v {mask = #fa.mask<window(-1, 1099511627777)>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$tile_zero_block(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{block_m must be a positive power of two, but is 0}}
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 0, block_n = 64, stages = 2, warps = 4>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$tile_negative_block(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{block_n must be a positive power of two, but is -64}}
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 64, block_n = -64, stages = 2, warps = 4>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$tile_huge_block(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{block_m (4611686018427387904) exceeds the longest accepted sequence, 2^40 = 1099511627776}}
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 4611686018427387904, block_n = 64, stages = 2, warps = 4>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$tile_zero_stages(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{stages must be >= 1, but is 0}}
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 64, block_n = 64, stages = 0, warps = 4>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$tile_zero_warps(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{warps must be in [1, 32], but is 0}}
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 64, block_n = 64, stages = 2, warps = 0>}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention$zero_alibi_slopes(%q: tensor<?x?x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>, %slopes: tensor<0xf32>) {
+  // expected-error @+1 {{'fa.attention' op Hq of alibi_slopes must be >= 1, but is 0}}
+  %o = fa.attention %q, %k, %v alibi(%slopes)
+      : (tensor<?x?x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<0xf32>) -> tensor<?x?x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention_grad$zero_query_len(%q: tensor<1x4x0x64xf16>, %k: tensor<1x2x256x64xf16>,
+    %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x0x64xf16>, %do: tensor<1x4x0x64xf16>, %lse: tensor<1x4x0xf32>) {
+  // expected-error @+1 {{'fa.attention_grad' op M of query must be >= 1, but is 0}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse {scale = 0.125 : f32}
+      : (tensor<1x4x0x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x4x0x64xf16>, tensor<1x4x0x64xf16>, tensor<1x4x0xf32>)
+      -> (tensor<1x4x0x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_grad$zero_scale(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
+    %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>, %do: tensor<1x4x256x64xf16>, %lse: tensor<1x4x256xf32>) {
+  // expected-error @+1 {{'fa.attention_grad' op scale must be finite with |scale| in [1e-06, 1e+06], but is 0}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse {scale = 0.0 : f32}
+      : (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x256xf32>)
       -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
   return
 }

@@ -6,6 +6,7 @@
 
 #include "fa/Dialect/FA/IR/FAAttrs.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/runtime/Limits.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -81,6 +82,16 @@ LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "window right bound must be -1 (unbounded) or >= 0, "
                           "but is "
                        << right;
+  // A bound is at most the longest sequence, so i + N - M ± bound stays far
+  // inside int64 (a bound past every key is no bound: write -1).
+  if (left > ::fa::limits::kMaxSequence)
+    return emitError() << "window left bound (" << left
+                       << ") exceeds the longest accepted sequence, 2^40 = "
+                       << ::fa::limits::kMaxSequence << "; use -1 for unbounded";
+  if (right > ::fa::limits::kMaxSequence)
+    return emitError() << "window right bound (" << right
+                       << ") exceeds the longest accepted sequence, 2^40 = "
+                       << ::fa::limits::kMaxSequence << "; use -1 for unbounded";
   return success();
 }
 
@@ -96,6 +107,11 @@ LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (size <= 0 || !llvm::isPowerOf2_64(size))
       return emitError() << name << " must be a positive power of two, but is "
                          << size;
+    // A block never spans more than the longest sequence.
+    if (size > ::fa::limits::kMaxSequence)
+      return emitError() << name << " (" << size
+                         << ") exceeds the longest accepted sequence, 2^40 = "
+                         << ::fa::limits::kMaxSequence;
     return success();
   };
   if (failed(checkBlock("block_m", blockM)) ||

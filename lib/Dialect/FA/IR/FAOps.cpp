@@ -5,11 +5,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/runtime/Limits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Diagnostics.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -62,6 +70,54 @@ static LogicalResult checkSameDim(Operation *op, StringRef dimName,
   return diag;
 }
 
+/// The names of the dimensions of a tensor laid out as `layout` ("[B, Hq, M,
+/// D]" gives B, Hq, M, D).
+static SmallVector<StringRef> dimNames(StringRef layout) {
+  SmallVector<StringRef> names;
+  layout.trim("[]").split(names, ", ");
+  return names;
+}
+
+/// Checks the static sizes of `type` against fa::limits: every dimension at
+/// least 1, a sequence dimension (`seqDim`, or -1 for none) at most
+/// kMaxSequence, and at most kMaxTensorElements elements. Dynamic sizes are
+/// checked at run time by the runtime, against the same limits.
+static LogicalResult checkSizeRanges(Operation *op, StringRef name,
+                                     RankedTensorType type, StringRef layout,
+                                     int64_t seqDim) {
+  SmallVector<StringRef> names = dimNames(layout);
+  for (auto [dim, size] : llvm::enumerate(type.getShape())) {
+    if (ShapedType::isDynamic(size))
+      continue;
+    StringRef dimName = dim < names.size() ? names[dim] : StringRef("size");
+    if (size < 1)
+      return op->emitOpError() << dimName << " of " << name
+                               << " must be >= 1, but is " << size;
+    if (static_cast<int64_t>(dim) == seqDim && size > ::fa::limits::kMaxSequence)
+      return op->emitOpError()
+             << dimName << " of " << name << " (" << size
+             << ") exceeds the longest accepted sequence, 2^40 = "
+             << ::fa::limits::kMaxSequence;
+  }
+  if (!type.hasStaticShape())
+    return success();
+  int64_t product = 1;
+  for (int64_t size : type.getShape())
+    if (product != -1)
+      product = ::fa::limits::checkedElements({product, size});
+  if (product == -1)
+    return op->emitOpError()
+           << name << " (" << llvm::join(llvm::map_range(type.getShape(),
+                                                         [](int64_t size) {
+                                                           return std::to_string(
+                                                               size);
+                                                         }),
+                                         "x")
+           << ") has more elements than the limit, 2^45 = "
+           << ::fa::limits::kMaxTensorElements;
+  return success();
+}
+
 /// Checks that `value` is a ranked tensor of the given rank.
 static FailureOr<RankedTensorType> getRankedOperand(Operation *op, Value value,
                                                     StringRef name,
@@ -73,6 +129,9 @@ static FailureOr<RankedTensorType> getRankedOperand(Operation *op, Value value,
                       << ", but has rank " << type.getRank();
     return failure();
   }
+  // Rank 1 or 2 tensors (ALiBi slopes) have no sequence dimension.
+  if (failed(checkSizeRanges(op, name, type, layout, rank >= 3 ? 2 : -1)))
+    return failure();
   return type;
 }
 
@@ -192,6 +251,9 @@ static LogicalResult verifyAlibiSlopes(Operation *op, Value slopes,
   if (!type.getElementType().isF32())
     return op->emitOpError() << "element type of alibi_slopes ("
                              << type.getElementType() << ") must be f32";
+  if (failed(checkSizeRanges(op, "alibi_slopes", type,
+                             type.getRank() == 1 ? "[Hq]" : "[B, Hq]", -1)))
+    return failure();
   if (type.getRank() == 2 &&
       failed(checkSameDim(op, "B", "alibi_slopes", type.getDimSize(0), "query",
                           sizes.batch)))
@@ -201,24 +263,34 @@ static LogicalResult verifyAlibiSlopes(Operation *op, Value slopes,
                       sizes.queryHeads);
 }
 
-/// Verifies scale and softcap. The mask and tile attributes verify themselves.
+/// `value` as a diagnostic shows it: shortest %g form, nan, inf or -inf.
+static std::string formatValue(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value < 0 ? "-inf" : "inf";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
+
+/// Verifies scale and softcap against fa::limits (docs/dialect.md, "Ranges",
+/// says why the bounds are where they are). The mask and tile attributes
+/// verify themselves.
 static LogicalResult verifyAttentionOptions(Operation *op, FloatAttr scale,
                                             FloatAttr softcap) {
-  if (scale && !scale.getValue().isFinite()) {
-    const APFloat &value = scale.getValue();
-    return op->emitOpError() << "scale must be finite, but is "
-                             << (value.isNaN()        ? "nan"
-                                 : value.isNegative() ? "-inf"
-                                                      : "inf");
-  }
-  if (softcap) {
-    double cap = softcap.getValueAsDouble();
-    // NaN fails `cap >= 0` too, which is what we want.
-    if (!(cap >= 0.0) || std::isinf(cap))
-      return op->emitOpError()
-             << "softcap must be finite and >= 0 (0 disables it), but is "
-             << cap;
-  }
+  if (scale && !::fa::limits::scaleInRange(scale.getValueAsDouble()))
+    return op->emitOpError()
+           << "scale must be finite with |scale| in ["
+           << formatValue(::fa::limits::kMinAbsScale) << ", "
+           << formatValue(::fa::limits::kMaxAbsScale) << "], but is "
+           << formatValue(scale.getValueAsDouble());
+  if (softcap && !::fa::limits::softcapInRange(softcap.getValueAsDouble()))
+    return op->emitOpError()
+           << "softcap must be 0 (off) or in ["
+           << formatValue(::fa::limits::kMinSoftcap) << ", "
+           << formatValue(::fa::limits::kMaxSoftcap) << "], but is "
+           << formatValue(softcap.getValueAsDouble());
   return success();
 }
 
