@@ -1,3 +1,8 @@
+#!/usr/bin/env bash
+# Quick GPU check while developing: build the runtime and fa-run without
+# MLIR, verify a few committed and feature kernels at two sizes, and time
+# the set against kernel v6 with bench.py --quick.
+
 set -u
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
 R=build-gpu/bin/fa-run
