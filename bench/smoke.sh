@@ -4,6 +4,7 @@
 # the set against kernel v6 with bench.py --quick.
 
 set -u
+cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
 R=build-gpu/bin/fa-run
 for k in kernels_generated/fa_fwd_sm80_bf16_d128_causal kernels_generated/fa_fwd_sm80_bf16_d64_none kernels_generated/fa_fwd_sm80_f16_d256_causal kernels_generated/fa_fwd_sm80_bf16_d128_none_cap kernels_generated/fa_fwd_sm80_bf16_d128_none_alibi bench/feature-kernels/fa_fwd_sm80_bf16_d40_none bench/feature-kernels/fa_fwd_sm80_bf16_d64_dv40_causal bench/feature-kernels/fa_fwd_sm80_bf16_d8_none bench/feature-kernels/fa_fwd_sm80_bf16_d96_win64_16_cap_alibi; do
