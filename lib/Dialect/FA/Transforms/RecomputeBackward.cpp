@@ -231,11 +231,9 @@ struct FARecomputeBackwardPass
   using FARecomputeBackwardBase::FARecomputeBackwardBase;
 
   void runOnOperation() override {
-    if (blockM <= 0 || blockN <= 0) {
-      getOperation().emitError(
-          "fa-recompute-backward: block-m and block-n must be > 0");
+    if (failed(verifyBlockOptions(getOperation(), "fa-recompute-backward",
+                                  blockM, blockN)))
       return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
     populateRecomputeBackwardPatterns(patterns, {blockM, blockN},
                                       testOmitRowDot);

@@ -211,9 +211,11 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     TileAttr tile = op.getTileAttr();
     int64_t blockM = tile ? tile.getBlockM() : options.blockM;
     int64_t blockN = tile ? tile.getBlockN() : options.blockN;
-    // A block never exceeds the sequence: M = 1 gets one 1-row block.
-    blockM = std::min(blockM, shape->queryLen);
-    blockN = std::min(blockN, shape->keyLen);
+    // A block never exceeds the sequence rounded up to a power of two (M = 1
+    // gets one 1-row block, M = 3 one padded 4-row block): the recorded
+    // #fa.tile must stay a valid one, and its sizes are powers of two.
+    blockM = clampBlockToSequence(blockM, shape->queryLen);
+    blockN = clampBlockToSequence(blockN, shape->keyLen);
 
     TileBuilder tb(rewriter, op.getLoc());
     AttentionTiler tiler(op, *shape, blockM, blockN, tb);
@@ -236,10 +238,8 @@ struct FATilePass : fa::impl::FATileBase<FATilePass> {
   using FATileBase::FATileBase;
 
   void runOnOperation() override {
-    if (blockM <= 0 || blockN <= 0) {
-      getOperation().emitError("fa-tile: block-m and block-n must be > 0");
+    if (failed(verifyBlockOptions(getOperation(), "fa-tile", blockM, blockN)))
       return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
     populateTileAttentionPatterns(patterns, {blockM, blockN});
     walkAndApplyPatterns(getOperation(), std::move(patterns));

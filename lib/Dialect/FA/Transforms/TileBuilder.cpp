@@ -7,12 +7,14 @@
 #include "TileBuilder.h"
 
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
+#include "fa/runtime/Limits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -28,6 +30,22 @@ FailureOr<AttentionShape> AttentionShape::get(Operation *op, Value query,
   return AttentionShape{q.getDimSize(0), q.getDimSize(1), k.getDimSize(1),
                         q.getDimSize(2), k.getDimSize(2), q.getDimSize(3),
                         v.getDimSize(3)};
+}
+
+LogicalResult mlir::fa::verifyBlockOptions(Operation *op, StringRef passName,
+                                           int64_t blockM, int64_t blockN) {
+  for (auto [name, size] : {std::pair<StringRef, int64_t>{"block-m", blockM},
+                            std::pair<StringRef, int64_t>{"block-n", blockN}})
+    if (size <= 0 || !llvm::isPowerOf2_64(size) ||
+        size > ::fa::limits::kMaxSequence)
+      return op->emitError()
+             << passName << ": " << name
+             << " must be a power of two in [1, 2^40], but is " << size;
+  return success();
+}
+
+int64_t mlir::fa::clampBlockToSequence(int64_t block, int64_t total) {
+  return std::min<int64_t>(block, llvm::PowerOf2Ceil(total));
 }
 
 Value TileBuilder::index(int64_t value) {

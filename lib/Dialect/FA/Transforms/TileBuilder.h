@@ -30,6 +30,16 @@ struct AttentionShape {
   int64_t groupSize() const { return queryHeads / kvHeads; }
 };
 
+/// Checks a pass's block-m / block-n options by the rule of #fa.tile: a
+/// positive power of two, at most the longest sequence (2^40). Emits
+/// "<pass>: block-m must be ..." on `op` and fails otherwise.
+LogicalResult verifyBlockOptions(Operation *op, StringRef passName,
+                                 int64_t blockM, int64_t blockN);
+
+/// `block` (a power of two) shrunk to the sequence `total` (>= 1) rounded
+/// up to a power of two, so that it stays a valid #fa.tile size.
+int64_t clampBlockToSequence(int64_t block, int64_t total);
+
 class TileBuilder {
 public:
   TileBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
