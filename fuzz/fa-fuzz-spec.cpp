@@ -1,0 +1,53 @@
+//===- fa-fuzz-spec.cpp - libFuzzer target: spec strings ------------------===//
+//
+// Part of fa-mlir.
+//
+// Feeds the bytes to fa::parseSpec, the parser behind fa-run --spec,
+// fa-compile --spec and the manifests' "spec" field. An accepted spec is then
+// checked against a few problem sizes, including degenerate and
+// overflow-prone ones, with validateProblem, and its derived values (mask
+// name, scale, ALiBi shape) are computed. Any outcome but a crash or a
+// sanitizer report is fine: a bad spec must be refused with a reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/runtime/Spec.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+/// Problem sizes to check an accepted spec against: ordinary, odd-sized,
+/// zero and negative lengths, and products that wrap around 2^64.
+static const fa::ProblemSize kSizes[] = {
+    {1, 1, 1, 1, 1},
+    {2, 4, 2, 127, 129},
+    {1, 8, 1, 4096, 1},
+    {1, 1, 1, 0, 0},
+    {-1, 1, 1, 1, 1},
+    {1, 3, 2, 16, 16},
+    {int64_t(1) << 32, int64_t(1) << 32, int64_t(1) << 32, 1, 1},
+    {1, 1, 1, std::numeric_limits<int64_t>::max(),
+     std::numeric_limits<int64_t>::max()},
+};
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > 4096)
+    return -1; // Specs are short; longer inputs only slow the search down.
+  std::string text(reinterpret_cast<const char *>(data), size);
+  fa::AttentionSpec spec;
+  std::string error;
+  if (!fa::parseSpec(text, spec, error))
+    return 0;
+  (void)fa::maskName(spec.mask);
+  (void)fa::alibiName(spec.alibi);
+  (void)spec.scaleOrDefault();
+  for (const fa::ProblemSize &problem : kSizes) {
+    std::string reason;
+    if (!fa::validateProblem(spec, problem, reason))
+      continue;
+    (void)fa::alibiShape(spec, problem);
+  }
+  return 0;
+}
