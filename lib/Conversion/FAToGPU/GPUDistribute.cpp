@@ -29,6 +29,22 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
   if (!strategy)
     return mlir::emitError(module.getLoc()) << "unknown chip '" << chip
                               << "' (supported: " << registeredChips() << ")";
+  // Semantic ops left here were not tiled (or have no GPU lowering yet).
+  WalkResult untiled = module.walk([&](Operation *op) {
+    if (isa<AttentionGradOp>(op)) {
+      op->emitError("fa-gpu-distribute: the GPU backward is not generated "
+                    "yet (the backward runs on the CPU path)");
+      return WalkResult::interrupt();
+    }
+    if (isa<AttentionOp>(op)) {
+      op->emitError("fa-gpu-distribute: run fa-tile and "
+                    "fa-fuse-online-softmax first");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (untiled.wasInterrupted())
+    return failure();
   SmallVector<func::FuncOp> funcs;
   module.walk([&](func::FuncOp func) {
     if (!func.getOps<QKScoresOp>().empty() ||

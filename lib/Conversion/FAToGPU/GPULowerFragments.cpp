@@ -51,6 +51,18 @@ struct FAGPULowerFragmentsPass
                                  << registeredChips() << ")";
       return signalPassFailure();
     }
+    // Only fa-gpu-distribute's output can be lowered here: say so, once,
+    // rather than fail to legalize op by op.
+    WalkResult undistributed = getOperation().walk([&](Operation *op) {
+      if (!isa<FADialect>(op->getDialect()) || isDistributed(op))
+        return WalkResult::advance();
+      op->emitError() << "fa-gpu-lower-fragments: '" << op->getName()
+                      << "' has tiles without a GPU layout: run fa-tile, "
+                         "fa-fuse-online-softmax and fa-gpu-distribute first";
+      return WalkResult::interrupt();
+    });
+    if (undistributed.wasInterrupted())
+      return signalPassFailure();
     TypeConverter converter;
     RewritePatternSet patterns(&getContext());
     ConversionTarget target(getContext());

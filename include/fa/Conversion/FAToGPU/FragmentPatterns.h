@@ -73,6 +73,11 @@ void addFragmentTypeConversions(TypeConverter &converter);
 /// True if `type` is a tensor with one of the fa layouts.
 bool hasFragmentLayout(Type type);
 
+/// True if every tensor `op` takes or makes has an fa layout: the patterns
+/// here lower only what fa-gpu-distribute placed (plain L2 tile ops are the
+/// CPU lowering's).
+bool isDistributed(Operation *op);
+
 /// The chip-neutral patterns (one per op; see the .cpp's list).
 void populateFragmentPatterns(const TypeConverter &converter,
                               RewritePatternSet &patterns);

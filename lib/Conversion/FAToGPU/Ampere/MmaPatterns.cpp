@@ -152,6 +152,8 @@ struct LoadOperandLowering : OpConversionPattern<LoadOperandOp> {
   LogicalResult
   matchAndRewrite(LoadOperandOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     auto layout = cast<OperandLayoutAttr>(op.getType().getEncoding());
     WarpMma w(rewriter, op.getLoc());
     SmallVector<Value> regs;
@@ -175,6 +177,8 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
   LogicalResult
   matchAndRewrite(QKScoresOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getType());
     WarpMma w(rewriter, loc);
@@ -227,6 +231,8 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
   LogicalResult
   matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     if (op.getTransposeA() || op.getTransposeB() || op.getAlpha())
       return rewriter.notifyMatchFailure(op, "only acc + P·V on sm_80 yet");
     Location loc = op.getLoc();

@@ -64,6 +64,14 @@ bool mlir::fa::hasFragmentLayout(Type type) {
                                    SharedLayoutAttr>(tensor.getEncoding());
 }
 
+bool mlir::fa::isDistributed(Operation *op) {
+  auto placed = [](Type type) {
+    return !isa<RankedTensorType>(type) || hasFragmentLayout(type);
+  };
+  return llvm::all_of(op->getOperandTypes(), placed) &&
+         llvm::all_of(op->getResultTypes(), placed);
+}
+
 void mlir::fa::addFragmentTypeConversions(TypeConverter &converter) {
   converter.addConversion([](Type type) { return type; });
   converter.addConversion([](RankedTensorType type) -> std::optional<Type> {

@@ -23,6 +23,8 @@ struct SharedTileLowering : OpConversionPattern<SharedTileOp> {
   LogicalResult
   matchAndRewrite(SharedTileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     auto type = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
     Value buffer = adaptor.getBuffer();
     if (!op.getStage()) {
@@ -51,6 +53,8 @@ struct StoreFragmentLowering : OpConversionPattern<StoreFragmentOp> {
   LogicalResult
   matchAndRewrite(StoreFragmentOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     auto type = op.getTile().getType();
     FragmentShape shape = FragmentShape::of(type);

@@ -33,6 +33,8 @@ struct RowMaxLowering : OpConversionPattern<RowMaxOp> {
   LogicalResult
   matchAndRewrite(RowMaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getInput().getType());
     SmallVector<Value> scores = unpackVector(rewriter, loc, adaptor.getInput());
@@ -66,6 +68,8 @@ struct RowSumLowering : OpConversionPattern<RowSumOp> {
   LogicalResult
   matchAndRewrite(RowSumOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getInput().getType());
     auto layout = cast<FragmentLayoutAttr>(op.getType().getEncoding());
@@ -90,6 +94,8 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
   LogicalResult
   matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     SmallVector<Value> rows = unpackVector(rewriter, op.getLoc(), adaptor.getInput());
     for (Value &row : rows)
       row = quadAllReduce(rewriter, op.getLoc(), row, /*isMax=*/false);
@@ -106,6 +112,8 @@ struct ExpShiftedLowering : OpConversionPattern<ExpShiftedOp> {
   LogicalResult
   matchAndRewrite(ExpShiftedOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     auto f32 = [&](double v) {
       return arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(v));
@@ -148,6 +156,8 @@ struct ScaleRowsLowering : OpConversionPattern<ScaleRowsOp> {
   LogicalResult
   matchAndRewrite(ScaleRowsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getInput().getType());
     SmallVector<Value> factors = unpackVector(rewriter, loc, adaptor.getFactor());

@@ -32,6 +32,8 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
   LogicalResult
   matchAndRewrite(ApplyMaskOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     auto type = op.getScores().getType();
     FragmentShape shape = FragmentShape::of(type);
@@ -74,6 +76,8 @@ struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
   LogicalResult
   matchAndRewrite(AlibiBiasOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     auto type = op.getScores().getType();
     FragmentShape shape = FragmentShape::of(type);
