@@ -6,6 +6,9 @@
 
 #include "fa/runtime/Json.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 using namespace fa::json;
@@ -22,7 +25,21 @@ class Parser {
 public:
   explicit Parser(const std::string &text) : text(text) {}
 
+  /// Nesting deeper than this is refused: the parser (and Value's
+  /// destructor) recurse once per level, and no manifest nests past 3.
+  static constexpr int kMaxDepth = 64;
+
   bool parseValue(Value &out) {
+    if (depth >= kMaxDepth)
+      return fail("nesting deeper than " + std::to_string(kMaxDepth) +
+                  " levels");
+    ++depth;
+    bool ok = parseValueAtDepth(out);
+    --depth;
+    return ok;
+  }
+
+  bool parseValueAtDepth(Value &out) {
     skipSpace();
     if (pos >= text.size())
       return fail("unexpected end");
@@ -51,14 +68,7 @@ public:
       out.kind = Value::Null;
       return true;
     }
-    const char *begin = text.c_str() + pos;
-    char *end = nullptr;
-    out.number = std::strtod(begin, &end);
-    if (end == begin)
-      return fail("unexpected character");
-    out.kind = Value::Number;
-    pos += end - begin;
-    return true;
+    return parseNumber(out);
   }
 
   bool atEnd() {
@@ -69,6 +79,49 @@ public:
   size_t pos = 0;
 
 private:
+  /// JSON's number grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+  /// checked before strtod (which would also take "nan", "inf" and hex);
+  /// a number beyond double's range is refused, not turned into inf.
+  bool parseNumber(Value &out) {
+    size_t begin = pos, p = pos;
+    auto digits = [&] {
+      size_t start = p;
+      while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])))
+        ++p;
+      return p > start;
+    };
+    if (p < text.size() && text[p] == '-')
+      ++p;
+    if (p < text.size() && text[p] == '0')
+      ++p;
+    else if (!digits())
+      return fail("unexpected character");
+    if (p < text.size() && text[p] == '.') {
+      ++p;
+      if (!digits())
+        return fail("bad number");
+    }
+    if (p < text.size() && (text[p] == 'e' || text[p] == 'E')) {
+      ++p;
+      if (p < text.size() && (text[p] == '+' || text[p] == '-'))
+        ++p;
+      if (!digits())
+        return fail("bad number");
+    }
+    std::string literal = text.substr(begin, p - begin);
+    errno = 0;
+    double number = std::strtod(literal.c_str(), nullptr);
+    if (!std::isfinite(number))
+      return fail("number out of range");
+    out.kind = Value::Number;
+    out.number = number;
+    pos = p;
+    return true;
+  }
+  static bool isHex(char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+  }
+  int depth = 0;
   bool fail(const std::string &why) {
     error = why + " at offset " + std::to_string(pos);
     return false;
@@ -99,7 +152,9 @@ private:
         case 'b': out += '\b'; break;
         case 'f': out += '\f'; break;
         case 'u': // Manifests hold ASCII; keep the code point's low byte.
-          if (pos + 4 > text.size())
+          if (pos + 4 > text.size() || !isHex(text[pos]) ||
+              !isHex(text[pos + 1]) || !isHex(text[pos + 2]) ||
+              !isHex(text[pos + 3]))
             return fail("bad \\u escape");
           out += static_cast<char>(std::strtol(text.substr(pos, 4).c_str(), nullptr, 16));
           pos += 4;
@@ -147,6 +202,9 @@ private:
       skipSpace();
       if (!parseString(key) || !expect(':'))
         return false;
+      // A repeated key would let the last one win unseen.
+      if (out.object.count(key))
+        return fail("duplicate key \"" + key + "\"");
       if (!parseValue(out.object[key]))
         return false;
       skipSpace();

@@ -8,8 +8,9 @@
 
 #include "fa/runtime/Json.h"
 
-#include <fstream>
 #include <climits>
+#include <cmath>
+#include <fstream>
 #include <sstream>
 
 using namespace fa;
@@ -52,15 +53,26 @@ bool Manifest::read(const std::string &path, Manifest &out,
     value = v->string;
     return true;
   };
-  auto number = [&](const json::Value *object, const char *key,
-                    int64_t &value) {
-    const json::Value *v = object ? object->get(key) : nullptr;
+  // Every number the runtime reads is a small non-negative integer; any
+  // other (a fraction, 1e300) is refused before a cast could wrap it.
+  auto integer = [&](const json::Value *v, const char *key, int64_t max,
+                     int64_t &value) {
     if (!v || v->kind != json::Value::Number) {
       error = path + ": missing number \"" + key + "\"";
       return false;
     }
+    if (!(v->number >= 0 && v->number <= static_cast<double>(max)) ||
+        v->number != std::floor(v->number)) {
+      error = path + ": \"" + key + "\" must be an integer in [0, " +
+              std::to_string(max) + "]";
+      return false;
+    }
     value = static_cast<int64_t>(v->number);
     return true;
+  };
+  auto number = [&](const json::Value *object, const char *key,
+                    int64_t &value) {
+    return integer(object ? object->get(key) : nullptr, key, INT32_MAX, value);
   };
   std::string specText;
   if (!string("kernel", out.kernelName) || !string("ptx", out.ptxFile) ||
@@ -80,7 +92,8 @@ bool Manifest::read(const std::string &path, Manifest &out,
     error = path + ": missing \"block\"";
     return false;
   }
-  out.blockThreads = static_cast<int64_t>(block->array[0].number);
+  if (!integer(&block->array[0], "block", 1024, out.blockThreads))
+    return false;
   const json::Value *params = root.get("params");
   if (!params || params->kind != json::Value::Array) {
     error = path + ": missing \"params\"";
@@ -110,7 +123,31 @@ bool Manifest::read(const std::string &path, Manifest &out,
     out.params.push_back({name->string, t});
   }
   out.ptxFile = directoryOf(path) + "/" + out.ptxFile;
+  // A manifest is a promise of its PTX: say so now, not at load time.
+  if (!std::ifstream(out.ptxFile, std::ios::binary)) {
+    error = path + ": its PTX file " + out.ptxFile + " cannot be read";
+    return false;
+  }
   return true;
+}
+
+bool Manifest::checkLaunch(const ProblemSize &size,
+                           std::string &error) const {
+  constexpr int64_t kMaxGridX = INT32_MAX, kMaxGridYZ = 65535;
+  int64_t blocks = size.queryLen / spec.blockM +
+                   (size.queryLen % spec.blockM != 0);
+  std::ostringstream os;
+  if (blocks > kMaxGridX)
+    os << "m=" << size.queryLen << " needs " << blocks
+       << " query blocks, more than a launch's " << kMaxGridX;
+  else if (size.queryHeads > kMaxGridYZ)
+    os << "hq=" << size.queryHeads << " is more than a launch's "
+       << kMaxGridYZ << " (grid y)";
+  else if (size.batch > kMaxGridYZ)
+    os << "b=" << size.batch << " is more than a launch's " << kMaxGridYZ
+       << " (grid z)";
+  error = os.str();
+  return error.empty();
 }
 
 std::unique_ptr<Kernel> Kernel::load(const std::string &manifestPath,
@@ -176,6 +213,10 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
     error = "bad problem size (need sizes >= 1 and hq a multiple of hkv)";
     return false;
   }
+  ProblemSize size{a.batch, a.queryHeads, a.kvHeads, a.queryLen, a.keyLen};
+  if (!validateProblem(info.spec, size, error) ||
+      !info.checkLaunch(size, error))
+    return false;
   if (!a.q || !a.k || !a.v || !a.o || !a.lse) {
     error = "null tensor pointer";
     return false;
@@ -203,7 +244,8 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
   for (int64_t &word : words)
     params.push_back(&word);
   int64_t blockM = info.spec.blockM;
-  unsigned gridX = static_cast<unsigned>((a.queryLen + blockM - 1) / blockM);
+  unsigned gridX = static_cast<unsigned>(a.queryLen / blockM +
+                                         (a.queryLen % blockM != 0));
   CUresult r = cu->cuLaunchKernel(
       function, gridX, static_cast<unsigned>(a.queryHeads),
       static_cast<unsigned>(a.batch), static_cast<unsigned>(info.blockThreads),

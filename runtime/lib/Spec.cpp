@@ -6,10 +6,14 @@
 
 #include "fa/runtime/Spec.h"
 
+#include "fa/runtime/Limits.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -57,7 +61,22 @@ static std::vector<std::string> splitFields(const std::string &text) {
   return fields;
 }
 
-static bool parseMask(const std::string &text, ref::Mask &mask) {
+static std::string badValue(const std::string &key, const std::string &value,
+                            const std::string &expected) {
+  std::string message = "bad value '" + value + "' for spec key '" + key + "'";
+  return expected.empty() ? message : message + " (expected " + expected + ")";
+}
+
+static std::string formatBound(double bound) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", bound);
+  return text;
+}
+
+bool fa::parseMask(const std::string &text, ref::Mask &mask,
+                   std::string &error) {
+  const char *expected = "none, causal, causal_top_left or window(L,R) with "
+                         "L, R >= -1";
   if (text == "none") {
     mask = {};
     return true;
@@ -75,24 +94,39 @@ static bool parseMask(const std::string &text, ref::Mask &mask) {
     bounds = text.substr(7, text.size() - 8);
   else if (text.rfind("window:", 0) == 0)
     bounds = text.substr(7);
-  else
+  else {
+    error = badValue("mask", text, expected);
     return false;
+  }
   size_t sep = bounds.find_first_of(",:");
-  if (sep == std::string::npos)
+  ref::Mask window{ref::MaskKind::Window};
+  if (sep == std::string::npos || !parseInt(bounds.substr(0, sep), window.left) ||
+      !parseInt(bounds.substr(sep + 1), window.right) || window.left < -1 ||
+      window.right < -1) {
+    error = badValue("mask", text, expected);
     return false;
-  mask.kind = ref::MaskKind::Window;
-  return parseInt(bounds.substr(0, sep), mask.left) &&
-         parseInt(bounds.substr(sep + 1), mask.right) && mask.left >= -1 &&
-         mask.right >= -1;
+  }
+  mask = window;
+  return checkSpec(AttentionSpec{1, 1, ElementType::BF16, mask}, error);
 }
 
-static bool parseAlibi(const std::string &text, AlibiKind &alibi) {
+bool fa::parseAlibi(const std::string &text, AlibiKind &alibi,
+                    std::string &error) {
   for (AlibiKind kind :
        {AlibiKind::None, AlibiKind::Head, AlibiKind::BatchHead})
     if (text == alibiName(kind)) {
       alibi = kind;
       return true;
     }
+  error = badValue("alibi", text, "none, head or batch_head");
+  return false;
+}
+
+bool fa::parseSpecDtype(const std::string &text, ElementType &dtype,
+                        std::string &error) {
+  if (parseElementType(text, dtype) && dtype != ElementType::F32)
+    return true;
+  error = badValue("dtype", text, "f16, bf16 or f8e4m3fn");
   return false;
 }
 
@@ -108,10 +142,69 @@ const char *fa::alibiName(AlibiKind alibi) {
   return "none";
 }
 
+bool fa::checkSpec(const AttentionSpec &spec, std::string &error) {
+  using namespace fa::limits;
+  std::ostringstream os;
+  auto isPowerOfTwo = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (spec.headDim < 1 || spec.valueDim < 1)
+    os << "head dimensions must be >= 1 (got d=" << spec.headDim
+       << " dv=" << spec.valueDim << ")";
+  else if (spec.scale && !scaleInRange(*spec.scale))
+    os << "scale " << exactDouble(*spec.scale)
+       << " is out of range (|scale| must be in [" << formatBound(kMinAbsScale)
+       << ", " << formatBound(kMaxAbsScale)
+       << "] for an f32 softmax, see docs/dialect.md)";
+  else if (!softcapInRange(spec.softcap))
+    os << "softcap " << exactDouble(spec.softcap)
+       << " is out of range (0 for none, or in [" << formatBound(kMinSoftcap)
+       << ", " << formatBound(kMaxSoftcap) << "], see docs/dialect.md)";
+  else if (spec.mask.kind == ref::MaskKind::Window &&
+           (spec.mask.left < -1 || spec.mask.right < -1 ||
+            spec.mask.left > kMaxSequence || spec.mask.right > kMaxSequence))
+    os << "window bounds (" << spec.mask.left << ", " << spec.mask.right
+       << ") are out of range (each in [-1, " << kMaxSequence
+       << "]; -1 means unbounded)";
+  else if (!isPowerOfTwo(spec.blockM) || !isPowerOfTwo(spec.blockN) ||
+           spec.blockM > kMaxSequence || spec.blockN > kMaxSequence)
+    os << "block_m and block_n must be powers of two from 1 to "
+       << kMaxSequence << " (got " << spec.blockM << " and " << spec.blockN
+       << ")";
+  error = os.str();
+  return error.empty();
+}
+
+std::string fa::exactDouble(double value) {
+  // The shortest of %.15g, %.16g, %.17g that reads back to the same double
+  // (%.17g always does): 0.1 stays "0.1", 1/sqrt(128) keeps every bit.
+  char text[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value || std::isnan(value))
+      break;
+  }
+  return text;
+}
+
+std::string fa::specText(const AttentionSpec &spec) {
+  std::ostringstream os;
+  os << "d=" << spec.headDim << ",dv=" << spec.valueDim
+     << ",dtype=" << elementTypeName(spec.dtype)
+     << ",mask=" << maskName(spec.mask);
+  if (spec.softcap > 0)
+    os << ",softcap=" << exactDouble(spec.softcap);
+  if (spec.alibi != AlibiKind::None)
+    os << ",alibi=" << alibiName(spec.alibi);
+  os << ",scale=" << exactDouble(spec.scaleOrDefault())
+     << ",block_m=" << spec.blockM << ",block_n=" << spec.blockN;
+  std::string text = os.str();
+  text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+  return text;
+}
+
 bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
-                   std::string &error) {
+                   std::string &error, std::vector<std::string> *keysGiven) {
   spec = AttentionSpec();
-  bool sawValueDim = false;
+  std::set<std::string> seen;
   for (const std::string &field : splitFields(text)) {
     if (field.empty())
       continue;
@@ -121,49 +214,50 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
       return false;
     }
     std::string key = field.substr(0, eq), value = field.substr(eq + 1);
-    bool ok = true;
-    if (key == "d")
-      ok = parseInt(value, spec.headDim) && spec.headDim > 0;
-    else if (key == "dv") {
-      ok = parseInt(value, spec.valueDim) && spec.valueDim > 0;
-      sawValueDim = true;
-    } else if (key == "dtype")
-      ok = parseElementType(value, spec.dtype) &&
-           spec.dtype != ElementType::F32;
-    else if (key == "mask")
-      ok = parseMask(value, spec.mask);
-    else if (key == "softcap")
-      ok = parseDouble(value, spec.softcap) && spec.softcap >= 0 &&
-           std::isfinite(spec.softcap);
-    else if (key == "alibi")
-      ok = parseAlibi(value, spec.alibi);
-    else if (key == "scale") {
-      double scale;
-      ok = parseDouble(value, scale) && std::isfinite(scale);
-      spec.scale = scale;
-    } else if (key == "block_m")
-      ok = parseInt(value, spec.blockM) && spec.blockM > 0 &&
-           (spec.blockM & (spec.blockM - 1)) == 0;
-    else if (key == "block_n")
-      ok = parseInt(value, spec.blockN) && spec.blockN > 0 &&
-           (spec.blockN & (spec.blockN - 1)) == 0;
-    else {
+    static const std::set<std::string> keys = {
+        "d", "dv", "dtype", "mask", "softcap", "alibi", "scale", "block_m",
+        "block_n"};
+    if (!keys.count(key)) {
       error = "unknown spec key '" + key +
               "' (expected d, dv, dtype, mask, softcap, alibi, scale, block_m, "
               "block_n)";
       return false;
     }
+    // A repeated key is a request that says two things: refuse it rather
+    // than let the last one win silently.
+    if (!seen.insert(key).second) {
+      error = "spec key '" + key + "' is given twice";
+      return false;
+    }
+    if (keysGiven)
+      keysGiven->push_back(key);
+    bool ok = true;
+    std::string expected;
+    if (key == "dtype" || key == "mask" || key == "alibi") {
+      bool parsed = key == "dtype"  ? parseSpecDtype(value, spec.dtype, error)
+                    : key == "mask" ? parseMask(value, spec.mask, error)
+                                    : parseAlibi(value, spec.alibi, error);
+      if (!parsed)
+        return false;
+      continue;
+    }
+    if (key == "d")
+      ok = parseInt(value, spec.headDim) && spec.headDim > 0;
+    else if (key == "dv")
+      ok = parseInt(value, spec.valueDim) && spec.valueDim > 0;
+    else if (key == "softcap")
+      ok = parseDouble(value, spec.softcap);
+    else if (key == "scale") {
+      double scale = 0.0;
+      ok = parseDouble(value, scale);
+      spec.scale = scale;
+    } else if (key == "block_m" || key == "block_n") {
+      int64_t &block = key == "block_m" ? spec.blockM : spec.blockN;
+      ok = parseInt(value, block) && block > 0 && (block & (block - 1)) == 0;
+      expected = "a power of two";
+    }
     if (!ok) {
-      error = "bad value '" + value + "' for spec key '" + key + "'";
-      if (key == "mask")
-        error += " (expected none, causal, causal_top_left or window(L,R) with "
-                 "L, R >= -1)";
-      else if (key == "dtype")
-        error += " (expected f16, bf16 or f8e4m3fn)";
-      else if (key == "alibi")
-        error += " (expected none, head or batch_head)";
-      else if (key == "block_m" || key == "block_n")
-        error += " (expected a power of two)";
+      error = badValue(key, value, expected);
       return false;
     }
   }
@@ -171,9 +265,9 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
     error = "spec needs d=<head dimension>";
     return false;
   }
-  if (!sawValueDim)
+  if (!seen.count("dv"))
     spec.valueDim = spec.headDim;
-  return true;
+  return checkSpec(spec, error);
 }
 
 std::string fa::maskName(const ref::Mask &mask) {
@@ -204,9 +298,44 @@ bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
   else if (size.queryHeads % size.kvHeads != 0)
     os << "hq (" << size.queryHeads << ") is not a multiple of hkv ("
        << size.kvHeads << ")";
-  error = os.str();
-  (void)spec;
-  return error.empty();
+  else if (size.queryLen > limits::kMaxSequence ||
+           size.keyLen > limits::kMaxSequence)
+    os << "m and n must be at most " << limits::kMaxSequence << " (got m="
+       << size.queryLen << " n=" << size.keyLen << ")";
+  if (!os.str().empty()) {
+    error = os.str();
+    return false;
+  }
+  // Every tensor of the run, forward and backward: the product of its
+  // dimensions is checked before anything multiplies them unchecked.
+  int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
+          M = size.queryLen, N = size.keyLen, D = spec.headDim,
+          Dv = spec.valueDim;
+  struct Tensor {
+    const char *name;
+    std::initializer_list<int64_t> dims;
+  };
+  for (const Tensor &t : {Tensor{"Q, dQ", {B, Hq, M, D}},
+                          Tensor{"K, dK", {B, Hkv, N, D}},
+                          Tensor{"V, dV", {B, Hkv, N, Dv}},
+                          Tensor{"O, dO", {B, Hq, M, Dv}},
+                          Tensor{"LSE", {B, Hq, M}},
+                          Tensor{"ALiBi slopes", {B, Hq}}}) {
+    if (limits::checkedElements(t.dims) >= 0)
+      continue;
+    os << "the problem is too large: " << t.name << " [";
+    const char *sep = "";
+    for (int64_t d : t.dims) {
+      os << sep << d;
+      sep = ", ";
+    }
+    os << "] would have more than " << limits::kMaxTensorElements
+       << " elements";
+    error = os.str();
+    return false;
+  }
+  error.clear();
+  return true;
 }
 
 std::vector<int64_t> fa::alibiShape(const AttentionSpec &spec,

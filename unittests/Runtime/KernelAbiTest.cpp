@@ -173,6 +173,7 @@ TEST(KernelAbi, ManifestWithTheTableReads) {
   for (const Param &p : forwardKernelParams(/*alibi=*/true))
     names.push_back(p.name);
   std::ofstream(path) << manifestWithParams(names);
+  std::ofstream(testing::TempDir() + "/k.ptx") << "// the PTX it names\n";
   Manifest m;
   std::string error;
   ASSERT_TRUE(Manifest::read(path, m, error)) << error;

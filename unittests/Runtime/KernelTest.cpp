@@ -6,10 +6,13 @@
 
 #include "fa/runtime/Json.h"
 #include "fa/runtime/Kernel.h"
+#include "fa/runtime/Spec.h"
 #include "fa/runtime/fa_runtime.h"
 
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -83,6 +86,145 @@ TEST(CApi, LoadReportsInsteadOfAborting) {
   EXPECT_EQ(fa_kernel_load("/nonexistent.json"), nullptr);
   EXPECT_NE(std::string(fa_last_error()).find("cannot read"), std::string::npos);
   EXPECT_EQ(fa_kernel_forward(nullptr, nullptr, nullptr), -1);
+}
+
+/// Deep nesting is refused with a message, not a stack overflow (the
+/// parser and Value's destructor recurse once per level).
+TEST(Json, DeepNestingIsRefused) {
+  json::Value v;
+  std::string error;
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_FALSE(json::parse(deep, v, error));
+  EXPECT_NE(error.find("nesting deeper than 64"), std::string::npos) << error;
+  std::string objects;
+  for (int i = 0; i < 100000; ++i)
+    objects += "{\"a\":";
+  EXPECT_FALSE(json::parse(objects + "1" + std::string(100000, '}'), v, error));
+  std::string ok = std::string(60, '[') + std::string(60, ']');
+  EXPECT_TRUE(json::parse(ok, v, error)) << error;
+}
+
+/// Only JSON's number grammar, and only finite numbers: strtod alone would
+/// take NaN, infinities and hex, and turn 1e999 into inf.
+TEST(Json, NumbersAreJsonNumbers) {
+  json::Value v;
+  std::string error;
+  for (const char *bad : {"nan", "NaN", "inf", "-inf", "Infinity", "0x10",
+                          "1e999", "-1e999", "1.", ".5", "1e", "+1", "--1",
+                          "-", "[1,]"})
+    EXPECT_FALSE(json::parse(bad, v, error)) << bad;
+  ASSERT_TRUE(json::parse("-0.5e-3", v, error)) << error;
+  EXPECT_EQ(v.number, -0.5e-3);
+  EXPECT_FALSE(json::parse(R"({"a": 1, "a": 2})", v, error));
+  EXPECT_NE(error.find("duplicate key"), std::string::npos) << error;
+  EXPECT_FALSE(json::parse(R"("\uZZZZ")", v, error));
+}
+
+/// Writes a manifest beside a PTX file (or without one) and reads it.
+static bool readManifest(const std::string &fields, bool withPtx,
+                         std::string &error) {
+  std::string dir = testing::TempDir();
+  std::string ptx = withPtx ? "m.ptx" : "missing.ptx";
+  if (withPtx)
+    std::ofstream(dir + "/m.ptx") << "// ptx\n";
+  std::ofstream(dir + "/m.json")
+      << R"({"kernel": "k", "ptx": ")" << ptx
+      << R"(", "target": "sm_80", "spec": "d=64", "generator": "g", )"
+      << fields << "}";
+  Manifest m;
+  return Manifest::read(dir + "/m.json", m, error);
+}
+
+/// Numbers the runtime casts to integers are checked first (a huge or
+/// fractional one would wrap), and the PTX the manifest names must exist.
+TEST(Manifest, NumbersAndPtxAreChecked) {
+  std::string good = R"("tile": {"stages": 2, "warps": 4}, "block": [128],
+      "dynamic_shared_memory": 1024, "params": [])";
+  std::string error;
+  EXPECT_TRUE(readManifest(good, true, error)) << error;
+  EXPECT_FALSE(readManifest(good, false, error));
+  EXPECT_NE(error.find("missing.ptx cannot be read"), std::string::npos)
+      << error;
+  for (const char *bad :
+       {R"("tile": {"stages": 1e300, "warps": 4}, "block": [128],
+           "dynamic_shared_memory": 0, "params": [])",
+        R"("tile": {"stages": 2, "warps": 4}, "block": [128],
+           "dynamic_shared_memory": -1, "params": [])",
+        R"("tile": {"stages": 2, "warps": 4.5}, "block": [128],
+           "dynamic_shared_memory": 0, "params": [])",
+        R"("tile": {"stages": 2, "warps": 4}, "block": ["x"],
+           "dynamic_shared_memory": 0, "params": [])",
+        R"("tile": {"stages": 2, "warps": 4}, "block": [4096],
+           "dynamic_shared_memory": 0, "params": [])"}) {
+    EXPECT_FALSE(readManifest(bad, true, error)) << bad;
+    EXPECT_FALSE(error.empty());
+  }
+}
+
+/// CUDA's grid limits: x <= 2^31 - 1 blocks of queries, y = Hq and
+/// z = B <= 65535.
+TEST(Manifest, LaunchLimits) {
+  Manifest m;
+  m.spec.blockM = 64;
+  std::string error;
+  EXPECT_TRUE(m.checkLaunch({65535, 65535, 1, 64 * int64_t(INT32_MAX), 1},
+                            error))
+      << error;
+  EXPECT_FALSE(m.checkLaunch({65536, 1, 1, 1, 1}, error));
+  EXPECT_NE(error.find("grid z"), std::string::npos) << error;
+  EXPECT_FALSE(m.checkLaunch({1, 65536, 1, 1, 1}, error));
+  EXPECT_FALSE(m.checkLaunch({1, 1, 1, 64 * int64_t(INT32_MAX) + 1, 1}, error));
+}
+
+/// parseSpec refuses what it cannot honour exactly, with one line naming
+/// the range; specText round-trips every value bit for bit.
+TEST(Spec, RangesKeysAndExactText) {
+  AttentionSpec spec;
+  std::string error;
+  for (const char *bad :
+       {"d=64,scale=0", "d=64,scale=1e30", "d=64,scale=nan", "d=64,scale=inf",
+        "d=64,softcap=1e-300", "d=64,softcap=1e-45", "d=64,softcap=-1",
+        "d=64,softcap=nan", "d=64,mask=window(-1,9223372036854775807)",
+        "d=64,mask=window(-9223372036854775808,0)", "d=64,block_m=0",
+        "d=64,block_n=-64", "d=64,block_m=3",
+        "d=64,block_m=4611686018427387904", "d=64,d=128",
+        "d=64,mask=causal,mask=none", "d=64,depth=3", "d=0", "d=-1",
+        "d=64,dv=0", "d=9223372036854775808", "d=64,mask=window(1,2"}) {
+    EXPECT_FALSE(parseSpec(bad, spec, error)) << bad;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+  EXPECT_FALSE(parseSpec("d=64,scale=1e30", spec, error));
+  EXPECT_NE(error.find("[1e-06, 1e+06]"), std::string::npos) << error;
+  EXPECT_FALSE(parseSpec("d=64,d=128", spec, error));
+  EXPECT_EQ(error, "spec key 'd' is given twice");
+
+  ASSERT_TRUE(parseSpec("d=128,softcap=30.123456789,scale=0.1", spec, error))
+      << error;
+  std::string text = specText(spec);
+  EXPECT_NE(text.find("softcap=30.123456789,"), std::string::npos) << text;
+  EXPECT_NE(text.find("scale=0.1,"), std::string::npos) << text;
+  spec.scale.reset(); // 1/sqrt(128) is not short: every bit is kept
+  AttentionSpec back;
+  ASSERT_TRUE(parseSpec(specText(spec), back, error)) << error;
+  EXPECT_EQ(*back.scale, 1.0 / std::sqrt(128.0));
+  EXPECT_EQ(back.softcap, spec.softcap);
+  std::vector<std::string> keys;
+  ASSERT_TRUE(parseSpec("d=64,block_n=32", spec, error, &keys));
+  EXPECT_EQ(keys, (std::vector<std::string>{"d", "block_n"}));
+}
+
+/// Every tensor's element count is checked before anything multiplies
+/// sizes: 2^32 · 2^32 · 2^32 would wrap to 0 in 64 bits.
+TEST(Spec, ProblemProductsCannotWrap) {
+  AttentionSpec spec;
+  std::string error;
+  ASSERT_TRUE(parseSpec("d=64", spec, error));
+  int64_t big = int64_t(1) << 32;
+  EXPECT_FALSE(validateProblem(spec, {big, big, big, 1, 1}, error));
+  EXPECT_NE(error.find("too large"), std::string::npos) << error;
+  EXPECT_FALSE(validateProblem(spec, {1, 1, 1, 1, int64_t(1) << 41}, error));
+  EXPECT_FALSE(validateProblem(spec, {1, 1, 1, int64_t(1) << 40, 1}, error));
+  EXPECT_TRUE(validateProblem(spec, {2, 4, 2, 100, 200}, error)) << error;
 }
 
 } // namespace

@@ -27,8 +27,14 @@ struct Manifest {
   /// from the ABI table (KernelAbi.h): name and type.
   std::vector<std::pair<std::string, std::string>> params;
 
-  /// Reads and checks a manifest; false with a reason.
+  /// Reads and checks a manifest (its numbers integers in range, its PTX
+  /// file readable); false with a reason.
   static bool read(const std::string &path, Manifest &out, std::string &error);
+
+  /// Checks that a problem of `size` fits one launch of this kernel: grid
+  /// x = ceil(M / block_m) <= 2^31 - 1, y = Hq and z = B <= 65535 (CUDA's
+  /// limits). False with a reason.
+  bool checkLaunch(const ProblemSize &size, std::string &error) const;
 };
 
 /// A loaded forward kernel.

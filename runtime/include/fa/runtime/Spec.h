@@ -38,10 +38,37 @@ struct AttentionSpec {
 };
 
 /// Parses "key=value,..." with keys d, dv, dtype, mask, softcap, alibi,
-/// scale, block_m, block_n. ALiBi: none, head or batch_head. Masks: none, causal, causal_top_left, window(L,R) (or
-/// window:L:R). On error returns false with a one-line reason in `error`.
+/// scale, block_m, block_n, each at most once. ALiBi: none, head or
+/// batch_head. Masks: none, causal, causal_top_left, window(L,R) (or
+/// window:L:R). Values outside fa/runtime/Limits.h's ranges are refused
+/// (checkSpec). On error returns false with a one-line reason in `error`.
+/// `keysGiven`, if set, receives the keys the text states (so a caller can
+/// tell block_m=64 from the default).
 bool parseSpec(const std::string &text, AttentionSpec &spec,
-               std::string &error);
+               std::string &error,
+               std::vector<std::string> *keysGiven = nullptr);
+
+/// The checks parseSpec makes on a spec however it was built (the CLIs
+/// build one field by field): D, Dv >= 1, scale and softcap in range,
+/// window bounds in [-1, kMaxSequence], blocks powers of two. False with a
+/// one-line reason that names the range.
+bool checkSpec(const AttentionSpec &spec, std::string &error);
+
+/// One spec value from its text, as parseSpec reads it: false with a
+/// one-line reason in `error`.
+bool parseMask(const std::string &text, ref::Mask &mask, std::string &error);
+bool parseAlibi(const std::string &text, AlibiKind &alibi, std::string &error);
+bool parseSpecDtype(const std::string &text, ElementType &dtype,
+                    std::string &error);
+
+/// The spec as parseSpec reads it back exactly: every key, the scale
+/// (default resolved) and softcap printed so that they round-trip bit for
+/// bit (exactDouble).
+std::string specText(const AttentionSpec &spec);
+
+/// A double as the shortest text (of %.15g, %.16g and %.17g) that strtod
+/// reads back to the same double.
+std::string exactDouble(double value);
 
 /// The text of a mask as the fa dialect prints it: "window(128, 0)".
 std::string maskName(const ref::Mask &mask);
@@ -54,7 +81,9 @@ struct ProblemSize {
   int64_t batch = 1, queryHeads = 1, kvHeads = 1, queryLen = 1, keyLen = 1;
 };
 
-/// Checks sizes against each other and the spec; false with a reason.
+/// Checks sizes against each other and the spec, and that every tensor of
+/// the run (Q, K, V, O, LSE, dO, dQ, dK, dV, the ALiBi slopes) has at most
+/// fa::limits::kMaxTensorElements elements; false with a reason.
 bool validateProblem(const AttentionSpec &spec, const ProblemSize &size,
                      std::string &error);
 
