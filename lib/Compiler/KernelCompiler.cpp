@@ -23,6 +23,7 @@
 
 #include "fa/runtime/Json.h"
 #include "fa/runtime/KernelAbi.h"
+#include "fa/runtime/Limits.h"
 
 #include <algorithm>
 #include <chrono>
@@ -119,20 +120,9 @@ static std::string manifestText(const std::string &name,
                                 int64_t stages, int64_t warps,
                                 int64_t smemBytes) {
   using ::fa::json::quote;
-  std::ostringstream specText;
-  specText << "d=" << spec.headDim << ",dv=" << spec.valueDim
-           << ",dtype=" << ::fa::elementTypeName(spec.dtype)
-           << ",mask=" << ::fa::maskName(spec.mask);
-  if (spec.softcap > 0)
-    specText << ",softcap=" << spec.softcap;
-  if (spec.alibi != ::fa::AlibiKind::None)
-    specText << ",alibi=" << ::fa::alibiName(spec.alibi);
-  char scale[64];
-  std::snprintf(scale, sizeof(scale), "%.9g", spec.scaleOrDefault());
-  specText << ",scale=" << scale << ",block_m=" << spec.blockM
-           << ",block_n=" << spec.blockN;
-  std::string spaced = specText.str();
-  spaced.erase(std::remove(spaced.begin(), spaced.end(), ' '), spaced.end());
+  // Exact: the runtime reads the scale and softcap back from this text, and
+  // its reference must use the values the kernel was built with.
+  std::string scale = ::fa::exactDouble(spec.scaleOrDefault());
 
   std::ostringstream os;
   os << "{\n";
@@ -140,7 +130,7 @@ static std::string manifestText(const std::string &name,
   os << "  \"kind\": \"forward\",\n";
   os << "  \"ptx\": " << quote(name + ".ptx") << ",\n";
   os << "  \"target\": " << quote(target) << ",\n";
-  os << "  \"spec\": " << quote(spaced) << ",\n";
+  os << "  \"spec\": " << quote(::fa::specText(spec)) << ",\n";
   os << "  \"dtype\": " << quote(::fa::elementTypeName(spec.dtype)) << ",\n";
   os << "  \"head_dim\": " << spec.headDim << ",\n";
   os << "  \"value_dim\": " << spec.valueDim << ",\n";
@@ -224,6 +214,15 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
                                     CompiledKernel &out, std::string &error,
                                     bool &badInput) {
   auto start = std::chrono::steady_clock::now();
+  // Every front door checks the same ranges; the name becomes the PTX
+  // entry's, and LLVM aborts on a name that is not an identifier.
+  badInput = true;
+  if (!::fa::checkSpec(spec, error))
+    return false;
+  if (!::fa::limits::isPtxIdentifier(name)) {
+    error = "kernel name '" + name + "' is not a PTX identifier";
+    return false;
+  }
   // The module states #fa.tile<..., stages = 2, warps = 4>.
   AttentionKernelConfig config = configOfSpec(context, spec, 2, 4);
   // What the chip cannot build is the user's to fix, said before any pass.
@@ -371,6 +370,15 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     spec.blockM = std::min(spec.blockM, queryLen);
   if (!ShapedType::isDynamic(keyLen))
     spec.blockN = std::min(spec.blockN, keyLen);
+  // The function's name becomes the PTX entry's: LLVM aborts on any other.
+  if (!::fa::limits::isPtxIdentifier(func.getSymName().str())) {
+    error = "function name '" + func.getSymName().str() +
+            "' is not a PTX identifier ([A-Za-z_][A-Za-z0-9_$]*, at most " +
+            std::to_string(::fa::limits::kMaxKernelName) + " characters)";
+    return false;
+  }
+  if (!::fa::checkSpec(spec, error))
+    return false;
   AttentionKernelConfig config = configOfSpec(context, spec, stages, warps);
   error = checkAttentionKernel(target, config);
   if (!error.empty())

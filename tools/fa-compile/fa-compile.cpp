@@ -14,6 +14,7 @@
 #include "fa/Compiler/KernelCompiler.h"
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/runtime/Limits.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -28,7 +29,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <sstream>
+#include <cstdio>
 
 namespace cl = llvm::cl;
 
@@ -38,16 +39,27 @@ static cl::opt<std::string> inputFile(cl::Positional,
 static cl::opt<std::string> outputDir("o", cl::desc("output directory"),
                                       cl::init("."));
 static cl::opt<int64_t> headDim("d", cl::desc("head dimension D"), cl::init(0));
-static cl::opt<int64_t> valueDim("dv", cl::desc("value dimension Dv (default D)"),
+static cl::opt<int64_t> valueDim("dv", cl::desc("value dimension Dv (default: D)"),
                                  cl::init(0));
 static cl::opt<std::string> dtype("dtype", cl::desc("f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> mask("mask",
                                  cl::desc("none, causal, causal_top_left, window(L,R)"),
                                  cl::init("none"));
-static cl::opt<double> softcap("softcap", cl::desc("softcap (0: off)"), cl::init(0));
-static cl::opt<double> scale("scale", cl::desc("score scale (default 1/sqrt(D))"),
-                             cl::init(0));
+/// "[lo, hi]" of two of Limits.h's bounds, for --help.
+static std::string rangeText(double lo, double hi) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "[%g, %g]", lo, hi);
+  return text;
+}
+static const std::string softcapHelp =
+    "softcap (default 0: off; else in " +
+    rangeText(fa::limits::kMinSoftcap, fa::limits::kMaxSoftcap) + ")";
+static cl::opt<double> softcap("softcap", cl::desc(softcapHelp), cl::init(0));
+static const std::string scaleHelp =
+    "score scale (default: 1/sqrt(D); |scale| in " +
+    rangeText(fa::limits::kMinAbsScale, fa::limits::kMaxAbsScale) + ")";
+static cl::opt<double> scale("scale", cl::desc(scaleHelp), cl::init(0));
 static cl::opt<int64_t> blockM("block-m",
                                cl::desc("query rows per block (default: tuned "
                                         "per D, see docs/perf-notes.md)"),
@@ -74,12 +86,64 @@ static int badInput(const std::string &message) {
   return 2;
 }
 
+/// The spec the flags state, built field by field (no flag's text is ever
+/// pasted into spec text, so "--mask causal,d=256" is a bad mask, not
+/// D = 256). A flag not given takes the default --help names; a flag given
+/// is checked with the spec's ranges (fa/runtime/Limits.h).
+static bool specOfFlags(fa::AttentionSpec &spec, std::string &error) {
+  if (!headDim.getNumOccurrences()) {
+    error = "give --d <head dimension> (or an input .mlir, or --standard-set)";
+    return false;
+  }
+  spec.headDim = headDim;
+  spec.valueDim = valueDim.getNumOccurrences() ? int64_t(valueDim) : headDim;
+  if (spec.headDim < 1 || spec.valueDim < 1) {
+    error = "--d and --dv must be >= 1 (got " + std::to_string(spec.headDim) +
+            " and " + std::to_string(spec.valueDim) + ")";
+    return false;
+  }
+  if (!fa::parseSpecDtype(dtype, spec.dtype, error) ||
+      !fa::parseMask(mask, spec.mask, error) ||
+      !fa::parseAlibi(alibi, spec.alibi, error))
+    return false;
+  spec.softcap = softcap;
+  if (scale.getNumOccurrences())
+    spec.scale = scale;
+  fa::AttentionSpec tuned = spec;
+  mlir::fa::applyTunedTile(tuned);
+  spec.blockM = blockM.getNumOccurrences() ? int64_t(blockM) : tuned.blockM;
+  spec.blockN = blockN.getNumOccurrences() ? int64_t(blockN) : tuned.blockN;
+  return fa::checkSpec(spec, error);
+}
+
 int main(int argc, char **argv) {
   std::string parseErrors;
   llvm::raw_string_ostream errs(parseErrors);
   if (!cl::ParseCommandLineOptions(argc, argv, "fa-compile: attention to PTX\n",
-                                   &errs))
-    return badInput(llvm::StringRef(parseErrors).trim().str());
+                                   &errs)) {
+    // One line: LLVM's messages, each without its "fa-compile: " prefix.
+    // (A bad flag value LLVM reports on stderr itself, leaving none here.)
+    llvm::SmallVector<llvm::StringRef> lines;
+    llvm::StringRef(parseErrors).split(lines, '\n');
+    std::string message;
+    for (llvm::StringRef line : lines) {
+      line = line.trim();
+      line.consume_front("fa-compile:");
+      line = line.trim();
+      if (!line.empty())
+        message += (message.empty() ? "" : "; ") + line.str();
+    }
+    return message.empty() ? 2 : badInput(message);
+  }
+  // cl::opt lets the last of a repeated flag win; a request that says two
+  // things is refused instead.
+  for (cl::Option *option :
+       std::initializer_list<cl::Option *>{
+           &outputDir, &headDim, &valueDim, &dtype, &mask,
+           &softcap, &scale, &blockM, &blockN, &alibi, &target, &name,
+           &standardSetFlag, &backward})
+    if (option->getNumOccurrences() > 1)
+      return badInput("--" + option->ArgStr.str() + " is given more than once");
   if (backward)
     return badInput("--bwd: GPU backward kernels are not generated yet "
                     "(the backward runs on --device cpu through fa-run)");
@@ -95,33 +159,28 @@ int main(int argc, char **argv) {
   if (standardSetFlag) {
     specs = mlir::fa::standardSet();
   } else if (inputFile.empty()) {
-    std::ostringstream text;
-    text << "d=" << headDim << ",dtype=" << dtype << ",mask=" << mask;
-    if (blockM)
-      text << ",block_m=" << blockM;
-    if (blockN)
-      text << ",block_n=" << blockN;
-    if (valueDim)
-      text << ",dv=" << valueDim;
-    if (softcap)
-      text << ",softcap=" << softcap;
-    if (scale)
-      text << ",scale=" << scale;
-    text << ",alibi=" << alibi;
     fa::AttentionSpec spec;
     std::string error;
-    if (headDim <= 0)
-      return badInput("give --d <head dimension> (or an input .mlir, or --standard-set)");
-    if (!fa::parseSpec(text.str(), spec, error))
+    if (!specOfFlags(spec, error))
       return badInput(error);
-    fa::AttentionSpec tuned = spec;
-    mlir::fa::applyTunedTile(tuned);
-    if (!blockM)
-      spec.blockM = tuned.blockM;
-    if (!blockN)
-      spec.blockN = tuned.blockN;
     specs.push_back(spec);
   }
+  if (name.getNumOccurrences() && !fa::limits::isPtxIdentifier(name))
+    return badInput("--name '" + name + "' is not a PTX identifier ([A-Za-z_]"
+                    "[A-Za-z0-9_$]*, at most " +
+                    std::to_string(fa::limits::kMaxKernelName) +
+                    " characters)");
+  // The standard set and an input .mlir state their own specs: a spec flag
+  // beside them would be ignored, so it is refused.
+  if (standardSetFlag || !inputFile.empty())
+    for (cl::Option *option : std::initializer_list<cl::Option *>{
+             &headDim, &valueDim, &dtype, &mask, &softcap, &scale, &blockM,
+             &blockN, &alibi, &name})
+      if (option->getNumOccurrences())
+        return badInput("--" + option->ArgStr.str() +
+                        " describes a kernel built from flags; " +
+                        (standardSetFlag ? "--standard-set" : "an input .mlir") +
+                        " states its own");
 
   int status = 0;
   auto emit = [&](mlir::fa::CompiledKernel &kernel) {
