@@ -127,12 +127,18 @@ int fa::runCpu(const Options &options) {
   std::string error;
   if (options.spec.empty())
     return badInput("--spec is required, e.g. --spec \"d=64,dtype=bf16,mask=causal\"");
+  // Options only the CUDA path honours are refused, not ignored.
+  for (const char *cudaOnly : {"kernel", "layout", "bench", "iters"})
+    if (options.given.count(cudaOnly))
+      return badInput(std::string("--") + cudaOnly +
+                      " is a --device cuda option");
   AttentionSpec spec;
   if (!parseSpec(options.spec, spec, error))
     return badInput(error);
   ProblemSize size{options.batch, options.queryHeads, options.kvHeads,
                    options.queryLen, options.keyLen};
-  if (!validateProblem(spec, size, error))
+  if (!validateProblem(spec, size, error) ||
+      !checkHostMemory(spec, size, options.backward, error))
     return badInput(error);
   NegativeControl control;
   if (!parseNegativeControl(options.negativeControl, control))

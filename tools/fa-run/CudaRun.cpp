@@ -165,7 +165,9 @@ static int readKernelSpec(const Options &o, const ProblemSize &size,
     return fail(error, kBadInput);
   // A copy: --spec may add ALiBi, which the manifest does not record yet.
   spec = manifest.spec;
-  if (!validateProblem(spec, size, error))
+  if (!validateProblem(spec, size, error) ||
+      !manifest.checkLaunch(size, error) ||
+      !checkHostMemory(spec, size, /*backward=*/false, error))
     return fail(error, kBadInput);
   if (!o.spec.empty()) {
     AttentionSpec given;

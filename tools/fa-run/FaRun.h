@@ -8,8 +8,10 @@
 #define FA_TOOLS_FARUN_FARUN_H
 
 #include "fa/runtime/Numerics.h"
+#include "fa/runtime/Spec.h"
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 namespace fa {
@@ -28,6 +30,8 @@ struct Options {
   uint64_t seed = 0;
   bool verify = false, backward = false, bench = false;
   int64_t benchIters = 50;
+  /// The options the command line named (without "--"), each once.
+  std::set<std::string> given;
 };
 
 /// ALiBi slopes come from their own random stream (seed + this), so that
@@ -47,6 +51,17 @@ inline double storageValue(ElementType type, uint16_t bits) {
 inline uint16_t poisonBits(ElementType type) {
   return type == ElementType::F16 ? 0x7E00 : 0x7FC0;
 }
+
+/// Host bytes a run holds per tensor element: the stored bits and the
+/// exact doubles the reference reads, with room for the backend's copies.
+constexpr int64_t kHostBytesPerElement = 16;
+
+/// Refuses (false, with a one-line reason) a run whose host tensors would
+/// need more than half of this machine's physical memory: fa-run is built
+/// without exceptions, so a failed allocation would abort instead of
+/// saying why (fa-run.cpp).
+bool checkHostMemory(const AttentionSpec &spec, const ProblemSize &size,
+                     bool backward, std::string &error);
 
 /// --device cpu (CpuRun.cpp; builds with the compiler only).
 int runCpu(const Options &options);

@@ -19,6 +19,7 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 bool fa::compileSpecKernel(const std::string &specText,
@@ -26,18 +27,19 @@ bool fa::compileSpecKernel(const std::string &specText,
                            bool &badInput) {
   badInput = true;
   AttentionSpec spec;
-  if (!parseSpec(specText, spec, error))
+  std::vector<std::string> keys;
+  if (!parseSpec(specText, spec, error, &keys))
     return false;
   // block_m/block_n not given: the tuned sm_80 tile, as fa-compile uses.
-  if (specText.find("block_m") == std::string::npos ||
-      specText.find("block_n") == std::string::npos) {
-    AttentionSpec tuned = spec;
-    mlir::fa::applyTunedTile(tuned);
-    if (specText.find("block_m") == std::string::npos)
-      spec.blockM = tuned.blockM;
-    if (specText.find("block_n") == std::string::npos)
-      spec.blockN = tuned.blockN;
-  }
+  auto given = [&](const char *key) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+  };
+  AttentionSpec tuned = spec;
+  mlir::fa::applyTunedTile(tuned);
+  if (!given("block_m"))
+    spec.blockM = tuned.blockM;
+  if (!given("block_n"))
+    spec.blockN = tuned.blockN;
   std::unique_ptr<mlir::MLIRContext> context = mlir::fa::createCompilerContext();
   mlir::fa::CompiledKernel kernel;
   std::string name = mlir::fa::kernelName(spec, mlir::fa::defaultChip().str());

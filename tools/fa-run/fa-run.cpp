@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <unistd.h>
 
 using namespace fa;
 
@@ -34,6 +35,8 @@ const char *kUsage =
     "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
     "      window(L,R),softcap=..,alibi=none|head|batch_head,scale=..,\n"
     "      block_m=..,block_n=..\n"
+    "Sizes: each >= 1, m and n <= 2^40, each tensor <= 2^45 elements, and\n"
+    "      the run's host tensors within half of this machine's memory.\n"
     "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 
 bool parseInt64(const std::string &text, int64_t &out) {
@@ -74,14 +77,24 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
       key = key.substr(0, eq);
       inlineValue = true;
     }
-    if (flags.count(key)) {
-      *flags[key] = true;
-      continue;
-    }
-    bool known = strings.count(key) || ints.count(key) || key == "seed";
+    bool known = flags.count(key) || strings.count(key) || ints.count(key) ||
+                 key == "seed";
     if (!known) {
       error = "unknown option '--" + key + "'";
       return false;
+    }
+    // The last of a repeated option used to win unseen.
+    if (!o.given.insert(key).second) {
+      error = "--" + key + " is given more than once";
+      return false;
+    }
+    if (flags.count(key)) {
+      if (inlineValue) {
+        error = "--" + key + " takes no value";
+        return false;
+      }
+      *flags[key] = true;
+      continue;
     }
     if (!inlineValue) {
       if (i + 1 >= argc) {
@@ -104,6 +117,10 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
       return false;
     }
   }
+  if (o.benchIters < 1) {
+    error = "--iters must be >= 1, not " + std::to_string(o.benchIters);
+    return false;
+  }
   return true;
 }
 
@@ -113,6 +130,30 @@ int badInput(const std::string &message) {
 }
 
 } // namespace
+
+bool fa::checkHostMemory(const AttentionSpec &spec, const ProblemSize &size,
+                         bool backward, std::string &error) {
+  // validateProblem bounds each tensor by kMaxTensorElements (2^45), so
+  // none of these sums or products overflows.
+  int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
+          M = size.queryLen, N = size.keyLen, D = spec.headDim,
+          Dv = spec.valueDim;
+  int64_t elements = B * Hq * M * D + B * Hkv * N * (D + Dv) +
+                     B * Hq * M * Dv + 2 * B * Hq * M;
+  if (backward)
+    elements *= 2;
+  int64_t bytes = elements * kHostBytesPerElement;
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  int64_t cap = pages > 0 && pageSize > 0
+                    ? static_cast<int64_t>(pages) / 2 * pageSize
+                    : int64_t(1) << 34;
+  if (bytes <= cap)
+    return true;
+  error = "the problem needs about " + std::to_string(bytes) +
+          " bytes of host memory, more than fa-run's cap of " +
+          std::to_string(cap) + " (half this machine's memory)";
+  return false;
+}
 
 #ifndef FA_ENABLE_COMPILER
 int fa::runCpu(const Options &) {
