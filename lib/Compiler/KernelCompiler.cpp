@@ -10,6 +10,7 @@
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -363,13 +364,13 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     stages = tile.getStages();
     warps = tile.getWarps();
   }
-  // fa-tile clamps the blocks to a static M and N smaller than them.
+  // fa-tile shrinks the blocks for a static M or N below them (its rule).
   int64_t queryLen = op.getQuery().getType().getDimSize(2);
   int64_t keyLen = op.getKey().getType().getDimSize(2);
   if (!ShapedType::isDynamic(queryLen))
-    spec.blockM = std::min(spec.blockM, queryLen);
+    spec.blockM = clampBlockToSequence(spec.blockM, queryLen);
   if (!ShapedType::isDynamic(keyLen))
-    spec.blockN = std::min(spec.blockN, keyLen);
+    spec.blockN = clampBlockToSequence(spec.blockN, keyLen);
   // The function's name becomes the PTX entry's: LLVM aborts on any other.
   if (!::fa::limits::isPtxIdentifier(func.getSymName().str())) {
     error = "function name '" + func.getSymName().str() +

@@ -13,6 +13,7 @@
 #define FA_LIB_DIALECT_FA_TRANSFORMS_TILEBUILDER_H
 
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -36,9 +37,6 @@ struct AttentionShape {
 LogicalResult verifyBlockOptions(Operation *op, StringRef passName,
                                  int64_t blockM, int64_t blockN);
 
-/// `block` (a power of two) shrunk to the sequence `total` (>= 1) rounded
-/// up to a power of two, so that it stays a valid #fa.tile size.
-int64_t clampBlockToSequence(int64_t block, int64_t total);
 
 class TileBuilder {
 public:

@@ -22,6 +22,12 @@ class RewritePatternSet;
 
 namespace fa {
 
+/// `block` (a power of two) shrunk to the sequence `total` (>= 1) rounded
+/// up to a power of two, so that it stays a valid #fa.tile size: the block
+/// fa-tile uses (and fa-compile's manifest states) for a short sequence.
+int64_t clampBlockToSequence(int64_t block, int64_t total);
+
+
 #define GEN_PASS_DECL
 #include "fa/Dialect/FA/Transforms/Passes.h.inc"
 
