@@ -161,6 +161,18 @@ struct QKScoresToLinalg : OpRewritePattern<QKScoresOp> {
   }
 };
 
+/// The (query, key) position of the current element of a score tile placed
+/// at [query_offset, key_offset] (fa.apply_mask, fa.alibi_bias).
+template <typename TileOp>
+static std::pair<Value, Value> queryAndKey(OpBuilder &b, Location loc,
+                                           TileOp op) {
+  Value query = arith::AddIOp::create(b, loc, op.getQueryOffset(),
+                                      linalg::IndexOp::create(b, loc, 0));
+  Value key = arith::AddIOp::create(b, loc, op.getKeyOffset(),
+                                    linalg::IndexOp::create(b, loc, 1));
+  return {query, key};
+}
+
 struct ApplyMaskToLinalg : OpRewritePattern<ApplyMaskOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ApplyMaskOp op,
@@ -170,10 +182,7 @@ struct ApplyMaskToLinalg : OpRewritePattern<ApplyMaskOp> {
     Value masked = elementwise(
         rewriter, loc, op.getScores(), {op.getScores()}, {},
         [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-          Value query = arith::AddIOp::create(
-              nb, nloc, op.getQueryOffset(), linalg::IndexOp::create(nb, nloc, 0));
-          Value key = arith::AddIOp::create(
-              nb, nloc, op.getKeyOffset(), linalg::IndexOp::create(nb, nloc, 1));
+          auto [query, key] = queryAndKey(nb, nloc, op);
           Value visible = buildKeyVisible(nb, nloc, mask, query, key,
                                           op.getQueryLen(), op.getKeyLen());
           Value minusInf = f32Constant(nb, nloc,
@@ -201,10 +210,7 @@ struct AlibiBiasToLinalg : OpRewritePattern<AlibiBiasOp> {
     Value biased = elementwise(
         rewriter, loc, op.getScores(), {op.getScores()}, {},
         [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-          Value query = arith::AddIOp::create(
-              nb, nloc, op.getQueryOffset(), linalg::IndexOp::create(nb, nloc, 0));
-          Value key = arith::AddIOp::create(
-              nb, nloc, op.getKeyOffset(), linalg::IndexOp::create(nb, nloc, 1));
+          auto [query, key] = queryAndKey(nb, nloc, op);
           Value offset = arith::SubIOp::create(
               nb, nloc, arith::AddIOp::create(nb, nloc, query, alignment), key);
           Value distance = arith::MaxSIOp::create(
