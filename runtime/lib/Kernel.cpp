@@ -150,6 +150,13 @@ bool Manifest::checkLaunch(const ProblemSize &size,
   return error.empty();
 }
 
+bool Manifest::takesAlibiSlopes() const {
+  for (const auto &param : params)
+    if (param.first == "alibi_slopes")
+      return true;
+  return false;
+}
+
 std::unique_ptr<Kernel> Kernel::load(const std::string &manifestPath,
                                      std::string &error, bool &noDevice) {
   noDevice = false;
@@ -221,11 +228,10 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
     error = "null tensor pointer";
     return false;
   }
-  for (const auto &param : info.params)
-    if (param.first == "alibi_slopes" && !a.alibiSlopes) {
-      error = "the kernel takes ALiBi slopes; none given";
-      return false;
-    }
+  if (info.takesAlibiSlopes() && !a.alibiSlopes) {
+    error = "the kernel takes ALiBi slopes; none given";
+    return false;
+  }
   // The launch words, in the manifest's order (the ABI table's, KernelAbi.h):
   // a memref<?xT> is MLIR's descriptor (allocated, aligned, offset, size,
   // stride), an i64 one word. The kernel indexes with its own offsets, so

@@ -182,9 +182,7 @@ static int readKernelSpec(const Options &o, const ProblemSize &size,
     if (given.alibi != AlibiKind::None)
       spec.alibi = given.alibi;
   }
-  bool takesSlopes = false;
-  for (const auto &param : manifest.params)
-    takesSlopes |= param.first == "alibi_slopes";
+  bool takesSlopes = manifest.takesAlibiSlopes();
   if (takesSlopes != (spec.alibi != AlibiKind::None))
     return fail(std::string("--spec alibi=") + alibiName(spec.alibi) +
                     " does not match the kernel, which " +

@@ -31,6 +31,9 @@ struct Manifest {
   /// file readable); false with a reason.
   static bool read(const std::string &path, Manifest &out, std::string &error);
 
+  /// Whether the kernel takes ALiBi slopes (its parameters name them).
+  bool takesAlibiSlopes() const;
+
   /// Checks that a problem of `size` fits one launch of this kernel: grid
   /// x = ceil(M / block_m) <= 2^31 - 1, y = Hq and z = B <= 65535 (CUDA's
   /// limits). False with a reason.
