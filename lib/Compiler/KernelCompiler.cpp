@@ -117,9 +117,11 @@ static bool lowerToPTX(MLIRContext &context, ModuleOp module,
 
 static std::string manifestText(const std::string &name,
                                 const ::fa::AttentionSpec &spec,
-                                const std::string &target, bool alibi,
-                                int64_t stages, int64_t warps,
-                                int64_t smemBytes) {
+                                const std::string &target,
+                                const AttentionKernelConfig &config,
+                                const AttentionGPUStrategy &strategy) {
+  int64_t stages = config.stages, warps = config.warps;
+  int64_t smemBytes = strategy.dynamicSharedMemoryBytes(config);
   using ::fa::json::quote;
   // Exact: the runtime reads the scale and softcap back from this text, and
   // its reference must use the values the kernel was built with.
@@ -140,14 +142,15 @@ static std::string manifestText(const std::string &name,
   os << "  \"tile\": {\"block_m\": " << spec.blockM << ", \"block_n\": "
      << spec.blockN << ", \"stages\": " << stages << ", \"warps\": " << warps
      << "},\n";
-  os << "  \"block\": [" << 32 * warps << ", 1, 1],\n";
+  os << "  \"block\": [" << strategy.blockThreads(config) << ", 1, 1],\n";
   os << "  \"grid\": [\"ceil(q_len / " << spec.blockM
      << ")\", \"q_heads\", \"batch\"],\n";
   os << "  \"dynamic_shared_memory\": " << smemBytes << ",\n";
   os << "  \"params\": [\n";
   // The parameters are the ABI table's (fa/runtime/KernelAbi.h), the same
   // list the gpu.func signature was built from.
-  std::vector<::fa::abi::Param> params = ::fa::abi::forwardKernelParams(alibi);
+  std::vector<::fa::abi::Param> params = ::fa::abi::forwardKernelParams(
+      config.alibi, strategy.usesTensorMaps());
   for (size_t i = 0; i < params.size(); ++i)
     os << "    {\"name\": " << quote(params[i].name) << ", \"type\": "
        << quote(::fa::abi::paramTypeName(params[i].type,
@@ -198,9 +201,7 @@ static std::string describeKernel(const std::string &name,
                                   const AttentionKernelConfig &config) {
   std::unique_ptr<AttentionGPUStrategy> strategy =
       createAttentionStrategy(target);
-  return manifestText(name, spec, target, config.alibi, config.stages,
-                      config.warps,
-                      strategy->dynamicSharedMemoryBytes(config));
+  return manifestText(name, spec, target, config, *strategy);
 }
 
 static double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -224,8 +225,10 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
     error = "kernel name '" + name + "' is not a PTX identifier";
     return false;
   }
-  // The module states #fa.tile<..., stages = 2, warps = 4>.
-  AttentionKernelConfig config = configOfSpec(context, spec, 2, 4);
+  // The module states #fa.tile<..., stages = 2, warps = the chip's>.
+  std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
+  int64_t warps = strategy ? strategy->warpsFor(spec.blockM) : 4;
+  AttentionKernelConfig config = configOfSpec(context, spec, 2, warps);
   // What the chip cannot build is the user's to fix, said before any pass.
   error = checkAttentionKernel(target, config);
   badInput = !error.empty();
@@ -244,6 +247,10 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
   }
   // One function, named after the kernel, holding the tensor-level op.
   module->walk([&](func::FuncOp func) { func.setSymName(name); });
+  module->walk([&](AttentionOp op) {
+    op.setTileAttr(TileAttr::get(&context, spec.blockM, spec.blockN,
+                                 config.stages, config.warps));
+  });
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
                   error))
     return false;
@@ -269,56 +276,64 @@ bool mlir::fa::writeKernel(const CompiledKernel &kernel,
   return true;
 }
 
-void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec) {
-  // Measured on the H100 at N = 8192 (docs/perf-notes.md, v3): two m16
-  // tiles per warp (128 x 64) halve the ldmatrix traffic per mma and win
-  // for D <= 128; D = 256 has no registers for that and prefers 64 x 32.
-  if (spec.headDim <= 128 && spec.valueDim <= 128) {
-    spec.blockM = 128;
-    spec.blockN = 64;
-  } else {
-    spec.blockM = 64;
-    spec.blockN = 32;
-  }
+void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec,
+                              const std::string &target) {
+  std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
+  if (!strategy)
+    return; // checkAttentionKernel names the unknown chip
+  AttentionGPUStrategy::Tile tile = strategy->tunedTile(
+      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None);
+  spec.blockM = tile.blockM;
+  spec.blockN = tile.blockN;
 }
 
-std::vector<::fa::AttentionSpec> mlir::fa::standardSet() {
-  std::vector<::fa::AttentionSpec> specs;
-  for (::fa::ElementType dtype : {::fa::ElementType::F16, ::fa::ElementType::BF16})
-    for (int64_t d : {64, 128, 256})
-      for (::fa::ref::MaskKind mask :
-           {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal}) {
-        ::fa::AttentionSpec spec;
-        spec.headDim = spec.valueDim = d;
-        spec.dtype = dtype;
-        spec.mask.kind = mask;
-        specs.push_back(spec);
-      }
+static ::fa::AttentionSpec standardSpec(::fa::ElementType dtype, int64_t d,
+                                        ::fa::ref::MaskKind mask) {
+  ::fa::AttentionSpec spec;
+  spec.headDim = spec.valueDim = d;
+  spec.dtype = dtype;
+  spec.mask.kind = mask;
+  return spec;
+}
+
+std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
+  std::vector<StandardKernel> kernels;
+  auto add = [&](const ::fa::AttentionSpec &spec, const char *chip) {
+    if (target.empty() || target == chip)
+      kernels.push_back({spec, chip});
+  };
+  for (const char *chip : {"sm_80", "sm_90a"})
+    for (::fa::ElementType dtype :
+         {::fa::ElementType::F16, ::fa::ElementType::BF16})
+      for (int64_t d : {64, 128, 256})
+        for (::fa::ref::MaskKind mask :
+             {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
+          add(standardSpec(dtype, d, mask), chip);
   ::fa::AttentionSpec window;
   window.headDim = window.valueDim = 128;
   window.mask = {::fa::ref::MaskKind::Window, 256, 0};
-  specs.push_back(window);
+  add(window, "sm_80");
   ::fa::AttentionSpec narrowValue;
   narrowValue.headDim = 128;
   narrowValue.valueDim = 64;
   narrowValue.mask.kind = ::fa::ref::MaskKind::Causal;
-  specs.push_back(narrowValue);
+  add(narrowValue, "sm_80");
   // A head dim that is not a power of two (padded to 128 in shared memory,
   // to 96 in the MMAs), and the score modifications of the L2 IR.
   ::fa::AttentionSpec d96;
   d96.headDim = d96.valueDim = 96;
-  specs.push_back(d96);
+  add(d96, "sm_80");
   ::fa::AttentionSpec softcapped;
   softcapped.headDim = softcapped.valueDim = 128;
   softcapped.softcap = 30.0;
-  specs.push_back(softcapped);
+  add(softcapped, "sm_80");
   ::fa::AttentionSpec alibi;
   alibi.headDim = alibi.valueDim = 128;
   alibi.alibi = ::fa::AlibiKind::Head;
-  specs.push_back(alibi);
-  for (::fa::AttentionSpec &spec : specs)
-    applyTunedTile(spec);
-  return specs;
+  add(alibi, "sm_80");
+  for (StandardKernel &kernel : kernels)
+    applyTunedTile(kernel.spec, kernel.target);
+  return kernels;
 }
 
 bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,

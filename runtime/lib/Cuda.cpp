@@ -60,6 +60,7 @@ Driver *fa::cuda::driver(std::string &error, bool &noDevice) {
               resolve(library, "cuFuncSetAttribute", d.cuFuncSetAttribute, e) &&
               resolve(library, "cuFuncGetAttribute", d.cuFuncGetAttribute, e) &&
               resolve(library, "cuLaunchKernel", d.cuLaunchKernel, e) &&
+              resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, e) &&
               resolve(library, "cuMemAlloc_v2", d.cuMemAlloc, e) &&
               resolve(library, "cuMemFree_v2", d.cuMemFree, e) &&
               resolve(library, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, e) &&

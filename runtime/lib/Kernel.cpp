@@ -113,7 +113,14 @@ bool Manifest::read(const std::string &path, Manifest &out,
       return false;
     }
     const std::string &t = type->string;
-    if (t != "i64" && t != "memref<?xf32>" &&
+    abi::TensorMapInfo mapInfo;
+    bool isMap = abi::tensorMapOf(name->string, mapInfo);
+    if (isMap != (t == "tensormap")) {
+      error = path + ": kernel parameter \"" + name->string + "\" has type \"" +
+              t + "\"" + (isMap ? " (a tensormap expected)" : "");
+      return false;
+    }
+    if (!isMap && t != "i64" && t != "memref<?xf32>" &&
         t != std::string("memref<?x") + elementTypeName(out.spec.dtype) + ">") {
       error = path + ": kernel parameter \"" + name->string +
               "\" has type \"" + t + "\" (i64 or a memref of f32 or the "
@@ -205,13 +212,64 @@ Kernel::~Kernel() {
 }
 
 namespace {
-/// One flat memref<?xT> argument: MLIR's descriptor (allocated, aligned,
-/// offset, size, stride).
-struct MemRef1D {
-  void *allocated, *aligned;
-  int64_t offset, size, stride;
+/// A CUtensorMap's storage: 128 bytes, 64-byte aligned (cuda.h).
+struct alignas(abi::kTensorMapAlignment) TensorMapStorage {
+  uint64_t words[abi::kTensorMapBytes / 8];
 };
+
+/// cuda.h's CUtensorMapDataType / Swizzle / L2promotion values we use.
+constexpr int kTensorMapFloat16 = 6, kTensorMapBFloat16 = 9;
+constexpr int kSwizzle128B = 3, kL2Promotion256B = 3;
 } // namespace
+
+/// The TMA map of tensor-map parameter `name` for one launch: the tensor
+/// as 4-D [B, H, S, D] through its strides, boxes of one 128-byte panel
+/// row by block_m (Q) or block_n (K, V) rows, 128-byte swizzle, zeros out
+/// of bounds (KernelAbi.h's TensorMapInfo).
+static bool encodeTensorMap(const Driver &d, const Manifest &info,
+                            const ForwardArgs &a, const std::string &name,
+                            TensorMapStorage &map, std::string &error) {
+  abi::TensorMapInfo t;
+  abi::tensorMapOf(name, t);
+  const AttentionSpec &spec = info.spec;
+  bool isQuery = t.tensor == "q", isValue = t.tensor == "v";
+  CUdeviceptr base = isQuery ? a.q : isValue ? a.v : a.k;
+  const int64_t *stride = isQuery ? a.qStride : isValue ? a.vStride : a.kStride;
+  int64_t width = isValue ? spec.valueDim : spec.headDim;
+  int64_t elementBytes = 2;
+  uint64_t dims[4] = {uint64_t(width),
+                      uint64_t(isQuery ? a.queryLen : a.keyLen),
+                      uint64_t(isQuery ? a.queryHeads : a.kvHeads),
+                      uint64_t(a.batch)};
+  uint64_t strides[3] = {uint64_t(stride[2] * elementBytes),
+                         uint64_t(stride[1] * elementBytes),
+                         uint64_t(stride[0] * elementBytes)};
+  for (uint64_t bytes : strides)
+    if (bytes % 16) {
+      error = "TMA needs " + t.tensor + "'s strides to be multiples of 16 "
+              "bytes (8 elements), got " + std::to_string(stride[2]) + ", " +
+              std::to_string(stride[1]) + ", " + std::to_string(stride[0]);
+      return false;
+    }
+  if (base % 16) {
+    error = "TMA needs " + t.tensor + " 16-byte aligned";
+    return false;
+  }
+  unsigned box[4] = {unsigned(abi::kTensorMapPanelBytes / elementBytes),
+                     unsigned(t.queryRows ? spec.blockM : spec.blockN), 1, 1};
+  unsigned elementStrides[4] = {1, 1, 1, 1};
+  int dataType = spec.dtype == ElementType::F16 ? kTensorMapFloat16
+                                                : kTensorMapBFloat16;
+  CUresult r = d.cuTensorMapEncodeTiled(
+      &map, dataType, 4, reinterpret_cast<void *>(base), dims, strides, box,
+      elementStrides, /*interleave=*/0, kSwizzle128B, kL2Promotion256B,
+      /*oobFill=*/0);
+  if (r) {
+    error = d.describe(r, ("encoding the tensor map of " + t.tensor).c_str());
+    return false;
+  }
+  return true;
+}
 
 bool Kernel::forward(const ForwardArgs &a, CUstream stream,
                      std::string &error) const {
@@ -238,7 +296,17 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
   // a buffer's size is informational.
   std::vector<int64_t> words;
   words.reserve(5 * info.params.size());
+  std::vector<TensorMapStorage> maps(info.params.size());
+  std::vector<void *> params;
   for (const auto &[name, type] : info.params) {
+    if (type == "tensormap") {
+      TensorMapStorage &map = maps[params.size()];
+      if (!encodeTensorMap(*cu, info, a, name, map, error))
+        return false;
+      params.push_back(&map);
+      continue;
+    }
+    params.push_back(nullptr); // the words' addresses, once they are all in
     int64_t value = 0;
     abi::forwardParamValue(a, name, value); // names were checked on read
     if (type.rfind("memref", 0) == 0)
@@ -246,9 +314,18 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
     else
       words.push_back(value);
   }
-  std::vector<void *> params;
-  for (int64_t &word : words)
-    params.push_back(&word);
+  // Each non-map parameter's launch words, in order.
+  size_t word = 0;
+  std::vector<void *> launch;
+  for (size_t i = 0; i < info.params.size(); ++i) {
+    if (params[i]) {
+      launch.push_back(params[i]);
+      continue;
+    }
+    size_t count = info.params[i].second.rfind("memref", 0) == 0 ? 5 : 1;
+    for (size_t w = 0; w < count; ++w)
+      launch.push_back(&words[word++]);
+  }
   int64_t blockM = info.spec.blockM;
   unsigned gridX = static_cast<unsigned>(a.queryLen / blockM +
                                          (a.queryLen % blockM != 0));
@@ -256,7 +333,7 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
       function, gridX, static_cast<unsigned>(a.queryHeads),
       static_cast<unsigned>(a.batch), static_cast<unsigned>(info.blockThreads),
       1, 1, static_cast<unsigned>(info.dynamicSharedMemory), stream,
-      params.data(), nullptr);
+      launch.data(), nullptr);
   if (r) {
     error = cu->describe(r, ("launching " + info.kernelName).c_str());
     return false;

@@ -21,6 +21,7 @@ struct Binding {
 
 static const std::vector<Binding> &forwardBindings() {
   using P = ParamType;
+  using U = ParamUse;
   auto ptr = [](cuda::CUdeviceptr ForwardArgs::*field) {
     return [field](const ForwardArgs &a) {
       return static_cast<int64_t>(a.*field);
@@ -32,45 +33,60 @@ static const std::vector<Binding> &forwardBindings() {
   auto stride = [](int64_t (ForwardArgs::*field)[3], int dim) {
     return [field, dim](const ForwardArgs &a) { return (a.*field)[dim]; };
   };
+  auto none = [](const ForwardArgs &) { return int64_t(0); };
   static const std::vector<Binding> table = {
-      {{"q", P::ElementBuffer, false}, ptr(&ForwardArgs::q)},
-      {{"k", P::ElementBuffer, false}, ptr(&ForwardArgs::k)},
-      {{"v", P::ElementBuffer, false}, ptr(&ForwardArgs::v)},
-      {{"o", P::ElementBuffer, false}, ptr(&ForwardArgs::o)},
-      {{"lse", P::F32Buffer, false}, ptr(&ForwardArgs::lse)},
-      {{"alibi_slopes", P::F32Buffer, true}, ptr(&ForwardArgs::alibiSlopes)},
-      {{"batch", P::Int64, false}, i64(&ForwardArgs::batch)},
-      {{"q_heads", P::Int64, false}, i64(&ForwardArgs::queryHeads)},
-      {{"kv_heads", P::Int64, false}, i64(&ForwardArgs::kvHeads)},
-      {{"q_len", P::Int64, false}, i64(&ForwardArgs::queryLen)},
-      {{"kv_len", P::Int64, false}, i64(&ForwardArgs::keyLen)},
-      {{"q_stride_b", P::Int64, false}, stride(&ForwardArgs::qStride, 0)},
-      {{"q_stride_h", P::Int64, false}, stride(&ForwardArgs::qStride, 1)},
-      {{"q_stride_s", P::Int64, false}, stride(&ForwardArgs::qStride, 2)},
-      {{"k_stride_b", P::Int64, false}, stride(&ForwardArgs::kStride, 0)},
-      {{"k_stride_h", P::Int64, false}, stride(&ForwardArgs::kStride, 1)},
-      {{"k_stride_s", P::Int64, false}, stride(&ForwardArgs::kStride, 2)},
-      {{"v_stride_b", P::Int64, false}, stride(&ForwardArgs::vStride, 0)},
-      {{"v_stride_h", P::Int64, false}, stride(&ForwardArgs::vStride, 1)},
-      {{"v_stride_s", P::Int64, false}, stride(&ForwardArgs::vStride, 2)},
-      {{"o_stride_b", P::Int64, false}, stride(&ForwardArgs::oStride, 0)},
-      {{"o_stride_h", P::Int64, false}, stride(&ForwardArgs::oStride, 1)},
-      {{"o_stride_s", P::Int64, false}, stride(&ForwardArgs::oStride, 2)},
-      {{"lse_stride_b", P::Int64, false},
+      {{"q_tmap", P::TensorMap, U::TensorMaps}, none},
+      {{"k_tmap", P::TensorMap, U::TensorMaps}, none},
+      {{"v_tmap", P::TensorMap, U::TensorMaps}, none},
+      {{"q", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::q)},
+      {{"k", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::k)},
+      {{"v", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::v)},
+      {{"o", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::o)},
+      {{"lse", P::F32Buffer, U::Always}, ptr(&ForwardArgs::lse)},
+      {{"alibi_slopes", P::F32Buffer, U::Alibi}, ptr(&ForwardArgs::alibiSlopes)},
+      {{"batch", P::Int64, U::Always}, i64(&ForwardArgs::batch)},
+      {{"q_heads", P::Int64, U::Always}, i64(&ForwardArgs::queryHeads)},
+      {{"kv_heads", P::Int64, U::Always}, i64(&ForwardArgs::kvHeads)},
+      {{"q_len", P::Int64, U::Always}, i64(&ForwardArgs::queryLen)},
+      {{"kv_len", P::Int64, U::Always}, i64(&ForwardArgs::keyLen)},
+      {{"q_stride_b", P::Int64, U::Always}, stride(&ForwardArgs::qStride, 0)},
+      {{"q_stride_h", P::Int64, U::Always}, stride(&ForwardArgs::qStride, 1)},
+      {{"q_stride_s", P::Int64, U::Always}, stride(&ForwardArgs::qStride, 2)},
+      {{"k_stride_b", P::Int64, U::Always}, stride(&ForwardArgs::kStride, 0)},
+      {{"k_stride_h", P::Int64, U::Always}, stride(&ForwardArgs::kStride, 1)},
+      {{"k_stride_s", P::Int64, U::Always}, stride(&ForwardArgs::kStride, 2)},
+      {{"v_stride_b", P::Int64, U::Always}, stride(&ForwardArgs::vStride, 0)},
+      {{"v_stride_h", P::Int64, U::Always}, stride(&ForwardArgs::vStride, 1)},
+      {{"v_stride_s", P::Int64, U::Always}, stride(&ForwardArgs::vStride, 2)},
+      {{"o_stride_b", P::Int64, U::Always}, stride(&ForwardArgs::oStride, 0)},
+      {{"o_stride_h", P::Int64, U::Always}, stride(&ForwardArgs::oStride, 1)},
+      {{"o_stride_s", P::Int64, U::Always}, stride(&ForwardArgs::oStride, 2)},
+      {{"lse_stride_b", P::Int64, U::Always},
        [](const ForwardArgs &a) { return a.lseStride[0]; }},
-      {{"lse_stride_h", P::Int64, false},
+      {{"lse_stride_h", P::Int64, U::Always},
        [](const ForwardArgs &a) { return a.lseStride[1]; }},
-      {{"alibi_stride_b", P::Int64, true}, i64(&ForwardArgs::alibiStrideB)},
+      {{"alibi_stride_b", P::Int64, U::Alibi}, i64(&ForwardArgs::alibiStrideB)},
   };
   return table;
 }
 
-std::vector<Param> fa::abi::forwardKernelParams(bool alibi) {
+std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps) {
   std::vector<Param> params;
   for (const Binding &b : forwardBindings())
-    if (alibi || !b.param.alibiOnly)
+    if (b.param.use == ParamUse::Always ||
+        (alibi && b.param.use == ParamUse::Alibi) ||
+        (tensorMaps && b.param.use == ParamUse::TensorMaps))
       params.push_back(b.param);
   return params;
+}
+
+bool fa::abi::tensorMapOf(const std::string &name, TensorMapInfo &info) {
+  for (const char *tensor : {"q", "k", "v"})
+    if (name == std::string(tensor) + "_tmap") {
+      info = {tensor, name == "q_tmap"};
+      return true;
+    }
+  return false;
 }
 
 std::string fa::abi::paramTypeName(ParamType type,
@@ -82,6 +98,8 @@ std::string fa::abi::paramTypeName(ParamType type,
     return "memref<?xf32>";
   case ParamType::Int64:
     return "i64";
+  case ParamType::TensorMap:
+    return "tensormap";
   }
   return "";
 }

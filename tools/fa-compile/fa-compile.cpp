@@ -110,7 +110,7 @@ static bool specOfFlags(fa::AttentionSpec &spec, std::string &error) {
   if (scale.getNumOccurrences())
     spec.scale = scale;
   fa::AttentionSpec tuned = spec;
-  mlir::fa::applyTunedTile(tuned);
+  mlir::fa::applyTunedTile(tuned, target);
   spec.blockM = blockM.getNumOccurrences() ? int64_t(blockM) : tuned.blockM;
   spec.blockN = blockN.getNumOccurrences() ? int64_t(blockN) : tuned.blockN;
   return fa::checkSpec(spec, error);
@@ -155,15 +155,18 @@ int main(int argc, char **argv) {
       mlir::fa::createCompilerContext();
   mlir::MLIRContext &context = *contextOwner;
 
-  std::vector<fa::AttentionSpec> specs;
+  std::vector<mlir::fa::StandardKernel> specs;
   if (standardSetFlag) {
-    specs = mlir::fa::standardSet();
+    // Every chip's set, or the one --target names.
+    specs = mlir::fa::standardSet(target.getNumOccurrences() ? std::string(target) : std::string());
+    if (specs.empty())
+      return badInput("the standard set has no kernels for --target " + target);
   } else if (inputFile.empty()) {
     fa::AttentionSpec spec;
     std::string error;
     if (!specOfFlags(spec, error))
       return badInput(error);
-    specs.push_back(spec);
+    specs.push_back({spec, target});
   }
   if (name.getNumOccurrences() && !fa::limits::isPtxIdentifier(name))
     return badInput("--name '" + name + "' is not a PTX identifier ([A-Za-z_]"
@@ -214,14 +217,14 @@ int main(int argc, char **argv) {
     return status;
   }
 
-  for (const fa::AttentionSpec &spec : specs) {
+  for (const auto &[spec, chip] : specs) {
     mlir::fa::CompiledKernel kernel;
     std::string error;
     bool rejected = false;
     std::string kernelName = name.empty() || standardSetFlag
-                                 ? mlir::fa::kernelName(spec, target)
+                                 ? mlir::fa::kernelName(spec, chip)
                                  : std::string(name);
-    if (!mlir::fa::compileForwardKernel(context, spec, target, kernelName,
+    if (!mlir::fa::compileForwardKernel(context, spec, chip, kernelName,
                                         kernel, error, rejected)) {
       llvm::errs() << "fa-compile: " << kernelName << ": " << error << "\n";
       return rejected ? 2 : 1;

@@ -35,7 +35,7 @@ bool fa::compileSpecKernel(const std::string &specText,
     return std::find(keys.begin(), keys.end(), key) != keys.end();
   };
   AttentionSpec tuned = spec;
-  mlir::fa::applyTunedTile(tuned);
+  mlir::fa::applyTunedTile(tuned, mlir::fa::defaultChip().str());
   if (!given("block_m"))
     spec.blockM = tuned.blockM;
   if (!given("block_n"))

@@ -43,7 +43,7 @@ TEST(KernelAbi, PlainKernelTakesNoAlibiParams) {
   std::vector<Param> params = forwardKernelParams(/*alibi=*/false);
   EXPECT_EQ(namesOf(params), kPlainOrder);
   for (const Param &p : params)
-    EXPECT_FALSE(p.alibiOnly) << p.name;
+    EXPECT_EQ(p.use, ParamUse::Always) << p.name;
 }
 
 /// ALiBi adds exactly two parameters: the slopes right after lse (with the
@@ -56,14 +56,34 @@ TEST(KernelAbi, AlibiKernelAddsSlopesAndBatchStride) {
   EXPECT_EQ(namesOf(params), expected);
   for (const Param &p : params) {
     bool alibiParam = std::string(p.name).rfind("alibi_", 0) == 0;
-    EXPECT_EQ(p.alibiOnly, alibiParam) << p.name;
+    EXPECT_EQ(p.use == ParamUse::Alibi, alibiParam) << p.name;
   }
   EXPECT_EQ(params[5].type, ParamType::F32Buffer);
   EXPECT_EQ(params.back().type, ParamType::Int64);
 }
 
+/// TMA kernels (sm_90a) take the three tensor maps first (the compiler
+/// marks them grid-constant by position), then the plain list unchanged.
+TEST(KernelAbi, TensorMapKernelTakesMapsFirst) {
+  std::vector<std::string> expected = kPlainOrder;
+  expected.insert(expected.begin(), {"q_tmap", "k_tmap", "v_tmap"});
+  std::vector<Param> params =
+      forwardKernelParams(/*alibi=*/false, /*tensorMaps=*/true);
+  EXPECT_EQ(namesOf(params), expected);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(params[i].type, ParamType::TensorMap);
+    TensorMapInfo info;
+    ASSERT_TRUE(tensorMapOf(params[i].name, info));
+    EXPECT_EQ(info.tensor, std::string(1, "qkv"[i]));
+    EXPECT_EQ(info.queryRows, i == 0);
+  }
+  TensorMapInfo info;
+  EXPECT_FALSE(tensorMapOf("q", info));
+  EXPECT_EQ(paramTypeName(ParamType::TensorMap, "bf16"), "tensormap");
+}
+
 TEST(KernelAbi, NamesAreUnique) {
-  std::vector<Param> params = forwardKernelParams(/*alibi=*/true);
+  std::vector<Param> params = forwardKernelParams(/*alibi=*/true, true);
   std::set<std::string> names;
   for (const Param &p : params)
     EXPECT_TRUE(names.insert(p.name).second) << "duplicate " << p.name;

@@ -54,13 +54,22 @@ bool compileForwardModule(MLIRContext &context, ModuleOp module,
 bool writeKernel(const CompiledKernel &kernel, const std::string &directory,
                  std::string &error);
 
-/// The tile fa-compile uses for sm_80 when none is given: 128 x 64 for
-/// D <= 128, 64 x 32 above (measured; see docs/perf-notes.md).
-void applyTunedTile(::fa::AttentionSpec &spec);
+/// The tile fa-compile uses for `target` when none is given: the chip
+/// strategy's tuned tile (measured; see docs/perf-notes.md). `target` must
+/// be a registered chip.
+void applyTunedTile(::fa::AttentionSpec &spec, const std::string &target);
+
+/// One kernel of the committed standard set.
+struct StandardKernel {
+  ::fa::AttentionSpec spec;
+  std::string target;
+};
 
 /// The committed standard set: sm_80 x {f16, bf16} x D {64, 128, 256} x
-/// mask {none, causal}, plus a window and a Dv != D kernel.
-std::vector<::fa::AttentionSpec> standardSet();
+/// mask {none, causal}, plus window, Dv != D, D = 96, softcap and ALiBi
+/// kernels; sm_90a x {f16, bf16} x D {64, 128, 256} x {none, causal}.
+/// Only `target`'s kernels when it is not empty.
+std::vector<StandardKernel> standardSet(const std::string &target = "");
 
 /// A hash of the generator's sources, fixed at configure time.
 const char *generatorRevision();

@@ -91,4 +91,23 @@ def FAGPULowerFragments : Pass<"fa-gpu-lower-fragments", "ModuleOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def FANVVMGridConstantParams
+    : Pass<"fa-nvvm-grid-constant-params", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Make the kernel's tensor-map parameters by-value grid constants";
+  let description = [{
+    Runs after `convert-gpu-to-nvvm`. Each `llvm.func` kernel whose
+    `fa.grid_constant_params` lists argument positions (the sm_90a TMA
+    tensor maps, KernelAbi.h) gets, on each such `!llvm.ptr` argument,
+    `llvm.byval = !llvm.array<128 x i8>`, `llvm.align = 64` and
+    `nvvm.grid_constant`: PTX then declares `.param .align 64 .b8 p[128]`
+    and the kernel takes the parameter's generic address (`cvta.param`)
+    for `cp.async.bulk.tensor`, as CUDA's `__grid_constant__ const
+    CUtensorMap` does. (convert-gpu-to-nvvm drops `llvm.byval` from
+    gpu.func arguments, and NVVM rejects `nvvm.grid_constant` before the
+    function is a kernel, so the marks wait until here.)
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // FA_CONVERSION_PASSES_TD

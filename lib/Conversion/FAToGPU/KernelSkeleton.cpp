@@ -10,6 +10,7 @@
 #include "fa/runtime/KernelAbi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -17,12 +18,20 @@ using namespace mlir::fa;
 
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
                               const AttentionKernelConfig &c, StringRef name,
-                              int64_t threads) {
+                              int64_t threads, bool tensorMaps) {
   KernelArgs args;
   SmallVector<Type> types;
-  for (const ::fa::abi::Param &p : ::fa::abi::forwardKernelParams(c.alibi)) {
+  SmallVector<int64_t> gridConstants;
+  for (const ::fa::abi::Param &p :
+       ::fa::abi::forwardKernelParams(c.alibi, tensorMaps)) {
     args.names.push_back(p.name);
     switch (p.type) {
+    case ::fa::abi::ParamType::TensorMap:
+      // A pointer to the by-value parameter; fa-nvvm-grid-constant-params
+      // makes it a byval grid constant once the kernel is an llvm.func.
+      gridConstants.push_back(types.size());
+      types.push_back(LLVM::LLVMPointerType::get(b.getContext()));
+      break;
     case ::fa::abi::ParamType::ElementBuffer:
       types.push_back(MemRefType::get({ShapedType::kDynamic}, c.elementType));
       break;
@@ -39,8 +48,18 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
                                        b.getFunctionType(types, {}));
   args.kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                        b.getUnitAttr());
-  args.kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
-      b.getContext(), {static_cast<int32_t>(threads), 1, 1}));
+  if (gridConstants.empty()) {
+    args.kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
+        b.getContext(), {static_cast<int32_t>(threads), 1, 1}));
+  } else {
+    args.kernel->setAttr(kGridConstantParamsAttrName,
+                         b.getDenseI64ArrayAttr(gridConstants));
+    // __launch_bounds__(threads, 1): the register cap at entry that
+    // setmaxnreg needs to take effect (.maxntid, .minnctapersm).
+    args.kernel->setAttr("nvvm.maxntid",
+                         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+    args.kernel->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  }
   b.setInsertionPointToStart(&args.kernel.getBody().front());
   return args;
 }

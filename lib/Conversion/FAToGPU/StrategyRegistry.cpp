@@ -10,6 +10,7 @@
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 
 #include "Ampere/AmpereStrategy.h"
+#include "Hopper/HopperStrategy.h"
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -23,6 +24,7 @@ struct RegisteredStrategy {
 
 static const RegisteredStrategy kStrategies[] = {
     {"sm_80", ampere::createAmpereStrategy},
+    {"sm_90a", hopper::createHopperStrategy},
 };
 
 std::unique_ptr<AttentionGPUStrategy>

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Conversion/Passes.h"
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -117,10 +118,13 @@ void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
                                    const FAToPTXOptions &options) {
   addTileAndFuse(pm, options.blockM, options.blockN, /*omitRescale=*/false);
   buildConvertFAToGPUPipeline(pm, options.chip);
-  // NVVM: sm_80 wants PTX 7.0 (the default 6.0 aborts the process).
+  // NVVM at the chip's PTX ISA (the default 6.0 aborts the process). An
+  // unknown chip is fa-gpu-distribute's to report.
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
-  target.features = "+ptx70";
+  std::unique_ptr<AttentionGPUStrategy> strategy =
+      createAttentionStrategy(options.chip);
+  target.features = strategy ? strategy->ptxFeatures().str() : "+ptx70";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addPass(createConvertNVGPUToNVVMPass());
@@ -129,6 +133,7 @@ void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps());
+  gpuPm.addPass(createFANVVMGridConstantParams());
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(createReconcileUnrealizedCastsPass());

@@ -6,7 +6,7 @@
 #wg = #gpu.address_space<workgroup>
 
 func.func @shared_tile$no_layout(%smem: memref<64x64xbf16, #wg>) {
-  // expected-error @+1 {{'fa.shared_tile' op result must carry a #fa.shared layout}}
+  // expected-error @+1 {{'fa.shared_tile' op result must carry a #fa.shared or #fa.tma_shared layout}}
   %t = fa.shared_tile %smem : memref<64x64xbf16, #wg> -> tensor<64x64xbf16>
   return
 }

@@ -83,10 +83,30 @@ public:
   virtual ~AttentionGPUStrategy();
   /// The chip this strategy targets ("sm_80").
   virtual StringRef chip() const = 0;
+  /// The PTX ISA the kernel needs, as nvvm-attach-target's features.
+  virtual StringRef ptxFeatures() const = 0;
   /// Empty if the config can be built; otherwise the reason, one line.
   virtual std::string unsupportedReason(const AttentionKernelConfig &c) const = 0;
   /// Bytes of dynamic shared memory the kernel needs.
   virtual int64_t dynamicSharedMemoryBytes(const AttentionKernelConfig &c) const = 0;
+  /// Threads per block: the MMA warps (c.warps), plus any the schedule
+  /// adds (a producer warpgroup).
+  virtual int64_t blockThreads(const AttentionKernelConfig &c) const {
+    return 32 * c.warps;
+  }
+  /// Whether the kernel takes TMA tensor maps (KernelAbi.h's TensorMaps
+  /// parameters).
+  virtual bool usesTensorMaps() const { return false; }
+  /// The tuned tile (block_m, block_n) for a head dim pair, used when the
+  /// user names none.
+  struct Tile {
+    int64_t blockM, blockN;
+  };
+  virtual Tile tunedTile(int64_t headDim, int64_t valueDim,
+                         bool masked) const = 0;
+  /// The MMA warps a kernel of `blockM` query rows has (the tools write
+  /// them into #fa.tile).
+  virtual int64_t warpsFor(int64_t blockM) const { return 4; }
   /// Builds `gpu.func @name` in `module`: the schedule, with the math of
   /// `attention` placed in it at the distributed level (fa-gpu-distribute).
   virtual LogicalResult buildForwardKernel(OpBuilder &builder,

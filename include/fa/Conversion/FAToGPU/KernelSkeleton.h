@@ -29,14 +29,20 @@
 namespace mlir {
 namespace fa {
 
+/// The gpu.func attribute listing the positions of by-value tensor-map
+/// parameters (!llvm.ptr until fa-nvvm-grid-constant-params).
+constexpr llvm::StringLiteral kGridConstantParamsAttrName =
+    "fa.grid_constant_params";
+
 /// A kernel's gpu.func and its ABI arguments.
 class KernelArgs {
 public:
-  /// Creates `gpu.func @name` with the ABI's parameters and `threads` as its
-  /// known block size; the builder is left at the start of its body.
+  /// Creates `gpu.func @name` with the ABI's parameters (with the TMA
+  /// tensor maps if `tensorMaps`) and `threads` as its block size; the
+  /// builder is left at the start of its body.
   static KernelArgs create(OpBuilder &b, gpu::GPUModuleOp module,
                            const AttentionKernelConfig &c, StringRef name,
-                           int64_t threads);
+                           int64_t threads, bool tensorMaps = false);
   gpu::GPUFuncOp func() const { return kernel; }
   /// The argument `name` of the ABI table (a memref or an i64).
   Value operator[](StringRef name) const;

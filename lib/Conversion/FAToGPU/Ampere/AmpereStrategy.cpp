@@ -18,6 +18,8 @@ namespace {
 class AmpereStrategy : public AttentionGPUStrategy {
 public:
   StringRef chip() const override { return "sm_80"; }
+  // PTX 7.0 (the default 6.0 aborts the process, TOOLCHAIN.md).
+  StringRef ptxFeatures() const override { return "+ptx70"; }
 
   std::string unsupportedReason(const AttentionKernelConfig &c) const override {
     std::ostringstream os;
@@ -44,6 +46,15 @@ public:
 
   int64_t dynamicSharedMemoryBytes(const AttentionKernelConfig &c) const override {
     return SharedMemoryPlan(c).bytes;
+  }
+
+  Tile tunedTile(int64_t headDim, int64_t valueDim, bool) const override {
+    // Measured on the H100 at N = 8192 (docs/perf-notes.md, v3): two m16
+    // tiles per warp (128 x 64) halve the ldmatrix traffic per mma and win
+    // for D <= 128; D = 256 has no registers for that and prefers 64 x 32.
+    if (headDim <= 128 && valueDim <= 128)
+      return {128, 64};
+    return {64, 32};
   }
 
   LogicalResult buildForwardKernel(OpBuilder &builder, gpu::GPUModuleOp module,

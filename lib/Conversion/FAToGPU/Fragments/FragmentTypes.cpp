@@ -60,8 +60,9 @@ Value ThreadFragment::isRowLeader() {
 
 bool mlir::fa::hasFragmentLayout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && isa_and_nonnull<FragmentLayoutAttr, OperandLayoutAttr,
-                                   SharedLayoutAttr>(tensor.getEncoding());
+  return tensor &&
+         isa_and_nonnull<FragmentLayoutAttr, OperandLayoutAttr, SharedLayoutAttr,
+                         TmaSharedLayoutAttr>(tensor.getEncoding());
 }
 
 bool mlir::fa::isDistributed(Operation *op) {
@@ -89,6 +90,18 @@ void mlir::fa::addFragmentTypeConversions(TypeConverter &converter) {
       auto layout = StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {width, 1});
       return MemRefType::get(
           {type.getDimSize(0), width}, element, layout,
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+    }
+    if (auto tma = dyn_cast_or_null<TmaSharedLayoutAttr>(encoding)) {
+      // [panels, rows, panel width]: the view TMA fills and wgmma reads.
+      MLIRContext *ctx = type.getContext();
+      int64_t width = tma.getSwizzleBytes() / (type.getElementTypeBitWidth() / 8);
+      int64_t rows = type.getDimSize(0);
+      int64_t panels = (type.getDimSize(1) + width - 1) / width;
+      auto layout = StridedLayoutAttr::get(ctx, ShapedType::kDynamic,
+                                           {rows * width, width, 1});
+      return MemRefType::get(
+          {panels, rows, width}, element, layout,
           gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
     }
     return type;

@@ -17,7 +17,8 @@ using namespace mlir::fa;
 namespace {
 
 /// fa.shared_tile: a strided view of the (staged) shared buffer; the MMA
-/// patterns address it with the swizzle of its #fa.shared layout.
+/// patterns address it with the swizzle of its layout (#fa.shared,
+/// #fa.tma_shared).
 struct SharedTileLowering : OpConversionPattern<SharedTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -31,14 +32,16 @@ struct SharedTileLowering : OpConversionPattern<SharedTileOp> {
       rewriter.replaceOpWithNewOp<memref::CastOp>(op, type, buffer);
       return success();
     }
+    // The stage's slice of [stages, ...], rank-reduced.
     auto bufferType = cast<MemRefType>(buffer.getType());
-    SmallVector<OpFoldResult> offsets = {adaptor.getStage(),
-                                         rewriter.getIndexAttr(0),
-                                         rewriter.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
-                                       rewriter.getIndexAttr(bufferType.getDimSize(1)),
-                                       rewriter.getIndexAttr(bufferType.getDimSize(2))};
-    SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> offsets = {adaptor.getStage()};
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1)};
+    for (int64_t dim : bufferType.getShape().drop_front()) {
+      offsets.push_back(rewriter.getIndexAttr(0));
+      sizes.push_back(rewriter.getIndexAttr(dim));
+    }
+    SmallVector<OpFoldResult> strides(bufferType.getRank(),
+                                      rewriter.getIndexAttr(1));
     rewriter.replaceOpWithNewOp<memref::SubViewOp>(op, type, buffer, offsets,
                                                    sizes, strides);
     return success();

@@ -162,3 +162,12 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << rowElements;
   return success();
 }
+
+LogicalResult
+TmaSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            int64_t swizzleBytes) {
+  // The one swizzle the sm_90a schedule uses (wgmma descriptor mode 1).
+  if (swizzleBytes != 128)
+    return emitError() << "swizzleBytes must be 128, got " << swizzleBytes;
+  return success();
+}

@@ -15,12 +15,38 @@ static Layout layoutOf(Type type) {
   return tensor ? dyn_cast_or_null<Layout>(tensor.getEncoding()) : Layout();
 }
 
+/// Checks a TMA-layout tile against its buffer: [panels, rows, W] (behind
+/// a stage index), W the panel width of the swizzle.
+static LogicalResult verifyTmaTile(SharedTileOp op, TmaSharedLayoutAttr layout) {
+  auto buffer = op.getBuffer().getType();
+  auto tile = op.getTile().getType();
+  int64_t rank = buffer.getRank();
+  if (rank != (op.getStage() ? 4 : 3))
+    return op.emitOpError("buffer must be [panels, rows, panel width]")
+           << (op.getStage() ? " behind a stage index" : "");
+  int64_t elementBytes = tile.getElementTypeBitWidth() / 8;
+  int64_t panels = buffer.getDimSize(rank - 3);
+  int64_t rows = buffer.getDimSize(rank - 2), width = buffer.getDimSize(rank - 1);
+  if (elementBytes == 0 || width * elementBytes != layout.getSwizzleBytes())
+    return op.emitOpError("panels must be ")
+           << layout.getSwizzleBytes() << " bytes wide";
+  if (tile.getRank() != 2 || tile.getDimSize(0) != rows ||
+      tile.getDimSize(1) > panels * width)
+    return op.emitOpError("tile ") << tile << " does not fit " << panels
+                                   << " panels of " << rows << " rows";
+  return success();
+}
+
 LogicalResult SharedTileOp::verify() {
   auto buffer = getBuffer().getType();
   auto tile = getTile().getType();
+  if (tile.getElementType() != buffer.getElementType())
+    return emitOpError("tile and buffer element types differ");
+  if (auto tma = layoutOf<TmaSharedLayoutAttr>(tile))
+    return verifyTmaTile(*this, tma);
   auto layout = layoutOf<SharedLayoutAttr>(tile);
   if (!layout)
-    return emitOpError("result must carry a #fa.shared layout");
+    return emitOpError("result must carry a #fa.shared or #fa.tma_shared layout");
   int64_t rank = buffer.getRank();
   if (rank != (getStage() ? 3 : 2))
     return emitOpError("buffer must be [rows, width]")
@@ -30,8 +56,6 @@ LogicalResult SharedTileOp::verify() {
       tile.getDimSize(1) > width || width != layout.getRowElements())
     return emitOpError("tile ") << tile << " does not fit buffer rows of "
                                 << width << " elements";
-  if (tile.getElementType() != buffer.getElementType())
-    return emitOpError("tile and buffer element types differ");
   return success();
 }
 

@@ -61,6 +61,15 @@ struct Driver {
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
+  /// cuTensorMapEncodeTiled, with cuda.h's enums as ints (TensorMap.h).
+  CUresult (*cuTensorMapEncodeTiled)(void *tensorMap, int dataType,
+                                     unsigned rank, void *globalAddress,
+                                     const uint64_t *globalDim,
+                                     const uint64_t *globalStrides,
+                                     const unsigned *boxDim,
+                                     const unsigned *elementStrides,
+                                     int interleave, int swizzle,
+                                     int l2Promotion, int oobFill);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 

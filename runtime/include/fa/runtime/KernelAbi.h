@@ -47,17 +47,43 @@ enum class ParamType {
   ElementBuffer, ///< memref<?xT>, T the kernel's element type (Q, K, V, O)
   F32Buffer,     ///< memref<?xf32> (LSE, ALiBi slopes)
   Int64,         ///< i64 (sizes and strides, in elements)
+  /// A CUtensorMap (128 bytes, 64-byte aligned) passed by value as a
+  /// grid-constant parameter: a TMA map of Q, K or V (tensorMapOf).
+  TensorMap,
+};
+
+/// Which kernels take a parameter.
+enum class ParamUse {
+  Always,
+  Alibi,      ///< kernels with ALiBi
+  TensorMaps, ///< kernels that load through TMA (sm_90a)
 };
 
 struct Param {
   const char *name;
   ParamType type;
-  /// Only kernels with ALiBi take it.
-  bool alibiOnly;
+  ParamUse use;
 };
 
-/// The forward kernel's parameters, in launch order.
-std::vector<Param> forwardKernelParams(bool alibi);
+/// The forward kernel's parameters, in launch order. Tensor maps come
+/// first, so that their positions survive the expansion of memrefs into
+/// launch words (the compiler marks them grid-constant by position).
+std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false);
+
+/// How a TensorMap parameter maps its tensor: which one ("q", "k", "v"),
+/// and the TMA box, `panelBytes` of one row by `rows` rows, where `rows`
+/// is the kernel's block_m for Q and block_n for K and V. The tensor is
+/// seen as 4-D [B, H, S, D] through its strides (any layout), so that rows
+/// past S are out of bounds and zero-filled, never the next head's.
+struct TensorMapInfo {
+  std::string tensor;
+  bool queryRows;
+};
+constexpr int64_t kTensorMapBytes = 128, kTensorMapAlignment = 64;
+/// A box row: 128 bytes, the span of the 128-byte swizzle.
+constexpr int64_t kTensorMapPanelBytes = 128;
+/// False if `name` is not a TensorMap parameter.
+bool tensorMapOf(const std::string &name, TensorMapInfo &info);
 
 /// The manifest's type string of a parameter ("memref<?xbf16>", "i64").
 std::string paramTypeName(ParamType type, const std::string &elementType);

@@ -180,4 +180,25 @@ def FA_SharedLayoutAttr : FA_Attr<"SharedLayout", "shared"> {
   let genVerifyDecl = 1;
 }
 
+def FA_TmaSharedLayoutAttr : FA_Attr<"TmaSharedLayout", "tma_shared"> {
+  let summary = "A tile in shared memory as TMA writes it: column panels, 128B swizzle";
+  let description = [{
+    An `[R, C]` tile stored as `ceil(C / W)` column panels of `[R][W]`
+    elements, `W = swizzleBytes / element bytes` (64 for 16-bit types), each
+    row of a panel `swizzleBytes` long with the hardware's swizzle (16-byte
+    chunk `c` of row `r` at `c ^ (r % 8)` within each 1024-byte atom). This
+    is the layout `cp.async.bulk.tensor` writes with a `SWIZZLE_128B` tensor
+    map whose box is `[R, W]`, and the one wgmma's shared-memory matrix
+    descriptors read (sm_90a). Columns past `C` up to the panel edge are the
+    copy's out-of-bounds zero fill.
+
+    ```mlir
+    tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
+    ```
+  }];
+  let parameters = (ins "int64_t":$swizzleBytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // FA_DIALECT_FA_IR_FAATTRS_TD

@@ -1,0 +1,185 @@
+//===- HopperPtx.cpp - the sm_90a instructions, as inline PTX -------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HopperPtx.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+/// Inline PTX with side effects (never moved or dropped): `results` null
+/// for none, else one value or a struct of them.
+static Operation *inlinePtx(OpBuilder &b, Location loc, Type result,
+                            ValueRange operands, StringRef text,
+                            StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, result, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+}
+
+static Value i32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+
+Value hopper::sharedAddress(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value offsetBytes = arith::MulIOp::create(
+      b, loc, metadata.getOffset(),
+      arith::ConstantIndexOp::create(b, loc,
+                                     type.getElementTypeBitWidth() / 8));
+  Value address = arith::AddIOp::create(b, loc, base, offsetBytes);
+  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), address);
+}
+
+void hopper::mbarrierInit(OpBuilder &b, Location loc, Value barrier,
+                          int64_t count) {
+  inlinePtx(b, loc, Type(), {barrier, i32(b, loc, count)},
+            "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+}
+
+void hopper::fenceBarrierInit(OpBuilder &b, Location loc) {
+  inlinePtx(b, loc, Type(), {},
+            "fence.mbarrier_init.release.cluster;\n\t"
+            "fence.proxy.async.shared::cta;",
+            "");
+}
+
+void hopper::arriveExpectTx(OpBuilder &b, Location loc, Value barrier,
+                            int64_t bytes) {
+  inlinePtx(b, loc, Type(), {barrier, i32(b, loc, bytes)},
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
+}
+
+void hopper::arrive(OpBuilder &b, Location loc, Value barrier) {
+  inlinePtx(b, loc, Type(), {barrier},
+            "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
+}
+
+void hopper::waitParity(OpBuilder &b, Location loc, Value barrier,
+                        Value parity) {
+  // Labels inside { } are local to the block: each copy gets its own.
+  inlinePtx(b, loc, Type(), {barrier, parity},
+            "{\n\t.reg .pred done;\n"
+            "fa_wait:\n\t"
+            "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
+            "@!done bra fa_wait;\n\t}",
+            "r,r");
+}
+
+void hopper::tmaLoad(OpBuilder &b, Location loc, Value dst, Value tensorMap,
+                     ArrayRef<Value> coords, Value barrier) {
+  Value map = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), tensorMap);
+  SmallVector<Value> operands = {dst, map};
+  operands.append(coords.begin(), coords.end());
+  operands.push_back(barrier);
+  inlinePtx(b, loc, Type(), operands,
+            "cp.async.bulk.tensor.4d.shared::cluster.global.tile"
+            ".mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5}], [$6];",
+            "r,l,r,r,r,r,r");
+}
+
+void hopper::setMaxRegisters(OpBuilder &b, Location loc, int64_t count,
+                             bool increase) {
+  std::string text = std::string("setmaxnreg.") + (increase ? "inc" : "dec") +
+                     ".sync.aligned.u32 " + std::to_string(count) + ";";
+  inlinePtx(b, loc, Type(), {}, text, "");
+}
+
+void hopper::wgmmaFence(OpBuilder &b, Location loc) {
+  inlinePtx(b, loc, Type(), {}, "wgmma.fence.sync.aligned;", "");
+}
+
+void hopper::wgmmaCommit(OpBuilder &b, Location loc) {
+  inlinePtx(b, loc, Type(), {}, "wgmma.commit_group.sync.aligned;", "");
+}
+
+void hopper::wgmmaWait(OpBuilder &b, Location loc, int64_t pending) {
+  inlinePtx(b, loc, Type(), {},
+            "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+            "");
+}
+
+Value hopper::matrixDescriptor(OpBuilder &b, Location loc, Value address,
+                               int64_t leadingBytes, int64_t strideBytes) {
+  // Bits 0-13: address >> 4; 16-29: leading byte offset >> 4; 32-45:
+  // stride byte offset >> 4; 49-51: base offset (0: every tile starts on
+  // a 1024-byte swizzle atom); 62-63: swizzle mode (1 = 128 bytes).
+  Type i64 = b.getI64Type();
+  uint64_t fixed = (uint64_t(leadingBytes >> 4) & 0x3FFF) << 16 |
+                   (uint64_t(strideBytes >> 4) & 0x3FFF) << 32 |
+                   uint64_t(1) << 62;
+  Value wide = arith::ExtUIOp::create(b, loc, i64, address);
+  Value start = arith::ShRUIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, wide,
+                            arith::ConstantIntOp::create(b, loc, 0x3FFFF, 64)),
+      arith::ConstantIntOp::create(b, loc, 4, 64));
+  return arith::OrIOp::create(
+      b, loc, start,
+      arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(fixed), 64));
+}
+
+SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
+                                 ArrayRef<Value> acc, ArrayRef<Value> a,
+                                 Value bDesc, bool transposeB) {
+  int64_t n = 2 * static_cast<int64_t>(acc.size());
+  std::string type = inputType.isBF16() ? "bf16" : "f16";
+  // scale-d is a predicate: set from an operand (1: accumulate).
+  std::string text = "{\n\t.reg .pred accumulate;\n\t"
+                     "setp.ne.b32 accumulate, $" +
+                     std::to_string(2 * acc.size() + a.size() + 1) +
+                     ", 0;\n\twgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(n) + "k16.f32." + type + "." + type + " {";
+  std::string constraints;
+  for (size_t i = 0; i < acc.size(); ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += (i ? ",=f" : "=f");
+  }
+  // The accumulators are read and written: inputs tied to the outputs.
+  for (size_t i = 0; i < acc.size(); ++i)
+    constraints += "," + std::to_string(i);
+  int64_t next = static_cast<int64_t>(2 * acc.size());
+  auto operand = [&]() { return "$" + std::to_string(next++); };
+  SmallVector<Value> operands(acc.begin(), acc.end());
+  if (a.size() == 1) { // A from shared memory (K-major)
+    text += "}, " + operand();
+    constraints += ",l";
+  } else { // A from four registers
+    text += "}, {";
+    for (size_t i = 0; i < a.size(); ++i) {
+      text += (i ? ", " : "") + operand();
+      constraints += ",r";
+    }
+    text += "}";
+  }
+  operands.append(a.begin(), a.end());
+  text += ", " + operand() + ", accumulate, 1, 1";
+  constraints += ",l,r";
+  operands.push_back(bDesc);
+  operands.push_back(i32(b, loc, 1));
+  // scale-a = scale-b = 1; then imm-trans-a (the shared-A form only) and
+  // imm-trans-b.
+  if (a.size() == 1)
+    text += ", 0";
+  text += std::string(", ") + (transposeB ? "1" : "0") + ";\n\t}";
+  SmallVector<Type> types(acc.size(), b.getF32Type());
+  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  Operation *op = inlinePtx(b, loc, result, operands, text, constraints);
+  SmallVector<Value> out;
+  for (size_t i = 0; i < acc.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(
+        b, loc, op->getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+  return out;
+}

@@ -1,0 +1,71 @@
+//===- HopperPtx.h - the sm_90a instructions MLIR 22 cannot emit -*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// The Hopper instructions the sm_90a schedule and its wgmma patterns use,
+// each one inline PTX in one place. TOOLCHAIN.md says why not the nvgpu
+// ops: nvgpu.warpgroup.mma bundles fence, commit and wait (no overlap) and
+// steps fp8 B descriptors wrongly, there is no register-A wgmma op, and a
+// tensor map cannot be a by-value kernel parameter. Shared-memory operands
+// are 32-bit shared-window addresses (i32), as PTX's `.shared::cta` forms
+// take them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_LIB_CONVERSION_FATOGPU_HOPPER_HOPPERPTX_H
+#define FA_LIB_CONVERSION_FATOGPU_HOPPER_HOPPERPTX_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace fa {
+namespace hopper {
+
+/// The shared-window address (i32) of a workgroup memref's first element.
+Value sharedAddress(OpBuilder &b, Location loc, Value memref);
+
+/// mbarrier.init with `count` expected arrivals.
+void mbarrierInit(OpBuilder &b, Location loc, Value barrier, int64_t count);
+/// Makes the initialised barriers visible to the async proxy (TMA) before
+/// the block barrier that follows.
+void fenceBarrierInit(OpBuilder &b, Location loc);
+/// One arrival that also expects `bytes` of TMA transactions.
+void arriveExpectTx(OpBuilder &b, Location loc, Value barrier, int64_t bytes);
+/// One arrival.
+void arrive(OpBuilder &b, Location loc, Value barrier);
+/// Spins until the barrier's phase with parity `parity` (i32 0/1) completed.
+void waitParity(OpBuilder &b, Location loc, Value barrier, Value parity);
+
+/// cp.async.bulk.tensor.4d of the box at `coords` (innermost first, i32)
+/// of the grid-constant tensor map `tensorMap` (!llvm.ptr) into `dst`,
+/// completing on `barrier`.
+void tmaLoad(OpBuilder &b, Location loc, Value dst, Value tensorMap,
+             ArrayRef<Value> coords, Value barrier);
+
+/// setmaxnreg.{inc,dec}: the warpgroup's register budget from here on.
+void setMaxRegisters(OpBuilder &b, Location loc, int64_t count, bool increase);
+
+/// wgmma.fence / commit_group / wait_group.
+void wgmmaFence(OpBuilder &b, Location loc);
+void wgmmaCommit(OpBuilder &b, Location loc);
+void wgmmaWait(OpBuilder &b, Location loc, int64_t pending);
+
+/// A wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor
+/// Format") for a 128-byte-swizzled operand at shared address `address`:
+/// `leadingBytes` and `strideBytes` as the ISA defines them for the
+/// operand's major-ness. Returns an i64.
+Value matrixDescriptor(OpBuilder &b, Location loc, Value address,
+                       int64_t leadingBytes, int64_t strideBytes);
+
+/// One wgmma.mma_async m64nNk16 with f32 accumulators `acc` (N/2 values),
+/// updated in place; A is either a descriptor (i64) or four 32-bit
+/// registers, B a descriptor. `transposeB` reads B N-major.
+SmallVector<Value> wgmma(OpBuilder &b, Location loc, Type inputType,
+                         ArrayRef<Value> acc, ArrayRef<Value> a, Value bDesc,
+                         bool transposeB);
+
+} // namespace hopper
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_LIB_CONVERSION_FATOGPU_HOPPER_HOPPERPTX_H

@@ -1,0 +1,116 @@
+//===- HopperStrategy.cpp - what the sm_90a strategy builds ---------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HopperStrategy.h"
+
+#include <sstream>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::hopper;
+
+namespace {
+
+/// The producer warpgroup's threads, after the consumers'.
+constexpr int64_t kProducerThreads = 128;
+
+class HopperStrategy : public AttentionGPUStrategy {
+public:
+  StringRef chip() const override { return "sm_90a"; }
+  // wgmma, setmaxnreg and cp.async.bulk.tensor need PTX 8.0.
+  StringRef ptxFeatures() const override { return "+ptx80"; }
+
+  std::string unsupportedReason(const AttentionKernelConfig &c) const override {
+    std::ostringstream os;
+    auto headDimOk = [](int64_t d) { return d >= 8 && d <= 256 && d % 8 == 0; };
+    if (!c.elementType.isF16() && !c.elementType.isBF16())
+      os << "sm_90a kernels take f16 or bf16";
+    else if (!headDimOk(c.headDim) || !headDimOk(c.valueDim))
+      os << "sm_90a kernels need D and Dv multiples of 8 from 8 to 256, got D="
+         << c.headDim << " Dv=" << c.valueDim
+         << " (pad the head dim with zeros to the next multiple of 8)";
+    else if (c.blockM % kRowsPerWarpgroup || c.blockM > 2 * kRowsPerWarpgroup)
+      os << "sm_90a block_m must be 64 or 128 (64 query rows per consumer "
+            "warpgroup), got "
+         << c.blockM;
+    else if (c.warps != c.blockM / 16)
+      os << "sm_90a kernels have one MMA warp per 16 query rows: warps must "
+            "be block_m / 16 = "
+         << c.blockM / 16 << ", got " << c.warps;
+    else if (c.blockN % 16 || c.blockN > 256)
+      os << "sm_90a block_n must be a multiple of 16 up to 256 (wgmma's N), got "
+         << c.blockN;
+    else if (c.stages < 2 || c.stages > 4)
+      os << "the sm_90a K/V rings have 2 to 4 stages, got " << c.stages;
+    else if (dynamicSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
+      os << "the tile needs " << dynamicSharedMemoryBytes(c)
+         << " bytes of shared memory, more than sm_90a's "
+         << kMaxSharedMemoryBytes;
+    return os.str();
+  }
+
+  int64_t dynamicSharedMemoryBytes(const AttentionKernelConfig &c) const override {
+    return SharedMemoryPlan(c).bytes;
+  }
+
+  int64_t blockThreads(const AttentionKernelConfig &c) const override {
+    return 32 * c.warps + kProducerThreads;
+  }
+
+  bool usesTensorMaps() const override { return true; }
+
+  Tile tunedTile(int64_t headDim, int64_t valueDim, bool) const override {
+    // FA3's starting points, rounded to the powers of two #fa.tile takes
+    // (docs/perf-notes.md, Hopper).
+    if (headDim <= 128 && valueDim <= 128)
+      return {128, 128};
+    return {128, 64};
+  }
+
+  int64_t warpsFor(int64_t blockM) const override { return blockM / 16; }
+
+  LogicalResult buildForwardKernel(OpBuilder &builder, gpu::GPUModuleOp module,
+                                   const FusedAttention &attention,
+                                   const AttentionKernelConfig &c,
+                                   StringRef name) const override {
+    return buildHopperForwardKernel(builder, module, attention, c, name);
+  }
+
+  void populateFragmentLoweringPatterns(
+      const TypeConverter &converter,
+      RewritePatternSet &patterns) const override {
+    populateWgmmaPatterns(converter, patterns);
+  }
+
+private:
+  /// The H100's opt-in maximum per block.
+  static constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
+};
+
+} // namespace
+
+SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c) {
+  auto panels = [](int64_t width) {
+    return (width + kPanelElements - 1) / kPanelElements;
+  };
+  queryPanels = panels(c.headDim);
+  keyPanels = panels(c.headDim);
+  valuePanels = panels(c.valueDim);
+  queryBytes = queryPanels * c.blockM * kPanelRowBytes;
+  keyStageBytes = keyPanels * c.blockN * kPanelRowBytes;
+  valueStageBytes = valuePanels * c.blockN * kPanelRowBytes;
+  // block_m and block_n are multiples of 16: every panel is a whole number
+  // of 1024-byte atoms.
+  keyOffset = queryBytes;
+  valueOffset = keyOffset + c.stages * keyStageBytes;
+  barrierOffset = valueOffset + c.stages * valueStageBytes;
+  // Q full, then per stage K full, K empty, V full, V empty.
+  bytes = barrierOffset + 8 * (1 + 4 * c.stages);
+}
+
+std::unique_ptr<AttentionGPUStrategy> hopper::createHopperStrategy() {
+  return std::make_unique<HopperStrategy>();
+}

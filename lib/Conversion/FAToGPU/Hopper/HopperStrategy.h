@@ -1,0 +1,56 @@
+//===- HopperStrategy.h - the sm_90a strategy -------------------*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// sm_90a (H100): Q, K and V land by TMA (cp.async.bulk.tensor) in
+// 128-byte-swizzled column panels (#fa.tma_shared), completing on mbarriers;
+// S = QKᵀ and O += PV run on wgmma m64nNk16 (P from registers); one
+// producer warpgroup issues the copies while the consumer warpgroups (one
+// per 64 query rows) compute, each with the register budget setmaxnreg
+// gives it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_LIB_CONVERSION_FATOGPU_HOPPER_HOPPERSTRATEGY_H
+#define FA_LIB_CONVERSION_FATOGPU_HOPPER_HOPPERSTRATEGY_H
+
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+
+namespace mlir {
+namespace fa {
+namespace hopper {
+
+/// Query rows per consumer warpgroup: wgmma's M.
+constexpr int64_t kRowsPerWarpgroup = 64;
+/// Elements per 128-byte panel row (16-bit types).
+constexpr int64_t kPanelElements = 64;
+constexpr int64_t kPanelRowBytes = 128;
+
+/// Shared memory: Q [panels][BM][64], K and V [stages][panels][BN][64],
+/// then the mbarriers. Every tile starts on a 1024-byte swizzle atom.
+struct SharedMemoryPlan {
+  explicit SharedMemoryPlan(const AttentionKernelConfig &c);
+  int64_t queryPanels, keyPanels, valuePanels;
+  int64_t keyOffset, valueOffset;     ///< bytes
+  int64_t queryBytes, keyStageBytes, valueStageBytes;
+  int64_t barrierOffset;              ///< bytes; 8 per mbarrier
+  int64_t bytes;
+};
+
+/// The sm_90a forward kernel (fa-gpu-distribute's output for sm_90a).
+LogicalResult buildHopperForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,
+                                       const FusedAttention &attention,
+                                       const AttentionKernelConfig &c,
+                                       StringRef name);
+
+/// fa-gpu-lower-fragments' sm_90a patterns: S = QKᵀ and acc + PV on wgmma.
+void populateWgmmaPatterns(const TypeConverter &converter,
+                           RewritePatternSet &patterns);
+
+std::unique_ptr<AttentionGPUStrategy> createHopperStrategy();
+
+} // namespace hopper
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_LIB_CONVERSION_FATOGPU_HOPPER_HOPPERSTRATEGY_H
