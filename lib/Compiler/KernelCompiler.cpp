@@ -302,13 +302,15 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
     if (target.empty() || target == chip)
       kernels.push_back({spec, chip});
   };
-  for (const char *chip : {"sm_80", "sm_90a"})
+  auto addGrid = [&](const char *chip) {
     for (::fa::ElementType dtype :
          {::fa::ElementType::F16, ::fa::ElementType::BF16})
       for (int64_t d : {64, 128, 256})
         for (::fa::ref::MaskKind mask :
              {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
           add(standardSpec(dtype, d, mask), chip);
+  };
+  addGrid("sm_80");
   ::fa::AttentionSpec window;
   window.headDim = window.valueDim = 128;
   window.mask = {::fa::ref::MaskKind::Window, 256, 0};
@@ -331,6 +333,7 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
   alibi.headDim = alibi.valueDim = 128;
   alibi.alibi = ::fa::AlibiKind::Head;
   add(alibi, "sm_80");
+  addGrid("sm_90a");
   for (StandardKernel &kernel : kernels)
     applyTunedTile(kernel.spec, kernel.target);
   return kernels;

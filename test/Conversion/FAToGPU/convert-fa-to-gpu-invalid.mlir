@@ -6,7 +6,7 @@
 // RUN: not fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --convert-fa-to-gpu="chip=sm_90" 2>&1 | FileCheck %s --check-prefix=CHIP
 // The default chip is sm_80: the same refusals.
 // RUN: fa-opt %s --split-input-file --verify-diagnostics --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute
-// CHIP: error: unknown chip 'sm_90' (supported: sm_80)
+// CHIP: error: unknown chip 'sm_90' (supported: sm_80, sm_90a)
 
 // expected-error @+1 {{sm_80: sm_80 kernels need D and Dv multiples of 8 from 8 to 256, got D=36 Dv=36 (pad the head dim with zeros to the next multiple of 8)}}
 func.func @head_dim$not_multiple_of_8(%q: tensor<1x1x128x36xbf16>, %k: tensor<1x1x128x36xbf16>, %v: tensor<1x1x128x36xbf16>)

@@ -6,7 +6,7 @@
 // RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" \
 // RUN:   | not fa-opt --split-input-file --fa-gpu-lower-fragments="chip=sm_75" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHIP
-// CHIP: error: unknown chip 'sm_75' (supported: sm_80)
+// CHIP: error: unknown chip 'sm_75' (supported: sm_80, sm_90a)
 
 // fa-gpu-lower-fragments rewrites each fa op on a fragment layout into what
 // one thread does: no fa op and no #fa layout is left (--implicit-check-not).

@@ -231,3 +231,42 @@ func.func @fragment$scale(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles =
 func.func @shared$row(%t: tensor<64x96xbf16, #fa.shared<rowElements = 96>>) {
   return
 }
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+
+// A TMA-layout tile reads [panels, rows, 64] (behind a stage index).
+func.func @tma_tile$missing_stage(%smem: memref<2x2x64x64xbf16, #wg>) {
+  // expected-error @+1 {{'fa.shared_tile' op buffer must be [panels, rows, panel width]}}
+  %t = fa.shared_tile %smem : memref<2x2x64x64xbf16, #wg> -> tensor<64x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+
+// Panels must be one swizzle span (128 bytes = 64 16-bit elements) wide.
+func.func @tma_tile$panel_width(%smem: memref<2x64x32xbf16, #wg>) {
+  // expected-error @+1 {{'fa.shared_tile' op panels must be 128 bytes wide}}
+  %t = fa.shared_tile %smem : memref<2x64x32xbf16, #wg> -> tensor<64x64xbf16, #fa.tma_shared<swizzleBytes = 128>>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+
+func.func @tma_tile$too_wide(%smem: memref<2x64x64xbf16, #wg>) {
+  // expected-error @+1 {{'fa.shared_tile' op tile 'tensor<64x192xbf16, #fa.tma_shared<swizzleBytes = 128>>' does not fit 2 panels of 64 rows}}
+  %t = fa.shared_tile %smem : memref<2x64x64xbf16, #wg> -> tensor<64x192xbf16, #fa.tma_shared<swizzleBytes = 128>>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{swizzleBytes must be 128, got 64}}
+func.func @tma_layout$swizzle(%t: tensor<64x64xbf16, #fa.tma_shared<swizzleBytes = 64>>) {
+  return
+}

@@ -1,0 +1,92 @@
+// RUN: fa-opt %s --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_90a" --canonicalize --cse | FileCheck %s
+// RUN: rm -rf %t && fa-compile %s --target sm_90a -o %t > /dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t/causal_d128.ptx
+
+// The sm_90a schedule (HopperSchedule.cpp) around the same L2 math as
+// sm_80: a producer warpgroup copies Q, K and V by TMA into 128-byte
+// swizzled panels (#fa.tma_shared) and mbarrier rings; two consumer
+// warpgroups (8 MMA warps, one m16 accumulator tile each: wgmma m64nNk16's
+// layout) run the cloned loop body.
+
+// The tensor maps come first, as pointers until fa-nvvm-grid-constant-params.
+// CHECK-LABEL: gpu.func @causal_d128
+// CHECK-SAME: (%[[QMAP:[^:]+]]: !llvm.ptr, %[[KMAP:[^:]+]]: !llvm.ptr, %[[VMAP:[^:]+]]: !llvm.ptr, %{{[^:]+}}: memref<?xbf16>,
+// CHECK-SAME: fa.grid_constant_params = array<i64: 0, 1, 2>, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
+// Q [2 panels][128][64]; K and V [2 stages][2 panels][128][64].
+// CHECK: %[[SQ:[^ ]+]] = memref.view {{.*}} to memref<2x128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[SK:[^ ]+]] = memref.view {{.*}} to memref<2x2x128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[SV:[^ ]+]] = memref.view {{.*}} to memref<2x2x128x64xbf16, #gpu.address_space<workgroup>>
+// Thread 0 initialises Q full (1), and per stage K full (1), K empty (256
+// consumer threads), V full, V empty.
+// CHECK: scf.if
+// CHECK-COUNT-9: mbarrier.init.shared::cta.b64
+// CHECK: fence.mbarrier_init
+// CHECK: gpu.barrier
+// Producer: lower its registers, one thread issues Q then the K/V ring.
+// CHECK: %[[PRODUCER:[^ ]+]] = arith.cmpi uge, %{{.*}}, %c256 : index
+// CHECK: scf.if %[[PRODUCER]] {
+// CHECK: setmaxnreg.dec.sync.aligned.u32 24;
+// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r" %{{[^,]+}}, %c32768_i32
+// CHECK: llvm.ptrtoint %[[QMAP]]
+// CHECK-COUNT-2: cp.async.bulk.tensor.4d
+// CHECK: scf.for
+// CHECK: mbarrier.try_wait.parity
+// CHECK: llvm.ptrtoint %[[KMAP]]
+// CHECK-COUNT-2: cp.async.bulk.tensor.4d
+// CHECK: mbarrier.try_wait.parity
+// CHECK: llvm.ptrtoint %[[VMAP]]
+// CHECK-COUNT-2: cp.async.bulk.tensor.4d
+// Consumers: raise their registers, wait for Q, then the L2 math on the
+// rings: wait K full, S = QKᵀ, mask and softmax, release K, wait V full,
+// acc += PV, release V.
+// CHECK: } else {
+// CHECK: setmaxnreg.inc.sync.aligned.u32 240;
+// CHECK: mbarrier.try_wait.parity
+// CHECK: %[[QT:[^ ]+]] = fa.shared_tile %[[SQ]] : {{.*}} -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
+// CHECK: scf.for
+// CHECK: mbarrier.try_wait.parity
+// CHECK: %[[KT:[^ ]+]] = fa.shared_tile %[[SK]][%{{[^]]+}}] : {{.*}} -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
+// CHECK: fa.qk_scores %[[QT]], %[[KT]] {{.*}} -> tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale
+// CHECK: fa.apply_mask
+// CHECK: fa.row_max
+// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: mbarrier.try_wait.parity
+// CHECK: %[[VT:[^ ]+]] = fa.shared_tile %[[SV]][%{{[^]]+}}]
+// CHECK: fa.matmul %{{[^,]+}}, %[[VT]], %{{[^ ]+}} : tensor<128x128xbf16, #fa.fragment<warps = 8, mTiles = 1>>, tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
+// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: scf.yield
+// CHECK: fa.store_fragment
+// CHECK: fa.store_fragment
+
+// The kernel text has by-value grid-constant tensor maps, the launch bounds setmaxnreg
+// needs, TMA, mbarrier waits, wgmma (S from two descriptors; PV with P's
+// registers as A and V N-major: imm-trans-b = 1), fence/commit/wait.
+// PTX: .target sm_90a
+// PTX: .param .align 64 .b8 causal_d128_param_0[128],
+// PTX-NEXT: .param .align 64 .b8 causal_d128_param_1[128],
+// PTX-NEXT: .param .align 64 .b8 causal_d128_param_2[128],
+// PTX: .maxntid 384, 1, 1
+// PTX-NEXT: .minnctapersm 1
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 24;
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240;
+// PTX-DAG: cvta.param.u64
+// PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: mbarrier.try_wait.parity.shared::cta.b64
+// PTX-DAG: wgmma.fence.sync.aligned;
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{]}}%{{[rf]}}{{[0-9]+}}, {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, accumulate, 1, 1, 0, 0;
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{]}}%{{[rf]}}{{[0-9]+}}, {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, accumulate, 1, 1, 1;
+// PTX-DAG: wgmma.commit_group.sync.aligned;
+// PTX-DAG: wgmma.wait_group.sync.aligned 0;
+// Eight k16 steps for each of S (D = 128) and PV (block_n = 128).
+// RUN: grep -c "wgmma.mma_async.*accumulate, 1, 1, 0, 0;" %t/causal_d128.ptx | FileCheck %s --check-prefix=STEPS
+// RUN: grep -c "wgmma.mma_async.*accumulate, 1, 1, 1;" %t/causal_d128.ptx | FileCheck %s --check-prefix=STEPS
+// STEPS: {{^}}8{{$}}
+func.func @causal_d128(%q: tensor<1x1x256x128xbf16>, %k: tensor<1x1x256x128xbf16>, %v: tensor<1x1x256x128xbf16>)
+    -> (tensor<1x1x256x128xbf16>, tensor<1x1x256xf32>) {
+  %o, %lse = fa.attention %q, %k, %v
+      {mask = #fa.mask<causal>,
+       tile = #fa.tile<block_m = 128, block_n = 128, stages = 2, warps = 8>}
+      : (tensor<1x1x256x128xbf16>, tensor<1x1x256x128xbf16>, tensor<1x1x256x128xbf16>)
+      -> (tensor<1x1x256x128xbf16>, tensor<1x1x256xf32>)
+  return %o, %lse : tensor<1x1x256x128xbf16>, tensor<1x1x256xf32>
+}
