@@ -140,13 +140,19 @@ def cross_check(fa_mlir, sets, causal):
     return ((o.float() - ref.float()).norm() / ref.float().norm()).item()
 
 
-def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype):
+def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
+    """fa-mlir's `chip` kernels beside SDPA; the second fa-mlir column is the
+    baseline's kernel (v6) for sm80, or the sm80 kernel of the same spec for
+    another chip, timed interleaved with it."""
     rows = []
     for d in (64, 128, 256):
         for causal in (False, True):
-            name = f"fa_fwd_sm80_bf16_d{d}_{'causal' if causal else 'none'}"
-            kernel = load(lib, f"{kernel_dir}/{name}.json")
-            old = load(lib, f"{baseline_dir}/{name}.json") if baseline_dir else None
+            spec = f"bf16_d{d}_{'causal' if causal else 'none'}"
+            kernel = load(lib, f"{kernel_dir}/fa_fwd_{chip}_{spec}.json")
+            if chip != "sm80":
+                old = load(lib, f"{kernel_dir}/fa_fwd_sm80_{spec}.json")
+            else:
+                old = load(lib, f"{baseline_dir}/fa_fwd_sm80_{spec}.json") if baseline_dir else None
             if not kernel:
                 continue
             for n in seqs:
@@ -168,7 +174,9 @@ def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype):
                         result[label] = float("nan")
                         print(f"  {label} d={d} n={n}: {e}")
                 rows.append(result)
-                v6 = f"v6 {result['v6']:6.1f}  new/v6 {result['fa_mlir'] / result['v6']:.3f}  " if old else ""
+                second = "v6" if chip == "sm80" else "sm80"
+                v6 = (f"{second} {result['v6']:6.1f}  new/{second} "
+                      f"{result['fa_mlir'] / result['v6']:.3f}  ") if old else ""
                 print(f"d={d:3d} causal={int(causal)} n={n:5d}  fa-mlir {result['fa_mlir']:6.1f}  {v6}"
                       f"fa2 {result['fa2']:6.1f}  cudnn {result['cudnn']:6.1f}  "
                       f"ratio/fa2 {result['fa_mlir'] / result['fa2']:.2f}  "
@@ -208,6 +216,7 @@ def main():
     kernel_dir = sys.argv[2]
     quick = "--quick" in sys.argv
     baseline_dir = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
+    chip = sys.argv[sys.argv.index("--chip") + 1] if "--chip" in sys.argv else "sm80"
     dtype = torch.bfloat16
     seqs = [512, 1024, 2048, 4096, 8192, 16384] if not quick else [2048, 8192]
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
@@ -215,8 +224,10 @@ def main():
     if "--features-only" in sys.argv:
         feature_costs(lib, kernel_dir, [4096, 8192], dtype)
         return
-    rows = speed_table(lib, kernel_dir, baseline_dir, seqs, dtype)
-    print("\n| D | causal | N | fa-mlir | v6 | new/v6 | fa2 | cudnn | fa-mlir/fa2 | fa-mlir/cudnn |")
+    rows = speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip)
+    second = "v6" if chip == "sm80" else "sm80"
+    print(f"\n| D | causal | N | fa-mlir {chip} | {second} | {chip}/{second} | fa2 | cudnn "
+          f"| fa-mlir/fa2 | fa-mlir/cudnn |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         v6 = r.get("v6", float("nan"))
@@ -224,7 +235,8 @@ def main():
               f"{v6:.1f} | {r['fa_mlir'] / v6:.3f} | "
               f"{r['fa2']:.1f} | {r['cudnn']:.1f} | {r['fa_mlir'] / r['fa2']:.2f} | "
               f"{r['fa_mlir'] / r['cudnn']:.2f} |")
-    feature_costs(lib, kernel_dir, [4096, 8192] if not quick else [8192], dtype)
+    if chip == "sm80":
+        feature_costs(lib, kernel_dir, [4096, 8192] if not quick else [8192], dtype)
 
 
 if __name__ == "__main__":

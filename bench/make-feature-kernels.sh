@@ -19,4 +19,17 @@ done
 "$FA_COMPILE" --d 64 --mask causal --softcap 20 -o "$OUT" >/dev/null
 "$FA_COMPILE" --d 64 --mask causal --alibi head -o "$OUT" >/dev/null
 "$FA_COMPILE" --d 96 --mask "window(64,16)" --alibi head --softcap 30 -o "$OUT" >/dev/null
+# The same features on sm_90a (TMA, wgmma): any head dim (TMA zero-fills
+# the panel past D), Dv != D, softcap, ALiBi, window, f16.
+H=(--target sm_90a)
+for d in 8 40 96 160 224; do
+  "$FA_COMPILE" "${H[@]}" --d $d -o "$OUT" >/dev/null
+done
+"$FA_COMPILE" "${H[@]}" --d 96 --mask causal_top_left -o "$OUT" >/dev/null
+"$FA_COMPILE" "${H[@]}" --d 64 --dv 40 --mask causal -o "$OUT" >/dev/null
+"$FA_COMPILE" "${H[@]}" --d 112 --dv 160 -o "$OUT" >/dev/null
+"$FA_COMPILE" "${H[@]}" --d 128 --softcap 30 -o "$OUT" >/dev/null
+"$FA_COMPILE" "${H[@]}" --d 128 --alibi head -o "$OUT" >/dev/null
+"$FA_COMPILE" "${H[@]}" --d 128 --mask "window(256,0)" -o "$OUT" >/dev/null
+"$FA_COMPILE" "${H[@]}" --d 96 --mask "window(64,16)" --alibi head --softcap 30 -o "$OUT" >/dev/null
 ls "$OUT"/*.json | wc -l | xargs echo "feature kernels:"
