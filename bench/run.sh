@@ -16,6 +16,7 @@ set -u
 steps=1234
 if [ "${1:-}" = "--steps" ]; then steps="1$2"; shift 2; fi
 want() { [[ "$steps" == *"$1"* ]]; }
+bench_args=("$@") # step 2 reuses the positional parameters
 cd "$(dirname "$0")/.."
 OUT_DIR="${OUT:-/tmp/fa-bench}"
 mkdir -p "$OUT_DIR"
@@ -64,14 +65,21 @@ echo "== 3. SASS and sanitizers"
 mkdir -p build-gpu/sass
 for ptx in kernels_generated/fa_fwd_sm80_bf16_d64_causal.ptx kernels_generated/fa_fwd_sm80_bf16_d128_none.ptx \
            kernels_generated/fa_fwd_sm80_bf16_d256_none.ptx kernels_generated/fa_fwd_sm80_bf16_d96_none.ptx \
-           kernels_generated/fa_fwd_sm80_bf16_d128_none_cap.ptx kernels_generated/fa_fwd_sm80_bf16_d128_none_alibi.ptx; do
+           kernels_generated/fa_fwd_sm80_bf16_d128_none_cap.ptx kernels_generated/fa_fwd_sm80_bf16_d128_none_alibi.ptx \
+           kernels_generated/fa_fwd_sm90a_bf16_d64_causal.ptx kernels_generated/fa_fwd_sm90a_bf16_d128_none.ptx \
+           kernels_generated/fa_fwd_sm90a_bf16_d256_none.ptx; do
   cubin=build-gpu/sass/$(basename $ptx .ptx).cubin
-  ptxas -arch=sm_90 -v "$ptx" -o "$cubin" 2> build-gpu/sass/ptxas.txt
+  # sm_80 PTX runs on the H100 as sm_90 SASS; sm_90a PTX needs sm_90a.
+  arch=sm_90; [[ "$ptx" == *sm90a* ]] && arch=sm_90a
+  ptxas -arch=$arch -v "$ptx" -o "$cubin" 2> build-gpu/sass/ptxas.txt
   cuobjdump --dump-sass "$cubin" > build-gpu/sass/sass.txt
-  printf "  %-36s HMMA %4d  LDL %3d  STL %3d  LDSM %4d  LDGSTS %3d  %s\n" "$(basename $ptx .ptx)" \
-    "$(grep -c HMMA build-gpu/sass/sass.txt)" "$(grep -c 'LDL' build-gpu/sass/sass.txt)" \
+  printf "  %-36s HMMA %4d  HGMMA %3d  LDL %3d  STL %3d  LDSM %4d  LDGSTS %3d  UTMALDG %3d  %s\n" "$(basename $ptx .ptx)" \
+    "$(grep -c 'HMMA' build-gpu/sass/sass.txt)" "$(grep -c 'HGMMA' build-gpu/sass/sass.txt)" \
+    "$(grep -c 'LDL' build-gpu/sass/sass.txt)" \
     "$(grep -c 'STL' build-gpu/sass/sass.txt)" "$(grep -c 'LDSM' build-gpu/sass/sass.txt)" \
-    "$(grep -c 'LDGSTS' build-gpu/sass/sass.txt)" "$(grep -o 'Used [0-9]* registers' build-gpu/sass/ptxas.txt)"
+    "$(grep -c 'LDGSTS' build-gpu/sass/sass.txt)" "$(grep -c 'UTMALDG' build-gpu/sass/sass.txt)" \
+    "$(grep -o 'Used [0-9]* registers' build-gpu/sass/ptxas.txt)"
+  grep -q "C7508\|setmaxnreg.*ignored" build-gpu/sass/ptxas.txt && echo "  WARNING: setmaxnreg ignored"
 done
 # Every kernel of the set (and, with FA_SANITIZE_FEATURES=1, the feature
 # kernels) under the four compute-sanitizer tools, at a small and an
@@ -105,4 +113,4 @@ fi
 
 want 4 || exit 0
 echo "== 4. speed: fa-mlir vs PyTorch SDPA (flash = FA2, cuDNN), bf16 forward, TFLOP/s"
-python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated --baseline bench/baseline/v6 "$@"
+python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated --baseline bench/baseline/v6 "${bench_args[@]}"
