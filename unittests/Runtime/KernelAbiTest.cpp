@@ -232,6 +232,47 @@ TEST(KernelAbi, ManifestWithUnknownParamTypeIsRefused) {
       << error;
 }
 
+/// Tensor maps are passed by value, so their type is checked both ways: a
+/// map declared as an integer, or a buffer declared as a map, is refused.
+TEST(KernelAbi, ManifestTensorMapTypesAreChecked) {
+  std::string path = testing::TempDir() + "/abi-tmap.json";
+  std::ofstream(path) << manifestWithParams({"q_tmap", "q"});
+  Manifest m;
+  std::string error;
+  EXPECT_FALSE(Manifest::read(path, m, error));
+  EXPECT_NE(error.find("kernel parameter \"q_tmap\" has type \"i64\" (a "
+                       "tensormap expected)"),
+            std::string::npos)
+      << error;
+  std::string text = manifestWithParams({"q", "batch"});
+  text.replace(text.find("\"type\": \"i64\""), 13, "\"type\": \"tensormap\"");
+  std::ofstream(path) << text;
+  EXPECT_FALSE(Manifest::read(path, m, error));
+  EXPECT_NE(error.find("kernel parameter \"q\" has type \"tensormap\""),
+            std::string::npos)
+      << error;
+}
+
+/// The committed sm_90a manifests list the TMA table: maps first, typed
+/// "tensormap", then the plain parameters.
+TEST(KernelAbi, CommittedHopperManifestMatchesTheTable) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(Manifest::read(FA_SOURCE_DIR
+                             "/kernels_generated/fa_fwd_sm90a_bf16_d128_none.json",
+                             m, error))
+      << error;
+  EXPECT_EQ(m.target, "sm_90a");
+  EXPECT_EQ(m.blockThreads, 384);
+  std::vector<Param> params =
+      forwardKernelParams(/*alibi=*/false, /*tensorMaps=*/true);
+  ASSERT_EQ(m.params.size(), params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    EXPECT_EQ(m.params[i].first, params[i].name);
+    EXPECT_EQ(m.params[i].second, paramTypeName(params[i].type, "bf16"));
+  }
+}
+
 /// The committed ALiBi kernel's manifest lists exactly the ALiBi table.
 TEST(KernelAbi, CommittedAlibiManifestMatchesTheTable) {
   Manifest m;
