@@ -21,6 +21,7 @@ usage: python3 bench/bench.py LIBFA_RUNTIME.so KERNEL_DIR [--quick] [--baseline 
 """
 import ctypes
 import math
+import os
 import sys
 
 import torch
@@ -149,8 +150,12 @@ def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
         for causal in (False, True):
             spec = f"bf16_d{d}_{'causal' if causal else 'none'}"
             kernel = load(lib, f"{kernel_dir}/fa_fwd_{chip}_{spec}.json")
+            base = None
             if chip != "sm80":
                 old = load(lib, f"{kernel_dir}/fa_fwd_sm80_{spec}.json")
+                # An earlier version of this chip's kernel, timed in the same rounds.
+                if baseline_dir and os.path.exists(f"{baseline_dir}/fa_fwd_{chip}_{spec}.json"):
+                    base = load(lib, f"{baseline_dir}/fa_fwd_{chip}_{spec}.json")
             else:
                 old = load(lib, f"{baseline_dir}/fa_fwd_sm80_{spec}.json") if baseline_dir else None
             if not kernel:
@@ -163,7 +168,8 @@ def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
                 result = {"d": d, "causal": causal, "n": n, "rel_vs_sdpa": rel}
                 # The rebuilt kernel against v6: interleaved rounds.
                 mine = [launcher(lib, kernel)] + ([launcher(lib, old)] if old else [])
-                for label, ms in zip(("fa_mlir", "v6"), time_interleaved(mine, sets)):
+                mine += [launcher(lib, base)] if base else []
+                for label, ms in zip(("fa_mlir", "v6", "base"), time_interleaved(mine, sets)):
                     result[label] = flops / (ms * 1e-3) / 1e12
                 runs = [("fa2", sdpa(SDPBackend.FLASH_ATTENTION, causal)),
                         ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION, causal))]
@@ -177,6 +183,9 @@ def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
                 second = "v6" if chip == "sm80" else "sm80"
                 v6 = (f"{second} {result['v6']:6.1f}  new/{second} "
                       f"{result['fa_mlir'] / result['v6']:.3f}  ") if old else ""
+                if base:
+                    v6 += (f"baseline {result['base']:6.1f}  new/baseline "
+                           f"{result['fa_mlir'] / result['base']:.3f}  ")
                 print(f"d={d:3d} causal={int(causal)} n={n:5d}  fa-mlir {result['fa_mlir']:6.1f}  {v6}"
                       f"fa2 {result['fa2']:6.1f}  cudnn {result['cudnn']:6.1f}  "
                       f"ratio/fa2 {result['fa_mlir'] / result['fa2']:.2f}  "
@@ -215,7 +224,9 @@ def main():
     lib = load_runtime(sys.argv[1])
     kernel_dir = sys.argv[2]
     quick = "--quick" in sys.argv
-    baseline_dir = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
+    # The last --baseline wins (bench/run.sh passes v6's first).
+    baselines = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--baseline"]
+    baseline_dir = baselines[-1] if baselines else None
     chip = sys.argv[sys.argv.index("--chip") + 1] if "--chip" in sys.argv else "sm80"
     dtype = torch.bfloat16
     seqs = [512, 1024, 2048, 4096, 8192, 16384] if not quick else [2048, 8192]

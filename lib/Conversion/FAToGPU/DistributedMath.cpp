@@ -259,16 +259,11 @@ LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
   return success();
 }
 
-FailureOr<SmallVector<Value>>
-DistributedMath::emitLoopBody(OpBuilder &b, const GridCoords &coords,
-                              Value tileStart, ValueRange carried,
-                              Value queryTile, TileSource keyTile,
-                              TileSource valueTile, Value alibiSlope) {
+void DistributedMath::beginBody(const GridCoords &coords, Value tileStart,
+                                ValueRange carried, Value queryTile,
+                                Value alibiSlope) {
   grid = &coords;
   keyStart = tileStart;
-  tileFor = [&](OpBuilder &builder, Value tile) {
-    return tile == attention.keyTile ? keyTile(builder) : valueTile(builder);
-  };
   // Each iteration's values are its own: forget the previous body's.
   mapping.clear();
   fullRowsOf.clear();
@@ -276,7 +271,20 @@ DistributedMath::emitLoopBody(OpBuilder &b, const GridCoords &coords,
   if (attention.alibiSlope)
     mapping.map(attention.alibiSlope, alibiSlope);
   Block *body = attention.kvLoop.getBody();
-  mapping.map(body->getArguments().drop_front(), carried);
+  mapping.map(body->getArguments().drop_front(),
+              carried.take_front(body->getNumArguments() - 1));
+}
+
+FailureOr<SmallVector<Value>>
+DistributedMath::emitLoopBody(OpBuilder &b, const GridCoords &coords,
+                              Value tileStart, ValueRange carried,
+                              Value queryTile, TileSource keyTile,
+                              TileSource valueTile, Value alibiSlope) {
+  beginBody(coords, tileStart, carried, queryTile, alibiSlope);
+  tileFor = [&](OpBuilder &builder, Value tile) {
+    return tile == attention.keyTile ? keyTile(builder) : valueTile(builder);
+  };
+  Block *body = attention.kvLoop.getBody();
   for (Operation &op : body->without_terminator())
     if (failed(cloneOp(b, &op)))
       return failure();
@@ -284,6 +292,112 @@ DistributedMath::emitLoopBody(OpBuilder &b, const GridCoords &coords,
   for (Value value : body->getTerminator()->getOperands())
     yielded.push_back(lookup(b, value));
   return yielded;
+}
+
+/// An asynchronous MMA's result, waited for with `pending` groups in flight.
+static Value awaitMma(OpBuilder &b, Location loc, Value mma, int64_t pending) {
+  return MmaWaitOp::create(b, loc, mma.getType(), mma,
+                           b.getI64IntegerAttr(pending));
+}
+
+unsigned DistributedMath::accumulatorIndex() const {
+  for (OpOperand &use : attention.probsTimesValue->getUses())
+    if (isa<scf::YieldOp>(use.getOwner()))
+      return use.getOperandNumber();
+  llvm_unreachable("analyzeFusedAttention checked that P·V is carried");
+}
+
+RankedTensorType DistributedMath::deferredProbsType() const {
+  TileMatmulOp matmul = attention.probsTimesValue; // op handles: not const
+  auto probs = cast<RankedTensorType>(distribute(matmul.getLhs()));
+  return probs.clone(matmul.getRhs().getType().getElementType());
+}
+
+FailureOr<SmallVector<Value>> DistributedMath::emitPipelinedBody(
+    OpBuilder &b, const GridCoords &coords, Value tileStart, ValueRange carried,
+    Value queryTile, TileSource keyTile, const DeferredProduct &previous,
+    Value alibiSlope, const PipelineHooks &hooks) {
+  beginBody(coords, tileStart, carried, queryTile, alibiSlope);
+  tileFor = [&](OpBuilder &builder, Value) { return keyTile(builder); };
+  Block *body = attention.kvLoop.getBody();
+  TileMatmulOp matmul = attention.probsTimesValue;
+  Value accArg = body->getArgument(1 + accumulatorIndex());
+  Value pendingProduct;
+  for (Operation &op : body->without_terminator()) {
+    if (&op == matmul.getOperation())
+      continue; // P_j·V_j: the next body's, or emitDeferredProduct's
+    // The deferred P·V must have landed before the accumulator is read.
+    if (pendingProduct && llvm::is_contained(op.getOperands(), accArg)) {
+      mapping.map(accArg, awaitMma(b, op.getLoc(), pendingProduct, 0));
+      pendingProduct = Value();
+      if (hooks.productDone)
+        hooks.productDone(b);
+    }
+    if (&op != attention.scores.getOperation()) {
+      if (failed(cloneOp(b, &op)))
+        return failure();
+      continue;
+    }
+    // S_j, then the deferred P·V, both in flight; S_j is waited for with
+    // the P·V group still running.
+    if (hooks.beforeIssue)
+      hooks.beforeIssue(b);
+    if (failed(cloneOp(b, &op)))
+      return failure();
+    Value scores = mapping.lookup(op.getResult(0));
+    if (previous.probs) {
+      IRMapping operands;
+      operands.map(matmul.getLhs(), previous.probs);
+      operands.map(matmul.getRhs(), previous.valueTile(b));
+      operands.map(matmul.getAcc(), mapping.lookup(accArg));
+      auto product = cast<TileMatmulOp>(b.clone(*matmul, operands));
+      product.getResult().setType(
+          cast<RankedTensorType>(mapping.lookup(accArg).getType()));
+      pendingProduct = product.getResult();
+    }
+    if (hooks.afterIssue)
+      hooks.afterIssue(b);
+    mapping.map(op.getResult(0),
+                awaitMma(b, op.getLoc(), scores, previous.probs ? 1 : 0));
+    if (hooks.scoresDone)
+      hooks.scoresDone(b);
+  }
+  if (pendingProduct)
+    return matmul.emitError("the GPU lowering found no rescale of the "
+                            "accumulator to wait for P·V before");
+  SmallVector<Value> yielded;
+  for (Value value : body->getTerminator()->getOperands())
+    yielded.push_back(lookup(b, value == matmul.getResult() ? matmul.getAcc()
+                                                              : value));
+  Value probs = lookup(b, matmul.getLhs());
+  auto probsType = cast<RankedTensorType>(probs.getType());
+  if (probsType != deferredProbsType())
+    probs = arith::TruncFOp::create(b, matmul.getLoc(), deferredProbsType(), probs);
+  yielded.push_back(probs);
+  return yielded;
+}
+
+SmallVector<Value>
+DistributedMath::emitDeferredProduct(OpBuilder &b, ValueRange carried,
+                                     const DeferredProduct &last,
+                                     const PipelineHooks &hooks) {
+  SmallVector<Value> values(carried.drop_back());
+  unsigned acc = accumulatorIndex();
+  if (hooks.beforeIssue)
+    hooks.beforeIssue(b);
+  TileMatmulOp matmul = attention.probsTimesValue;
+  IRMapping operands;
+  operands.map(matmul.getLhs(), last.probs);
+  operands.map(matmul.getRhs(), last.valueTile(b));
+  operands.map(matmul.getAcc(), values[acc]);
+  Operation *product = b.clone(*matmul, operands);
+  product->getResult(0).setType(values[acc].getType());
+  if (hooks.afterIssue)
+    hooks.afterIssue(b);
+  values[acc] = awaitMma(b, matmul.getLoc(), product->getResult(0), 0);
+  if (hooks.productDone)
+    hooks.productDone(b);
+  return values;
 }
 
 FailureOr<std::pair<Value, Value>>

@@ -36,25 +36,48 @@
 // CHECK: mbarrier.try_wait.parity
 // CHECK: llvm.ptrtoint %[[VMAP]]
 // CHECK-COUNT-2: cp.async.bulk.tensor.4d
-// Consumers: raise their registers, wait for Q, then the L2 math on the
-// rings: wait K full, S = QKᵀ, mask and softmax, release K, wait V full,
-// acc += PV, release V.
+// Consumers: raise their registers, wait for Q, then the L2 math
+// software-pipelined (DistributedMath::emitPipelinedBody): tile 0's S and
+// softmax peeled; per later tile S_j and the previous P·V issued together
+// in this warpgroup's pingpong turn (bar.sync on its named barrier, then
+// bar.arrive on the other's), S_j waited with the P·V still in flight
+// (fa.mma_wait pending = 1), the softmax under it, then the P·V waited
+// before the rescale; the last P·V after the loop.
 // CHECK: } else {
 // CHECK: setmaxnreg.inc.sync.aligned.u32 240;
 // CHECK: mbarrier.try_wait.parity
 // CHECK: %[[QT:[^ ]+]] = fa.shared_tile %[[SQ]] : {{.*}} -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
-// CHECK: scf.for
+// Warpgroup 1 gives warpgroup 0 the first turn.
+// CHECK: @arrive bar.arrive
+// CHECK: %[[FIRST:[^:]+]]:4 = scf.if
+// CHECK: bar.sync $0, $1;
 // CHECK: mbarrier.try_wait.parity
-// CHECK: %[[KT:[^ ]+]] = fa.shared_tile %[[SK]][%{{[^]]+}}] : {{.*}} -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
-// CHECK: fa.qk_scores %[[QT]], %[[KT]] {{.*}} -> tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale
-// CHECK: fa.apply_mask
-// CHECK: fa.row_max
-// CHECK: mbarrier.arrive.shared::cta.b64
-// CHECK: mbarrier.try_wait.parity
-// CHECK: %[[VT:[^ ]+]] = fa.shared_tile %[[SV]][%{{[^]]+}}]
-// CHECK: fa.matmul %{{[^,]+}}, %[[VT]], %{{[^ ]+}} : tensor<128x128xbf16, #fa.fragment<warps = 8, mTiles = 1>>, tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
+// CHECK: %[[S0:[^ ]+]] = fa.qk_scores %[[QT]], %{{[^ ]+}} {{.*}} -> tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale
+// CHECK: @arrive bar.arrive
+// CHECK: fa.mma_wait %[[S0]] pending = 0
 // CHECK: mbarrier.arrive.shared::cta.b64
 // CHECK: scf.yield
+// CHECK: } else {
+// CHECK: scf.for %{{[^ ]+}} = %c1 to %{{[^ ]+}} step %c1 iter_args({{.*}}, %[[ACC:[^ ]+]] = %[[FIRST]]#2, %[[P:[^ ]+]] = %[[FIRST]]#3)
+// CHECK: bar.sync $0, $1;
+// CHECK: mbarrier.try_wait.parity
+// CHECK: %[[KT:[^ ]+]] = fa.shared_tile %[[SK]][%{{[^]]+}}] : {{.*}} -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
+// CHECK: %[[S:[^ ]+]] = fa.qk_scores %[[QT]], %[[KT]]
+// CHECK: mbarrier.try_wait.parity
+// CHECK: %[[VT:[^ ]+]] = fa.shared_tile %[[SV]][%{{[^]]+}}]
+// CHECK: %[[PV:[^ ]+]] = fa.matmul %[[P]], %[[VT]], %[[ACC]] : tensor<128x128xbf16, #fa.fragment<warps = 8, mTiles = 1>>, tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
+// CHECK: @arrive bar.arrive
+// CHECK: fa.mma_wait %[[S]] pending = 1
+// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: fa.apply_mask
+// CHECK: fa.row_max
+// CHECK: %[[DONE:[^ ]+]] = fa.mma_wait %[[PV]] pending = 0
+// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: fa.scale_rows %[[DONE]]
+// CHECK: scf.yield
+// CHECK: scf.if
+// CHECK: fa.matmul
+// CHECK: fa.mma_wait %{{[^ ]+}} pending = 0
 // CHECK: fa.store_fragment
 // CHECK: fa.store_fragment
 
@@ -77,10 +100,14 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{]}}%{{[rf]}}{{[0-9]+}}, {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, accumulate, 1, 1, 1;
 // PTX-DAG: wgmma.commit_group.sync.aligned;
 // PTX-DAG: wgmma.wait_group.sync.aligned 0;
-// Eight k16 steps for each of S (D = 128) and PV (block_n = 128).
+// PTX-DAG: wgmma.wait_group.sync.aligned 1;
+// PTX-DAG: bar.sync %r{{[0-9]+}}, %r{{[0-9]+}};
+// PTX-DAG: @arrive bar.arrive %r{{[0-9]+}}, %r{{[0-9]+}};
+// Eight k16 steps for each of S (D = 128) and PV (block_n = 128), twice
+// each: S in the peeled first tile and the loop, PV in the loop and after.
 // RUN: grep -c "wgmma.mma_async.*accumulate, 1, 1, 0, 0;" %t/causal_d128.ptx | FileCheck %s --check-prefix=STEPS
 // RUN: grep -c "wgmma.mma_async.*accumulate, 1, 1, 1;" %t/causal_d128.ptx | FileCheck %s --check-prefix=STEPS
-// STEPS: {{^}}8{{$}}
+// STEPS: {{^}}16{{$}}
 func.func @causal_d128(%q: tensor<1x1x256x128xbf16>, %k: tensor<1x1x256x128xbf16>, %v: tensor<1x1x256x128xbf16>)
     -> (tensor<1x1x256x128xbf16>, tensor<1x1x256xf32>) {
   %o, %lse = fa.attention %q, %k, %v

@@ -270,3 +270,12 @@ func.func @tma_tile$too_wide(%smem: memref<2x64x64xbf16, #wg>) {
 func.func @tma_layout$swizzle(%t: tensor<64x64xbf16, #fa.tma_shared<swizzleBytes = 64>>) {
   return
 }
+
+// -----
+
+// fa.mma_wait waits for the MMA that defines its operand, and only for it.
+func.func @mma_wait$not_an_mma(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>) {
+  // expected-error @+1 {{'fa.mma_wait' op operand must be the only use of an fa.qk_scores or fa.matmul result (the MMA it waits for)}}
+  %w = fa.mma_wait %t pending = 0 : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>
+  return
+}

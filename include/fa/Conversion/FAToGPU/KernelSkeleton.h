@@ -102,6 +102,43 @@ public:
                ValueRange carried, Value queryTile, TileSource keyTile,
                TileSource valueTile, Value alibiSlope);
 
+  /// The P·V a pipelined body leaves for the next one: P (16-bit) and
+  /// where its V tile comes from. `probs` null: none (the first body).
+  struct DeferredProduct {
+    Value probs;
+    TileSource valueTile;
+  };
+  /// Hooks a pipelined body calls between its steps.
+  struct PipelineHooks {
+    /// Before the first MMA is issued, and after the last (pingpong).
+    std::function<void(OpBuilder &)> beforeIssue, afterIssue;
+    /// After S is waited for (its K tile can be released), and after the
+    /// deferred P·V is (its V tile can).
+    std::function<void(OpBuilder &)> scoresDone, productDone;
+  };
+
+  /// The loop body software-pipelined for asynchronous MMAs (sm_90a), as
+  /// FlashAttention-3 orders it: issue S_j = Q·K_jᵀ, then `previous`'s P·V
+  /// (acc + P_{j-1}·V_{j-1}); wait for S_j with one MMA group in flight;
+  /// the mask and softmax of j under that P·V; wait for it; rescale by
+  /// j's factor. P_j is not multiplied: the values to carry are the loop's
+  /// (acc holding the rescaled sum without P_j·V_j), then P_j.
+  FailureOr<SmallVector<Value>>
+  emitPipelinedBody(OpBuilder &b, const GridCoords &grid, Value keyStart,
+                    ValueRange carried, Value queryTile, TileSource keyTile,
+                    const DeferredProduct &previous, Value alibiSlope,
+                    const PipelineHooks &hooks);
+
+  /// The last tile's deferred acc + P·V, waited for: the loop's values
+  /// with acc complete (`carried` without the trailing P).
+  SmallVector<Value> emitDeferredProduct(OpBuilder &b, ValueRange carried,
+                                         const DeferredProduct &last,
+                                         const PipelineHooks &hooks);
+
+  /// The type P is carried in between pipelined bodies (the MMA's input
+  /// type, with the accumulator layout).
+  RankedTensorType deferredProbsType() const;
+
   /// Clones the epilogue after the loop; returns (O tile, LSE rows).
   FailureOr<std::pair<Value, Value>> emitEpilogue(OpBuilder &b,
                                                   ValueRange loopResults);
@@ -113,6 +150,11 @@ public:
 
 private:
   Value lookup(OpBuilder &b, Value l2Value);
+  /// Sets up the mapping for one body (coordinates, tiles, carried values).
+  void beginBody(const GridCoords &coords, Value tileStart, ValueRange carried,
+                 Value queryTile, Value alibiSlope);
+  /// Index of the accumulator among the loop's carried values.
+  unsigned accumulatorIndex() const;
   Value fullRows(OpBuilder &b, Value value);
   LogicalResult cloneOp(OpBuilder &b, Operation *op);
 

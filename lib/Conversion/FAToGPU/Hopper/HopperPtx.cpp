@@ -90,6 +90,26 @@ void hopper::tmaLoad(OpBuilder &b, Location loc, Value dst, Value tensorMap,
             "r,l,r,r,r,r,r");
 }
 
+void hopper::namedBarrierSync(OpBuilder &b, Location loc, Value id,
+                              int64_t threads) {
+  inlinePtx(b, loc, Type(), {id, i32(b, loc, threads)}, "bar.sync $0, $1;",
+            "r,r");
+}
+
+void hopper::namedBarrierArrive(OpBuilder &b, Location loc, Value id,
+                                int64_t threads, Value condition) {
+  if (!condition) {
+    inlinePtx(b, loc, Type(), {id, i32(b, loc, threads)},
+              "bar.arrive $0, $1;", "r,r");
+    return;
+  }
+  Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), condition);
+  inlinePtx(b, loc, Type(), {id, i32(b, loc, threads), flag},
+            "{\n\t.reg .pred arrive;\n\tsetp.ne.b32 arrive, $2, 0;\n\t"
+            "@arrive bar.arrive $0, $1;\n\t}",
+            "r,r,r");
+}
+
 void hopper::setMaxRegisters(OpBuilder &b, Location loc, int64_t count,
                              bool increase) {
   std::string text = std::string("setmaxnreg.") + (increase ? "inc" : "dec") +
@@ -109,6 +129,26 @@ void hopper::wgmmaWait(OpBuilder &b, Location loc, int64_t pending) {
   inlinePtx(b, loc, Type(), {},
             "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
             "");
+}
+
+SmallVector<Value> hopper::wgmmaWait(OpBuilder &b, Location loc,
+                                     int64_t pending, ArrayRef<Value> values) {
+  std::string constraints;
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Type> types(values.size(), b.getF32Type());
+  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  Operation *op = inlinePtx(
+      b, loc, result, values,
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+      constraints);
+  SmallVector<Value> out;
+  for (size_t i = 0; i < values.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(
+        b, loc, op->getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+  return out;
 }
 
 Value hopper::matrixDescriptor(OpBuilder &b, Location loc, Value address,

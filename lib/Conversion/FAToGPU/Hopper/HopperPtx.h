@@ -42,6 +42,13 @@ void waitParity(OpBuilder &b, Location loc, Value barrier, Value parity);
 void tmaLoad(OpBuilder &b, Location loc, Value dst, Value tensorMap,
              ArrayRef<Value> coords, Value barrier);
 
+/// bar.sync / bar.arrive on named barrier `id` (i32, never 0: gpu.barrier
+/// uses it) for `threads` threads; the arrive only where `condition` (i1)
+/// holds, if given.
+void namedBarrierSync(OpBuilder &b, Location loc, Value id, int64_t threads);
+void namedBarrierArrive(OpBuilder &b, Location loc, Value id, int64_t threads,
+                        Value condition = Value());
+
 /// setmaxnreg.{inc,dec}: the warpgroup's register budget from here on.
 void setMaxRegisters(OpBuilder &b, Location loc, int64_t count, bool increase);
 
@@ -49,6 +56,11 @@ void setMaxRegisters(OpBuilder &b, Location loc, int64_t count, bool increase);
 void wgmmaFence(OpBuilder &b, Location loc);
 void wgmmaCommit(OpBuilder &b, Location loc);
 void wgmmaWait(OpBuilder &b, Location loc, int64_t pending);
+/// wgmma.wait_group with `values` (f32 accumulators of the awaited
+/// wgmmas) carried through it: the returned copies are only readable after
+/// the wait, whatever the compiler reorders.
+SmallVector<Value> wgmmaWait(OpBuilder &b, Location loc, int64_t pending,
+                             ArrayRef<Value> values);
 
 /// A wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor
 /// Format") for a 128-byte-swizzled operand at shared address `address`:

@@ -193,6 +193,148 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
       });
 }
 
+/// Pingpong (FA3): each consumer warpgroup issues its MMAs only in its
+/// turn, so that one's softmax runs under the other's GEMMs. Warpgroup w
+/// syncs on named barrier 1 + w before issuing and arrives on the other's
+/// after; warpgroup 1 gives warpgroup 0 the first turn and skips its last
+/// arrive, so every barrier phase completes (no arrival left pending).
+struct Pingpong {
+  const SharedState &s;
+  Value group; ///< this consumer warpgroup (i32), or null: no pingpong
+
+  static constexpr int64_t kThreads = 256; // both warpgroups per phase
+  Value barrierOf(OpBuilder &b, Location loc, Value g) const {
+    return arith::AddIOp::create(b, loc, g, s.i32(b, loc, 1));
+  }
+  void start(OpBuilder &b, Location loc, Value hasBlocks) const {
+    if (!group)
+      return;
+    Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         group, s.i32(b, loc, 1));
+    namedBarrierArrive(b, loc, s.i32(b, loc, 1), kThreads,
+                       arith::AndIOp::create(b, loc, second, hasBlocks));
+  }
+  void beforeIssue(OpBuilder &b, Location loc) const {
+    if (group)
+      namedBarrierSync(b, loc, barrierOf(b, loc, group), kThreads);
+  }
+  void afterIssue(OpBuilder &b, Location loc, Value isLast) const {
+    if (!group)
+      return;
+    Value other = arith::SubIOp::create(b, loc, s.i32(b, loc, 1), group);
+    Value skip = arith::AndIOp::create(
+        b, loc, isLast,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
+                              s.i32(b, loc, 1)));
+    namedBarrierArrive(b, loc, barrierOf(b, loc, other), kThreads,
+                       arith::XOrIOp::create(
+                           b, loc, skip,
+                           arith::ConstantIntOp::create(b, loc, 1, 1)));
+  }
+};
+
+/// The consumers' loop, software-pipelined (DistributedMath::
+/// emitPipelinedBody): tile 0's S and softmax peeled; then per tile j ≥ 1
+/// S_j and P_{j-1}·V_{j-1} in flight together, the softmax of j under the
+/// P·V; the last P·V after the loop. Returns the loop's values.
+FailureOr<SmallVector<Value>>
+buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
+                   DistributedMath &math, const GridCoords &grid, Value query,
+                   Value slope, Value kvBegin, Value numBlocks,
+                   const Pingpong &pingpong) {
+  const AttentionKernelConfig &c = s.c;
+  Value one = s.idx(b, loc, 1);
+  Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                          numBlocks, s.idx(b, loc, 0));
+  Value lastTile = arith::SubIOp::create(b, loc, numBlocks, one);
+  pingpong.start(b, loc, hasBlocks);
+  auto keyTileAt = [&](Value stage, Value parity) {
+    return [&, stage, parity](OpBuilder &tb) {
+      waitParity(tb, loc, s.barrier(tb, loc, stage, KeyFull), parity);
+      return s.tile(tb, loc, s.key, stage, c.blockN, c.headDim);
+    };
+  };
+  auto valueTileAt = [&](Value stage, Value parity) {
+    return [&, stage, parity](OpBuilder &tb) {
+      waitParity(tb, loc, s.barrier(tb, loc, stage, ValueFull), parity);
+      return s.tile(tb, loc, s.value, stage, c.blockN, c.valueDim);
+    };
+  };
+  auto hooksFor = [&](Value j, Value keyStage, Value valueStage) {
+    DistributedMath::PipelineHooks hooks;
+    hooks.beforeIssue = [&](OpBuilder &hb) { pingpong.beforeIssue(hb, loc); };
+    hooks.afterIssue = [&, j](OpBuilder &hb) {
+      pingpong.afterIssue(hb, loc,
+                          arith::CmpIOp::create(hb, loc, arith::CmpIPredicate::eq,
+                                                j, lastTile));
+    };
+    if (keyStage)
+      hooks.scoresDone = [&, keyStage](OpBuilder &hb) {
+        arrive(hb, loc, s.barrier(hb, loc, keyStage, KeyEmpty));
+      };
+    if (valueStage)
+      hooks.productDone = [&, valueStage](OpBuilder &hb) {
+        arrive(hb, loc, s.barrier(hb, loc, valueStage, ValueEmpty));
+      };
+    return hooks;
+  };
+
+  SmallVector<Value> init = math.initialLoopValues(b, loc);
+  RankedTensorType probsType = math.deferredProbsType();
+  init.push_back(arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(probsType, b.getZeroAttr(probsType.getElementType()))));
+  LogicalResult result = success();
+  auto first = scf::IfOp::create(
+      b, loc, hasBlocks,
+      [&](OpBuilder &tb, Location) {
+        Value zero = s.idx(tb, loc, 0);
+        auto [stage, parity] = ringPosition(tb, loc, s, zero);
+        auto body = math.emitPipelinedBody(
+            tb, grid, kvBegin, init, query, keyTileAt(stage, parity),
+            DistributedMath::DeferredProduct{}, slope,
+            hooksFor(zero, stage, Value()));
+        if (failed(body))
+          result = failure();
+        scf::YieldOp::create(tb, loc, succeeded(body) ? ValueRange(*body) : ValueRange(init));
+      },
+      [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, init); });
+  auto loop = scf::ForOp::create(
+      b, loc, one, numBlocks, one, first.getResults(),
+      [&](OpBuilder &lb, Location, Value j, ValueRange carried) {
+        auto [stage, parity] = ringPosition(lb, loc, s, j);
+        Value previous = arith::SubIOp::create(lb, loc, j, one);
+        auto [valueStage, valueParity] = ringPosition(lb, loc, s, previous);
+        Value keyStart = arith::AddIOp::create(
+            lb, loc, kvBegin,
+            arith::MulIOp::create(lb, loc, j, s.idx(lb, loc, c.blockN)));
+        DistributedMath::DeferredProduct deferred{
+            carried.back(), valueTileAt(valueStage, valueParity)};
+        auto body = math.emitPipelinedBody(
+            lb, grid, keyStart, carried, query, keyTileAt(stage, parity),
+            deferred, slope, hooksFor(j, stage, valueStage));
+        if (failed(body))
+          result = failure();
+        scf::YieldOp::create(lb, loc, succeeded(body) ? ValueRange(*body) : carried);
+      });
+  if (failed(result))
+    return failure();
+  SmallVector<Value> loopValues(loop.getResults().drop_back());
+  auto last = scf::IfOp::create(
+      b, loc, hasBlocks,
+      [&](OpBuilder &tb, Location) {
+        auto [stage, parity] = ringPosition(tb, loc, s, lastTile);
+        DistributedMath::PipelineHooks hooks = hooksFor(lastTile, Value(), stage);
+        hooks.beforeIssue = hooks.afterIssue = nullptr; // outside the turns
+        scf::YieldOp::create(
+            tb, loc,
+            math.emitDeferredProduct(
+                tb, loop.getResults(),
+                {loop.getResults().back(), valueTileAt(stage, parity)}, hooks));
+      },
+      [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, loopValues); });
+  return SmallVector<Value>(last.getResults());
+}
+
 /// The consumers: the L2 math over the rings, then the epilogue.
 LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
                              const FusedAttention &attention,
@@ -207,38 +349,17 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
                                         /*quadPartial=*/false,
                                         /*deferredScale=*/FloatAttr());
   DistributedMath math(attention, layout);
-  LogicalResult bodyResult = success();
-  auto loop = scf::ForOp::create(
-      b, loc, s.idx(b, loc, 0), numBlocks, s.idx(b, loc, 1),
-      math.initialLoopValues(b, loc),
-      [&](OpBuilder &lb, Location, Value j, ValueRange carried) {
-        auto [stage, parity] = ringPosition(lb, loc, s, j);
-        Value keyStart = arith::AddIOp::create(
-            lb, loc, kvBegin,
-            arith::MulIOp::create(lb, loc, j, s.idx(lb, loc, c.blockN)));
-        auto keyTile = [&](OpBuilder &tb) {
-          waitParity(tb, loc, s.barrier(tb, loc, stage, KeyFull), parity);
-          return s.tile(tb, loc, s.key, stage, c.blockN, c.headDim);
-        };
-        auto valueTile = [&](OpBuilder &tb) {
-          // S is computed (its wgmma waited): K's stage can be refilled.
-          arrive(tb, loc, s.barrier(tb, loc, stage, KeyEmpty));
-          waitParity(tb, loc, s.barrier(tb, loc, stage, ValueFull), parity);
-          return s.tile(tb, loc, s.value, stage, c.blockN, c.valueDim);
-        };
-        FailureOr<SmallVector<Value>> yielded = math.emitLoopBody(
-            lb, grid, keyStart, carried, query, keyTile, valueTile, slope);
-        if (failed(yielded)) {
-          bodyResult = failure();
-          scf::YieldOp::create(lb, loc, carried);
-          return;
-        }
-        arrive(lb, loc, s.barrier(lb, loc, stage, ValueEmpty));
-        scf::YieldOp::create(lb, loc, *yielded);
-      });
-  if (failed(bodyResult))
+  Pingpong pingpong{s, Value()};
+  if (c.warps == 2 * kRowsPerWarpgroup / 16) {
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    pingpong.group = s.toI32(
+        b, loc, arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, 128)));
+  }
+  auto values = buildPipelinedLoop(b, loc, s, math, grid, query, slope,
+                                   kvBegin, numBlocks, pingpong);
+  if (failed(values))
     return failure();
-  auto epilogue = math.emitEpilogue(b, loop.getResults());
+  auto epilogue = math.emitEpilogue(b, *values);
   if (failed(epilogue))
     return failure();
   auto [output, lse] = *epilogue;

@@ -38,6 +38,12 @@ namespace {
 constexpr int64_t kSwizzleAtomBytes = 1024;
 constexpr int64_t kStepBytes = 32; ///< 16 elements of a 16-bit type
 
+/// True if the MMA's result is awaited by an fa.mma_wait: issue and commit
+/// only, the wait is the schedule's.
+bool isAsync(Operation *mma) {
+  return mma->hasOneUse() && isa<MmaWaitOp>(*mma->user_begin());
+}
+
 bool isTmaTile(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && isa_and_nonnull<TmaSharedLayoutAttr>(tensor.getEncoding());
@@ -100,6 +106,13 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
                   /*transposeB=*/false);
     }
     wgmmaCommit(rewriter, loc);
+    if (isAsync(op)) {
+      // The epilogue runs on the waited values (MmaWaitLowering).
+      rewriter.replaceOp(op, packVector(rewriter, loc,
+                                        getTypeConverter()->convertType(op.getType()),
+                                        acc));
+      return success();
+    }
     wgmmaWait(rewriter, loc, 0);
     SmallVector<Value> scores;
     for (Value dot : acc)
@@ -160,9 +173,30 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
                   /*transposeB=*/true);
     }
     wgmmaCommit(rewriter, loc);
-    wgmmaWait(rewriter, loc, 0);
+    if (!isAsync(op))
+      wgmmaWait(rewriter, loc, 0);
     rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(),
                                       acc));
+    return success();
+  }
+};
+
+/// fa.mma_wait: wgmma.wait_group with the fragment carried through it; on
+/// scores, then the producing fa.qk_scores' epilogue (scale, softcap).
+struct MmaWaitLowering : OpConversionPattern<MmaWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MmaWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> values = wgmmaWait(
+        rewriter, loc, op.getPending(),
+        unpackVector(rewriter, loc, adaptor.getInput()));
+    if (auto scores = op.getInput().getDefiningOp<QKScoresOp>())
+      for (Value &value : values)
+        value = transformScore(rewriter, loc, scores, value);
+    rewriter.replaceOp(op, packVector(rewriter, loc,
+                                      adaptor.getInput().getType(), values));
     return success();
   }
 };
@@ -176,4 +210,6 @@ void hopper::populateWgmmaPatterns(const TypeConverter &converter,
   patterns.add<QKScoresLowering>(converter, ctx);
   // fa.matmul (acc + P·V): wgmma with P's registers as A.
   patterns.add<ProbsTimesValueLowering>(converter, ctx);
+  // fa.mma_wait: the schedule's wait for asynchronous wgmma groups.
+  patterns.add<MmaWaitLowering>(converter, ctx);
 }

@@ -104,3 +104,15 @@ LogicalResult StoreFragmentOp::verify() {
     return emitOpError("tile and buffer element types differ");
   return success();
 }
+
+LogicalResult MmaWaitOp::verify() {
+  if (getPending() < 0 || getPending() > 7)
+    return emitOpError("pending must be in [0, 7], got ") << getPending();
+  if (!layoutOf<FragmentLayoutAttr>(getInput().getType()))
+    return emitOpError("operand must carry a #fa.fragment layout");
+  Operation *def = getInput().getDefiningOp();
+  if (!isa_and_nonnull<QKScoresOp, TileMatmulOp>(def) || !def->hasOneUse())
+    return emitOpError("operand must be the only use of an fa.qk_scores or "
+                       "fa.matmul result (the MMA it waits for)");
+  return success();
+}

@@ -99,4 +99,27 @@ def FA_StoreFragmentOp : FA_Op<"store_fragment"> {
   let hasVerifier = 1;
 }
 
+def FA_MmaWaitOp : FA_Op<"mma_wait", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "An asynchronous MMA's result, once at most `pending` MMA groups are in flight";
+  let description = [{
+    An MMA (`fa.qk_scores`, `fa.matmul`) whose result feeds `fa.mma_wait` is
+    issued asynchronously: on sm_90a its wgmmas are committed as one group
+    and not waited for. Its value is usable only through this op, which
+    waits until at most `pending` groups issued after the operand's are
+    still running (`wgmma.wait_group pending`) and carries the fragment's
+    registers through the wait, so nothing reads them earlier. The
+    schedule places it: S(j+1) issued before P·V(j) and waited with one
+    group outstanding lets the softmax run under P·V.
+
+    ```mlir
+    %s = fa.mma_wait %s_pending pending = 1
+        : tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$pending);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input `pending` `=` $pending attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 #endif // FA_DIALECT_FA_IR_FAGPUOPS_TD
