@@ -48,7 +48,8 @@ for manifest in kernels_generated/*.json bench/feature-kernels/*.json; do
         set -- $size $heads
         m=$1; n=$2; kind=$3; layout=$4; shift 4
         runs=$((runs + 1))
-        if ! $FA_RUN --device cuda --kernel "$manifest" "${spec[@]}" --b 2 "$@" --m $m --n $n \
+        # A hung kernel (a barrier that never completes) fails, not stalls.
+        if ! timeout 120 $FA_RUN --device cuda --kernel "$manifest" "${spec[@]}" --b 2 "$@" --m $m --n $n \
              --layout $layout --seed $runs --verify > "$OUT_DIR/verify.log" 2>&1; then
           fails=$((fails + 1)); echo "FAIL $name $alibi m=$m n=$n $kind $layout"; tail -5 "$OUT_DIR/verify.log"
         fi
