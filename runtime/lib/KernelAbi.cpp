@@ -38,6 +38,7 @@ static const std::vector<Binding> &forwardBindings() {
       {{"q_tmap", P::TensorMap, U::TensorMaps}, none},
       {{"k_tmap", P::TensorMap, U::TensorMaps}, none},
       {{"v_tmap", P::TensorMap, U::TensorMaps}, none},
+      {{"o_tmap", P::TensorMap, U::TensorMaps}, none},
       {{"q", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::q)},
       {{"k", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::k)},
       {{"v", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::v)},
@@ -81,9 +82,13 @@ std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps) {
 }
 
 bool fa::abi::tensorMapOf(const std::string &name, TensorMapInfo &info) {
-  for (const char *tensor : {"q", "k", "v"})
+  using Rows = TensorMapInfo::Rows;
+  static const std::pair<const char *, Rows> maps[] = {
+      {"q", Rows::BlockM}, {"k", Rows::BlockN}, {"v", Rows::BlockN},
+      {"o", Rows::Warpgroup}};
+  for (const auto &[tensor, rows] : maps)
     if (name == std::string(tensor) + "_tmap") {
-      info = {tensor, name == "q_tmap"};
+      info = {tensor, rows};
       return true;
     }
   return false;
