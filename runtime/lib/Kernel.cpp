@@ -232,19 +232,14 @@ static bool encodeTensorMap(const Driver &d, const Manifest &info,
   abi::TensorMapInfo t;
   abi::tensorMapOf(name, t);
   const AttentionSpec &spec = info.spec;
-  bool isQuery = t.tensor == "q", isValue = t.tensor == "v",
-       isOutput = t.tensor == "o";
-  CUdeviceptr base = isQuery ? a.q : isValue ? a.v : isOutput ? a.o : a.k;
-  const int64_t *stride = isQuery    ? a.qStride
-                          : isValue  ? a.vStride
-                          : isOutput ? a.oStride
-                                     : a.kStride;
-  int64_t width = isValue || isOutput ? spec.valueDim : spec.headDim;
-  bool queryRows = isQuery || isOutput;
+  bool isQuery = t.tensor == "q", isValue = t.tensor == "v";
+  CUdeviceptr base = isQuery ? a.q : isValue ? a.v : a.k;
+  const int64_t *stride = isQuery ? a.qStride : isValue ? a.vStride : a.kStride;
+  int64_t width = isValue ? spec.valueDim : spec.headDim;
   int64_t elementBytes = 2;
   uint64_t dims[4] = {uint64_t(width),
-                      uint64_t(queryRows ? a.queryLen : a.keyLen),
-                      uint64_t(queryRows ? a.queryHeads : a.kvHeads),
+                      uint64_t(isQuery ? a.queryLen : a.keyLen),
+                      uint64_t(isQuery ? a.queryHeads : a.kvHeads),
                       uint64_t(a.batch)};
   uint64_t strides[3] = {uint64_t(stride[2] * elementBytes),
                          uint64_t(stride[1] * elementBytes),
@@ -260,12 +255,8 @@ static bool encodeTensorMap(const Driver &d, const Manifest &info,
     error = "TMA needs " + t.tensor + " 16-byte aligned";
     return false;
   }
-  using Rows = abi::TensorMapInfo::Rows;
-  int64_t rows = t.rows == Rows::BlockM   ? spec.blockM
-                 : t.rows == Rows::BlockN ? spec.blockN
-                                          : abi::kTensorMapWarpgroupRows;
   unsigned box[4] = {unsigned(abi::kTensorMapPanelBytes / elementBytes),
-                     unsigned(rows), 1, 1};
+                     unsigned(t.queryRows ? spec.blockM : spec.blockN), 1, 1};
   unsigned elementStrides[4] = {1, 1, 1, 1};
   int dataType = spec.dtype == ElementType::F16 ? kTensorMapFloat16
                                                 : kTensorMapBFloat16;

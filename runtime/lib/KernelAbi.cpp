@@ -38,7 +38,6 @@ static const std::vector<Binding> &forwardBindings() {
       {{"q_tmap", P::TensorMap, U::TensorMaps}, none},
       {{"k_tmap", P::TensorMap, U::TensorMaps}, none},
       {{"v_tmap", P::TensorMap, U::TensorMaps}, none},
-      {{"o_tmap", P::TensorMap, U::TensorMaps}, none},
       {{"q", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::q)},
       {{"k", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::k)},
       {{"v", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::v)},
@@ -82,13 +81,9 @@ std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps) {
 }
 
 bool fa::abi::tensorMapOf(const std::string &name, TensorMapInfo &info) {
-  using Rows = TensorMapInfo::Rows;
-  static const std::pair<const char *, Rows> maps[] = {
-      {"q", Rows::BlockM}, {"k", Rows::BlockN}, {"v", Rows::BlockN},
-      {"o", Rows::Warpgroup}};
-  for (const auto &[tensor, rows] : maps)
+  for (const char *tensor : {"q", "k", "v"})
     if (name == std::string(tensor) + "_tmap") {
-      info = {tensor, rows};
+      info = {tensor, name == "q_tmap"};
       return true;
     }
   return false;

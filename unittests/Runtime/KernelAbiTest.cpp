@@ -62,22 +62,20 @@ TEST(KernelAbi, AlibiKernelAddsSlopesAndBatchStride) {
   EXPECT_EQ(params.back().type, ParamType::Int64);
 }
 
-/// TMA kernels (sm_90a) take the four tensor maps first (the compiler
+/// TMA kernels (sm_90a) take the three tensor maps first (the compiler
 /// marks them grid-constant by position), then the plain list unchanged.
 TEST(KernelAbi, TensorMapKernelTakesMapsFirst) {
   std::vector<std::string> expected = kPlainOrder;
-  expected.insert(expected.begin(), {"q_tmap", "k_tmap", "v_tmap", "o_tmap"});
+  expected.insert(expected.begin(), {"q_tmap", "k_tmap", "v_tmap"});
   std::vector<Param> params =
       forwardKernelParams(/*alibi=*/false, /*tensorMaps=*/true);
   EXPECT_EQ(namesOf(params), expected);
-  using Rows = TensorMapInfo::Rows;
-  const Rows rows[] = {Rows::BlockM, Rows::BlockN, Rows::BlockN, Rows::Warpgroup};
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(params[i].type, ParamType::TensorMap);
     TensorMapInfo info;
     ASSERT_TRUE(tensorMapOf(params[i].name, info));
-    EXPECT_EQ(info.tensor, std::string(1, "qkvo"[i]));
-    EXPECT_EQ(info.rows, rows[i]) << params[i].name;
+    EXPECT_EQ(info.tensor, std::string(1, "qkv"[i]));
+    EXPECT_EQ(info.queryRows, i == 0);
   }
   TensorMapInfo info;
   EXPECT_FALSE(tensorMapOf("q", info));

@@ -110,27 +110,6 @@ void hopper::namedBarrierArrive(OpBuilder &b, Location loc, Value id,
             "r,r,r");
 }
 
-void hopper::tmaStore(OpBuilder &b, Location loc, Value src, Value tensorMap,
-                      ArrayRef<Value> coords) {
-  Value map = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), tensorMap);
-  SmallVector<Value> operands = {map};
-  operands.append(coords.begin(), coords.end());
-  operands.push_back(src);
-  inlinePtx(b, loc, Type(), operands,
-            "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group "
-            "[$0, {$1, $2, $3, $4}], [$5];",
-            "l,r,r,r,r,r");
-}
-
-void hopper::tmaStoreCommitAndWaitRead(OpBuilder &b, Location loc) {
-  inlinePtx(b, loc, Type(), {},
-            "cp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;", "");
-}
-
-void hopper::fenceProxyAsync(OpBuilder &b, Location loc) {
-  inlinePtx(b, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
-}
-
 void hopper::setMaxRegisters(OpBuilder &b, Location loc, int64_t count,
                              bool increase) {
   std::string text = std::string("setmaxnreg.") + (increase ? "inc" : "dec") +

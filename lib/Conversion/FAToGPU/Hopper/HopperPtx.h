@@ -49,16 +49,6 @@ void namedBarrierSync(OpBuilder &b, Location loc, Value id, int64_t threads);
 void namedBarrierArrive(OpBuilder &b, Location loc, Value id, int64_t threads,
                         Value condition = Value());
 
-/// cp.async.bulk.tensor.4d store of the box at `coords` from `src` (shared,
-/// i32) through `tensorMap`, as one bulk group; then wait until the copy
-/// has read the shared memory (the block may exit after that).
-void tmaStore(OpBuilder &b, Location loc, Value src, Value tensorMap,
-              ArrayRef<Value> coords);
-void tmaStoreCommitAndWaitRead(OpBuilder &b, Location loc);
-/// Orders this thread's ordinary shared-memory writes before the async
-/// proxy's (TMA, wgmma) reads.
-void fenceProxyAsync(OpBuilder &b, Location loc);
-
 /// setmaxnreg.{inc,dec}: the warpgroup's register budget from here on.
 void setMaxRegisters(OpBuilder &b, Location loc, int64_t count, bool increase);
 

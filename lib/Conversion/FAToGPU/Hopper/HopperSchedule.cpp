@@ -49,7 +49,6 @@ struct SharedState {
   SharedMemoryPlan plan;
   Value base;    ///< shared-window address of the buffer (i32)
   Value query, key, value; ///< memref views [(stages,) panels, rows, 64]
-  Value output;            ///< O's view over Q's region, for the TMA store
 
   Value idx(OpBuilder &b, Location loc, int64_t v) const {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -105,7 +104,6 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
   };
   const SharedMemoryPlan &p = s.plan;
   s.query = view(0, {p.queryPanels, c.blockM, kPanelElements});
-  s.output = view(0, {p.outputPanels, c.blockM, kPanelElements});
   s.key = view(p.keyOffset, {c.stages, p.keyPanels, c.blockN, kPanelElements});
   s.value =
       view(p.valueOffset, {c.stages, p.valuePanels, c.blockN, kPanelElements});
@@ -164,8 +162,7 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
     }
   };
   Value queryBar = s.queryFull(b, loc);
-  // Q's panels only: the region may be wider (O's, when Dv > D).
-  arriveExpectTx(b, loc, queryBar, p.queryPanels * c.blockM * kPanelRowBytes);
+  arriveExpectTx(b, loc, queryBar, p.queryBytes);
   copyTile(b, "q_tmap", s.address(b, loc, 0), p.queryPanels, c.blockM,
            s.toI32(b, loc, grid.queryStart), head, queryBar);
 
@@ -338,45 +335,6 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   return SmallVector<Value>(last.getResults());
 }
 
-/// O leaves through shared memory and TMA: each consumer warpgroup writes
-/// its 64 rows over its own rows of Q (its last S has been waited for),
-/// fences them for the async proxy, syncs its 128 threads on named barrier
-/// 3 + group, and one thread stores the box per panel (rows past M are
-/// dropped by the copy engine) and waits until it has been read.
-void storeOutput(OpBuilder &b, Location loc, const SharedState &s,
-                 const KernelArgs &args, const GridCoords &grid, Value output) {
-  const AttentionKernelConfig &c = s.c;
-  StoreTmaTileOp::create(b, loc, output, s.output);
-  fenceProxyAsync(b, loc);
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value group = arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, 128));
-  Value group32 = s.toI32(b, loc, group);
-  namedBarrierSync(b, loc, arith::AddIOp::create(b, loc, group32, s.i32(b, loc, 3)),
-                   128);
-  Value leader = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, loc, tid, s.idx(b, loc, 128)), s.idx(b, loc, 0));
-  scf::IfOp::create(b, loc, leader, [&](OpBuilder &then, Location) {
-    Value rowOffset = arith::MulIOp::create(
-        then, loc, group32, s.i32(then, loc, kRowsPerWarpgroup));
-    Value row = arith::AddIOp::create(then, loc, s.toI32(then, loc, grid.queryStart),
-                                      rowOffset);
-    Value src = arith::AddIOp::create(
-        then, loc, s.base,
-        arith::MulIOp::create(then, loc, rowOffset, s.i32(then, loc, kPanelRowBytes)));
-    for (int64_t panel = 0; panel < s.plan.outputPanels; ++panel)
-      tmaStore(then, loc,
-               arith::AddIOp::create(
-                   then, loc, src,
-                   s.i32(then, loc, panel * c.blockM * kPanelRowBytes)),
-               args["o_tmap"],
-               {s.i32(then, loc, panel * kPanelElements), row,
-                s.toI32(then, loc, grid.head), s.toI32(then, loc, grid.batch)});
-    tmaStoreCommitAndWaitRead(then, loc);
-    scf::YieldOp::create(then, loc);
-  });
-}
-
 /// The consumers: the L2 math over the rings, then the epilogue.
 LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
                              const FusedAttention &attention,
@@ -405,7 +363,10 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   if (failed(epilogue))
     return failure();
   auto [output, lse] = *epilogue;
-  storeOutput(b, loc, s, args, grid, output);
+  StoreFragmentOp::create(b, loc, output, args["o"],
+                          grid.tensorBase(b, loc, args, "o", grid.head),
+                          grid.queryStart, grid.queryLen,
+                          args.index(b, "o_stride_s"));
   if (lse)
     StoreFragmentOp::create(b, loc, lse, args["lse"],
                             grid.tensorBase(b, loc, args, "lse", grid.head),

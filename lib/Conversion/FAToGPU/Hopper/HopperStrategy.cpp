@@ -6,7 +6,6 @@
 
 #include "HopperStrategy.h"
 
-#include <algorithm>
 #include <sstream>
 
 using namespace mlir;
@@ -100,10 +99,7 @@ SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c) {
   queryPanels = panels(c.headDim);
   keyPanels = panels(c.headDim);
   valuePanels = panels(c.valueDim);
-  // The Q region also holds O for the TMA store (epilogue): as many panels
-  // as the wider of the two.
-  outputPanels = valuePanels;
-  queryBytes = std::max(queryPanels, outputPanels) * c.blockM * kPanelRowBytes;
+  queryBytes = queryPanels * c.blockM * kPanelRowBytes;
   keyStageBytes = keyPanels * c.blockN * kPanelRowBytes;
   valueStageBytes = valuePanels * c.blockN * kPanelRowBytes;
   // block_m and block_n are multiples of 16: every panel is a whole number

@@ -26,11 +26,11 @@ constexpr int64_t kRowsPerWarpgroup = 64;
 constexpr int64_t kPanelElements = 64;
 constexpr int64_t kPanelRowBytes = 128;
 
-/// Shared memory: Q [panels][BM][64] (then O, for its TMA store), K and V
-/// [stages][panels][BN][64], then the mbarriers. Every tile starts on a 1024-byte swizzle atom.
+/// Shared memory: Q [panels][BM][64], K and V [stages][panels][BN][64],
+/// then the mbarriers. Every tile starts on a 1024-byte swizzle atom.
 struct SharedMemoryPlan {
   explicit SharedMemoryPlan(const AttentionKernelConfig &c);
-  int64_t queryPanels, keyPanels, valuePanels, outputPanels;
+  int64_t queryPanels, keyPanels, valuePanels;
   int64_t keyOffset, valueOffset;     ///< bytes
   int64_t queryBytes, keyStageBytes, valueStageBytes;
   int64_t barrierOffset;              ///< bytes; 8 per mbarrier

@@ -181,46 +181,6 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
   }
 };
 
-/// fa.store_tma_tile: each thread's column pairs as 32-bit shared stores
-/// at their swizzled places (16-byte chunk c of row r at c ^ (r % 8)); a
-/// warp's 8 rows × 4 pairs then cover all 32 banks.
-struct StoreTmaTileLowering : OpConversionPattern<StoreTmaTileOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(StoreTmaTileOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = op.getTile().getType();
-    FragmentShape shape = FragmentShape::of(type);
-    ThreadFragment thread(rewriter, loc,
-                          cast<FragmentLayoutAttr>(type.getEncoding()));
-    auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
-    Value tile = adaptor.getTile();
-    Type pairType = VectorType::get({2}, type.getElementType());
-    for (int64_t i = 0; i < shape.size(); i += 2) {
-      Value row = thread.row(shape.rowSlot(i));
-      Value column = thread.column(shape, i);
-      Value panel = arith::DivUIOp::create(rewriter, loc, column, cst(kPanelElements));
-      Value inPanel = arith::RemUIOp::create(rewriter, loc, column, cst(kPanelElements));
-      Value chunk = arith::XOrIOp::create(
-          rewriter, loc, arith::DivUIOp::create(rewriter, loc, inPanel, cst(8)),
-          arith::RemUIOp::create(rewriter, loc, row, cst(8)));
-      Value swizzled = arith::AddIOp::create(
-          rewriter, loc, arith::MulIOp::create(rewriter, loc, chunk, cst(8)),
-          arith::RemUIOp::create(rewriter, loc, inPanel, cst(8)));
-      Value pair = vector::FromElementsOp::create(
-          rewriter, loc, pairType,
-          ValueRange{vector::ExtractOp::create(rewriter, loc, tile, ArrayRef<int64_t>{i}),
-                     vector::ExtractOp::create(rewriter, loc, tile,
-                                               ArrayRef<int64_t>{i + 1})});
-      vector::StoreOp::create(rewriter, loc, pair, adaptor.getBuffer(),
-                              ValueRange{panel, row, swizzled});
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 /// fa.mma_wait: wgmma.wait_group with the fragment carried through it; on
 /// scores, then the producing fa.qk_scores' epilogue (scale, softcap).
 struct MmaWaitLowering : OpConversionPattern<MmaWaitOp> {
@@ -252,6 +212,4 @@ void hopper::populateWgmmaPatterns(const TypeConverter &converter,
   patterns.add<ProbsTimesValueLowering>(converter, ctx);
   // fa.mma_wait: the schedule's wait for asynchronous wgmma groups.
   patterns.add<MmaWaitLowering>(converter, ctx);
-  // fa.store_tma_tile: the epilogue's O into TMA's shared layout.
-  patterns.add<StoreTmaTileLowering>(converter, ctx);
 }

@@ -116,19 +116,3 @@ LogicalResult MmaWaitOp::verify() {
                        "fa.matmul result (the MMA it waits for)");
   return success();
 }
-
-LogicalResult StoreTmaTileOp::verify() {
-  auto tile = getTile().getType();
-  auto buffer = getBuffer().getType();
-  if (!layoutOf<FragmentLayoutAttr>(tile) || tile.getRank() != 2)
-    return emitOpError("tile must be 2-D with a #fa.fragment layout");
-  int64_t elementBits = tile.getElementTypeBitWidth();
-  if (buffer.getRank() != 3 || buffer.getElementType() != tile.getElementType() ||
-      buffer.getDimSize(2) * elementBits != 128 * 8 ||
-      buffer.getDimSize(1) != tile.getDimSize(0) ||
-      buffer.getDimSize(0) * buffer.getDimSize(2) < tile.getDimSize(1))
-    return emitOpError("buffer must be [panels, ") << tile.getDimSize(0)
-           << ", 128 bytes] of the tile's element type, covering its "
-           << tile.getDimSize(1) << " columns";
-  return success();
-}

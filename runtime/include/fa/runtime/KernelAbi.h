@@ -70,19 +70,15 @@ struct Param {
 /// launch words (the compiler marks them grid-constant by position).
 std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false);
 
-/// How a TensorMap parameter maps its tensor: which one ("q", "k", "v",
-/// "o"), and the TMA box, `panelBytes` of one row by `boxRows` rows:
-/// block_m for Q, block_n for K and V, one consumer warpgroup's rows
-/// (kTensorMapWarpgroupRows) for O, which each warpgroup stores. The tensor
-/// is seen as 4-D [B, H, S, D] through its strides (any layout), so that
-/// rows past S are out of bounds (zero-filled on loads, dropped on stores),
-/// never the next head's.
+/// How a TensorMap parameter maps its tensor: which one ("q", "k", "v"),
+/// and the TMA box, `panelBytes` of one row by `rows` rows, where `rows`
+/// is the kernel's block_m for Q and block_n for K and V. The tensor is
+/// seen as 4-D [B, H, S, D] through its strides (any layout), so that rows
+/// past S are out of bounds and zero-filled, never the next head's.
 struct TensorMapInfo {
-  enum class Rows { BlockM, BlockN, Warpgroup };
   std::string tensor;
-  Rows rows;
+  bool queryRows;
 };
-constexpr int64_t kTensorMapWarpgroupRows = 64;
 constexpr int64_t kTensorMapBytes = 128, kTensorMapAlignment = 64;
 /// A box row: 128 bytes, the span of the 128-byte swizzle.
 constexpr int64_t kTensorMapPanelBytes = 128;

@@ -99,26 +99,6 @@ def FA_StoreFragmentOp : FA_Op<"store_fragment"> {
   let hasVerifier = 1;
 }
 
-def FA_StoreTmaTileOp : FA_Op<"store_tma_tile"> {
-  let summary = "Write a distributed tile into shared memory in the #fa.tma_shared layout";
-  let description = [{
-    Each thread writes its elements of `tile` (`#fa.fragment`, `[R, C]`)
-    into `buffer` (`[panels, R, W]`, W the 128-byte panel width) with the
-    128-byte swizzle TMA uses: the layout a `cp.async.bulk.tensor` store
-    reads (the sm_90a epilogue's O). The schedule fences and synchronises
-    before the copy engine reads it.
-
-    ```mlir
-    fa.store_tma_tile %o, %smem : tensor<128x128xbf16, #fa.fragment<warps = 8, mTiles = 1>>,
-        memref<2x128x64xbf16, #gpu.address_space<workgroup>>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$tile,
-                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$buffer);
-  let assemblyFormat = "$tile `,` $buffer attr-dict `:` type($tile) `,` type($buffer)";
-  let hasVerifier = 1;
-}
-
 def FA_MmaWaitOp : FA_Op<"mma_wait", [AllTypesMatch<["input", "result"]>]> {
   let summary = "An asynchronous MMA's result, once at most `pending` MMA groups are in flight";
   let description = [{
