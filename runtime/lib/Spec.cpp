@@ -145,7 +145,6 @@ const char *fa::alibiName(AlibiKind alibi) {
 bool fa::checkSpec(const AttentionSpec &spec, std::string &error) {
   using namespace fa::limits;
   std::ostringstream os;
-  auto isPowerOfTwo = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
   if (spec.headDim < 1 || spec.valueDim < 1)
     os << "head dimensions must be >= 1 (got d=" << spec.headDim
        << " dv=" << spec.valueDim << ")";
@@ -164,10 +163,11 @@ bool fa::checkSpec(const AttentionSpec &spec, std::string &error) {
     os << "window bounds (" << spec.mask.left << ", " << spec.mask.right
        << ") are out of range (each in [-1, " << kMaxSequence
        << "]; -1 means unbounded)";
-  else if (!isPowerOfTwo(spec.blockM) || !isPowerOfTwo(spec.blockN) ||
-           spec.blockM > kMaxSequence || spec.blockN > kMaxSequence)
-    os << "block_m and block_n must be powers of two from 1 to "
-       << kMaxSequence << " (got " << spec.blockM << " and " << spec.blockN
+  else if (!blockSizeValid(spec.blockM, false))
+    os << "block_m must be " << blockSizeRule(false) << " (got "
+       << spec.blockM << ")";
+  else if (!blockSizeValid(spec.blockN, true))
+    os << "block_n must be " << blockSizeRule(true) << " (got " << spec.blockN
        << ")";
   error = os.str();
   return error.empty();
@@ -253,8 +253,9 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
       spec.scale = scale;
     } else if (key == "block_m" || key == "block_n") {
       int64_t &block = key == "block_m" ? spec.blockM : spec.blockN;
-      ok = parseInt(value, block) && block > 0 && (block & (block - 1)) == 0;
-      expected = "a power of two";
+      bool keyBlock = key == "block_n";
+      ok = parseInt(value, block) && limits::blockSizeValid(block, keyBlock);
+      expected = limits::blockSizeRule(keyBlock);
     }
     if (!ok) {
       error = badValue(key, value, expected);

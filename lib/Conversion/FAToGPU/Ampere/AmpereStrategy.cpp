@@ -33,8 +33,8 @@ public:
     else if (c.blockM != 16 * c.warps && c.blockM != 32 * c.warps)
       os << "block_m must be 16 * warps or 32 * warps (" << 16 * c.warps
          << " or " << 32 * c.warps << "), got " << c.blockM;
-    else if (c.blockN % 16)
-      os << "block_n must be a multiple of 16, got " << c.blockN;
+    else if (c.blockN % 16 || (c.blockN & (c.blockN - 1)))
+      os << "sm_80 block_n must be a power of two, at least 16, got " << c.blockN;
     else if (c.stages != 2)
       os << "the sm_80 pipeline has 2 stages, got " << c.stages;
     else if (dynamicSharedMemoryBytes(c) > kMaxSharedMemoryBytes)

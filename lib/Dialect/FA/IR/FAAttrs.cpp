@@ -102,20 +102,16 @@ LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t blockM, int64_t blockN, int64_t stages,
                                int64_t warps) {
-  // Powers of two keep tiles aligned with MMA fragments and swizzle periods.
-  auto checkBlock = [&](StringRef name, int64_t size) -> LogicalResult {
-    if (size <= 0 || !llvm::isPowerOf2_64(size))
-      return emitError() << name << " must be a positive power of two, but is "
-                         << size;
-    // A block never spans more than the longest sequence.
-    if (size > ::fa::limits::kMaxSequence)
-      return emitError() << name << " (" << size
-                         << ") exceeds the longest accepted sequence, 2^40 = "
-                         << ::fa::limits::kMaxSequence;
+  // Powers of two keep tiles aligned with MMA fragments and swizzle periods;
+  // block_n may also be any multiple of 16 (whole MMA k-steps).
+  auto checkBlock = [&](StringRef name, int64_t size, bool keyBlock) -> LogicalResult {
+    if (!::fa::limits::blockSizeValid(size, keyBlock))
+      return emitError() << name << " must be " << ::fa::limits::blockSizeRule(keyBlock)
+                         << ", but is " << size;
     return success();
   };
-  if (failed(checkBlock("block_m", blockM)) ||
-      failed(checkBlock("block_n", blockN)))
+  if (failed(checkBlock("block_m", blockM, false)) ||
+      failed(checkBlock("block_n", blockN, true)))
     return failure();
   if (stages < 1)
     return emitError() << "stages must be >= 1, but is " << stages;

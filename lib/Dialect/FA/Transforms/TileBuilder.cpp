@@ -34,13 +34,13 @@ FailureOr<AttentionShape> AttentionShape::get(Operation *op, Value query,
 
 LogicalResult mlir::fa::verifyBlockOptions(Operation *op, StringRef passName,
                                            int64_t blockM, int64_t blockN) {
-  for (auto [name, size] : {std::pair<StringRef, int64_t>{"block-m", blockM},
-                            std::pair<StringRef, int64_t>{"block-n", blockN}})
-    if (size <= 0 || !llvm::isPowerOf2_64(size) ||
-        size > ::fa::limits::kMaxSequence)
-      return op->emitError()
-             << passName << ": " << name
-             << " must be a power of two in [1, 2^40], but is " << size;
+  for (auto [name, size, keyBlock] :
+       {std::tuple<StringRef, int64_t, bool>{"block-m", blockM, false},
+        std::tuple<StringRef, int64_t, bool>{"block-n", blockN, true}})
+    if (!::fa::limits::blockSizeValid(size, keyBlock))
+      return op->emitError() << passName << ": " << name << " must be "
+                             << ::fa::limits::blockSizeRule(keyBlock)
+                             << ", but is " << size;
   return success();
 }
 

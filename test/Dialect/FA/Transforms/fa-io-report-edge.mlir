@@ -10,7 +10,7 @@
 // HUGEBLOCK: tiled block_m=1099511627776 block_n=64: read 1536 B
 // Blocks follow fa-tile's rule; sram-bytes must be positive.
 // RUN: not fa-opt %s --fa-io-report="block-n=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: fa-io-report: block-n must be a power of two in [1, 2^40], but is 0
+// ZERO: error: fa-io-report: block-n must be a power of two or a multiple of 16 in [1, 2^40], but is 0
 // RUN: not fa-opt %s --fa-io-report="block-m=9223372036854775807" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
 // HUGE: error: fa-io-report: block-m must be a power of two in [1, 2^40], but is 9223372036854775807
 // RUN: not fa-opt %s --fa-io-report="sram-bytes=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SRAMNEG
