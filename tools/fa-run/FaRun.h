@@ -26,6 +26,8 @@ enum class NegativeControl { None, NoRescale, NoRowDot, NoAlibi };
 struct Options {
   std::string device = "cpu", spec, kernel, dump, negativeControl = "none";
   std::string layout = "bhsd";
+  /// The chip a --spec is compiled for (--device cuda); empty: the default.
+  std::string target;
   int64_t batch = 1, queryHeads = 1, kvHeads = 1, queryLen = 128, keyLen = 128;
   uint64_t seed = 0;
   bool verify = false, backward = false, bench = false;
@@ -71,7 +73,8 @@ int runCuda(const Options &options);
 
 /// With the compiler built in: compiles `spec` for sm_80 into a temporary
 /// directory and returns its manifest (SpecKernel.cpp).
-bool compileSpecKernel(const std::string &spec, std::string &manifestPath,
+bool compileSpecKernel(const std::string &spec, const std::string &target,
+                       std::string &manifestPath,
                        std::string &error, bool &badInput);
 
 } // namespace fa

@@ -23,27 +23,30 @@
 #include <cstdlib>
 
 bool fa::compileSpecKernel(const std::string &specText,
+                           const std::string &targetChip,
                            std::string &manifestPath, std::string &error,
                            bool &badInput) {
+  std::string target =
+      targetChip.empty() ? mlir::fa::defaultChip().str() : targetChip;
   badInput = true;
   AttentionSpec spec;
   std::vector<std::string> keys;
   if (!parseSpec(specText, spec, error, &keys))
     return false;
-  // block_m/block_n not given: the tuned sm_80 tile, as fa-compile uses.
+  // block_m/block_n not given: the chip's tuned tile, as fa-compile uses.
   auto given = [&](const char *key) {
     return std::find(keys.begin(), keys.end(), key) != keys.end();
   };
   AttentionSpec tuned = spec;
-  mlir::fa::applyTunedTile(tuned, mlir::fa::defaultChip().str());
+  mlir::fa::applyTunedTile(tuned, target);
   if (!given("block_m"))
     spec.blockM = tuned.blockM;
   if (!given("block_n"))
     spec.blockN = tuned.blockN;
   std::unique_ptr<mlir::MLIRContext> context = mlir::fa::createCompilerContext();
   mlir::fa::CompiledKernel kernel;
-  std::string name = mlir::fa::kernelName(spec, mlir::fa::defaultChip().str());
-  if (!mlir::fa::compileForwardKernel(*context, spec, mlir::fa::defaultChip().str(), name, kernel,
+  std::string name = mlir::fa::kernelName(spec, target);
+  if (!mlir::fa::compileForwardKernel(*context, spec, target, name, kernel,
                                       error, badInput))
     return false;
   char directory[] = "/tmp/fa-run-XXXXXX";

@@ -30,13 +30,15 @@ const char *kUsage =
     "usage: fa-run --device cpu|cuda (--spec SPEC | --kernel NAME.json)\n"
     "              [--b B] [--hq HQ] [--hkv HKV] [--m M] [--n N] [--seed S]\n"
     "              [--verify] [--bwd] [--bench] [--iters K] [--layout bhsd|bshd]\n"
-    "              [--dump DIR]\n"
+    "              [--dump DIR] [--target CHIP]\n"
     "              [--negative-control none|no-rescale|no-row-dot|no-alibi]\n"
     "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
     "      window(L,R),softcap=..,alibi=none|head|batch_head,scale=..,\n"
     "      block_m=..,block_n=..\n"
     "Sizes: each >= 1, m and n <= 2^40, each tensor <= 2^45 elements, and\n"
     "      the run's host tensors within half of this machine's memory.\n"
+    "--target: the chip a --spec is compiled for with --device cuda (the\n"
+    "      default chip otherwise; fa-compile --help lists them)\n"
     "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 
 bool parseInt64(const std::string &text, int64_t &out) {
@@ -54,7 +56,7 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
   std::map<std::string, std::string *> strings = {
       {"device", &o.device}, {"spec", &o.spec}, {"kernel", &o.kernel},
       {"dump", &o.dump}, {"negative-control", &o.negativeControl},
-      {"layout", &o.layout}};
+      {"layout", &o.layout}, {"target", &o.target}};
   std::map<std::string, int64_t *> ints = {
       {"b", &o.batch}, {"hq", &o.queryHeads}, {"hkv", &o.kvHeads},
       {"m", &o.queryLen}, {"n", &o.keyLen}, {"iters", &o.benchIters}};
@@ -167,12 +169,19 @@ int main(int argc, char **argv) {
   std::string error;
   if (!parseOptions(argc, argv, options, error))
     return badInput(error);
+  // --target picks the chip a --spec is compiled for: nothing else reads it.
+  if (options.given.count("target") &&
+      (options.device != "cuda" || options.spec.empty() ||
+       !options.kernel.empty()))
+    return badInput("--target chooses the chip a --spec is compiled for: it "
+                    "needs --device cuda and --spec, without --kernel");
   if (options.device == "cuda") {
 #ifdef FA_ENABLE_COMPILER
     // --spec without --kernel: compile it here, as fa-compile would.
     if (options.kernel.empty() && !options.spec.empty()) {
       bool rejected = false;
-      if (!compileSpecKernel(options.spec, options.kernel, error, rejected)) {
+      if (!compileSpecKernel(options.spec, options.target, options.kernel,
+                             error, rejected)) {
         std::cerr << "fa-run: " << error << "\n";
         return rejected ? kBadInput : kMismatch;
       }
