@@ -294,37 +294,28 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
   // a memref<?xT> is MLIR's descriptor (allocated, aligned, offset, size,
   // stride), an i64 one word. The kernel indexes with its own offsets, so
   // a buffer's size is informational.
+  // `words` is reserved up front, so pointers into it stay valid.
   std::vector<int64_t> words;
   words.reserve(5 * info.params.size());
   std::vector<TensorMapStorage> maps(info.params.size());
-  std::vector<void *> params;
-  for (const auto &[name, type] : info.params) {
+  std::vector<void *> launch;
+  for (size_t i = 0; i < info.params.size(); ++i) {
+    const auto &[name, type] = info.params[i];
     if (type == "tensormap") {
-      TensorMapStorage &map = maps[params.size()];
-      if (!encodeTensorMap(*cu, info, a, name, map, error))
+      if (!encodeTensorMap(*cu, info, a, name, maps[i], error))
         return false;
-      params.push_back(&map);
+      launch.push_back(&maps[i]);
       continue;
     }
-    params.push_back(nullptr); // the words' addresses, once they are all in
     int64_t value = 0;
     abi::forwardParamValue(a, name, value); // names were checked on read
+    size_t first = words.size();
     if (type.rfind("memref", 0) == 0)
       words.insert(words.end(), {value, value, 0, INT64_MAX, 1});
     else
       words.push_back(value);
-  }
-  // Each non-map parameter's launch words, in order.
-  size_t word = 0;
-  std::vector<void *> launch;
-  for (size_t i = 0; i < info.params.size(); ++i) {
-    if (params[i]) {
-      launch.push_back(params[i]);
-      continue;
-    }
-    size_t count = info.params[i].second.rfind("memref", 0) == 0 ? 5 : 1;
-    for (size_t w = 0; w < count; ++w)
-      launch.push_back(&words[word++]);
+    for (size_t w = first; w < words.size(); ++w)
+      launch.push_back(&words[w]);
   }
   int64_t blockM = info.spec.blockM;
   unsigned gridX = static_cast<unsigned>(a.queryLen / blockM +

@@ -153,3 +153,23 @@ Value mlir::fa::sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module,
                                            ArrayRef<int64_t>{bytes},
                                            ArrayRef<int64_t>{1});
 }
+
+LogicalResult mlir::fa::emitEpilogueAndStore(OpBuilder &b, Location loc,
+                                             DistributedMath &math,
+                                             ValueRange loopResults,
+                                             const KernelArgs &args,
+                                             const GridCoords &grid) {
+  auto epilogue = math.emitEpilogue(b, loopResults);
+  if (failed(epilogue))
+    return failure();
+  auto [output, lse] = *epilogue;
+  StoreFragmentOp::create(b, loc, output, args["o"],
+                          grid.tensorBase(b, loc, args, "o", grid.head),
+                          grid.queryStart, grid.queryLen,
+                          args.index(b, "o_stride_s"));
+  if (lse)
+    StoreFragmentOp::create(b, loc, lse, args["lse"],
+                            grid.tensorBase(b, loc, args, "lse", grid.head),
+                            grid.queryStart, grid.queryLen, Value());
+  return success();
+}

@@ -178,6 +178,14 @@ private:
   Value keyStart;
 };
 
+/// The epilogue after the KV loop (`math.emitEpilogue`), then O and LSE
+/// stored by the rows that exist (`fa.store_fragment`): every chip's end.
+LogicalResult emitEpilogueAndStore(OpBuilder &b, Location loc,
+                                   DistributedMath &math,
+                                   ValueRange loopResults,
+                                   const KernelArgs &args,
+                                   const GridCoords &grid);
+
 } // namespace fa
 } // namespace mlir
 

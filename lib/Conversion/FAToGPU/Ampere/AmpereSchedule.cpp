@@ -190,18 +190,8 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
   if (failed(bodyResult))
     return failure();
 
-  auto epilogue = math.emitEpilogue(b, loop.getResults());
-  if (failed(epilogue))
+  if (failed(emitEpilogueAndStore(b, loc, math, loop.getResults(), args, grid)))
     return failure();
-  auto [output, lse] = *epilogue;
-  StoreFragmentOp::create(b, loc, output, args["o"],
-                          grid.tensorBase(b, loc, args, "o", grid.head),
-                          grid.queryStart, grid.queryLen,
-                          args.index(b, "o_stride_s"));
-  if (lse)
-    StoreFragmentOp::create(b, loc, lse, args["lse"],
-                            grid.tensorBase(b, loc, args, "lse", grid.head),
-                            grid.queryStart, grid.queryLen, Value());
   gpu::ReturnOp::create(b, loc);
   return success();
 }

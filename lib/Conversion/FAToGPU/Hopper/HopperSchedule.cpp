@@ -177,18 +177,19 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
             arith::AddIOp::create(
                 lb, loc, kvBegin,
                 arith::MulIOp::create(lb, loc, j, s.idx(lb, loc, c.blockN))));
-        waitParity(lb, loc, s.barrier(lb, loc, stage, KeyEmpty), emptyParity);
-        Value keyBar = s.barrier(lb, loc, stage, KeyFull);
-        arriveExpectTx(lb, loc, keyBar, p.keyStageBytes);
-        copyTile(lb, "k_tmap",
-                 s.address(lb, loc, p.keyOffset, stage, p.keyStageBytes),
-                 p.keyPanels, c.blockN, keyStart, kvHead, keyBar);
-        waitParity(lb, loc, s.barrier(lb, loc, stage, ValueEmpty), emptyParity);
-        Value valueBar = s.barrier(lb, loc, stage, ValueFull);
-        arriveExpectTx(lb, loc, valueBar, p.valueStageBytes);
-        copyTile(lb, "v_tmap",
-                 s.address(lb, loc, p.valueOffset, stage, p.valueStageBytes),
-                 p.valuePanels, c.blockN, keyStart, kvHead, valueBar);
+        // Wait for the stage to be released, expect its bytes, copy.
+        auto fillStage = [&](Barrier empty, Barrier full, StringRef map,
+                             int64_t offset, int64_t stageBytes, int64_t panels) {
+          waitParity(lb, loc, s.barrier(lb, loc, stage, empty), emptyParity);
+          Value bar = s.barrier(lb, loc, stage, full);
+          arriveExpectTx(lb, loc, bar, stageBytes);
+          copyTile(lb, map, s.address(lb, loc, offset, stage, stageBytes),
+                   panels, c.blockN, keyStart, kvHead, bar);
+        };
+        fillStage(KeyEmpty, KeyFull, "k_tmap", p.keyOffset, p.keyStageBytes,
+                  p.keyPanels);
+        fillStage(ValueEmpty, ValueFull, "v_tmap", p.valueOffset,
+                  p.valueStageBytes, p.valuePanels);
         scf::YieldOp::create(lb, loc);
       });
 }
@@ -359,19 +360,7 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
                                    kvBegin, numBlocks, pingpong);
   if (failed(values))
     return failure();
-  auto epilogue = math.emitEpilogue(b, *values);
-  if (failed(epilogue))
-    return failure();
-  auto [output, lse] = *epilogue;
-  StoreFragmentOp::create(b, loc, output, args["o"],
-                          grid.tensorBase(b, loc, args, "o", grid.head),
-                          grid.queryStart, grid.queryLen,
-                          args.index(b, "o_stride_s"));
-  if (lse)
-    StoreFragmentOp::create(b, loc, lse, args["lse"],
-                            grid.tensorBase(b, loc, args, "lse", grid.head),
-                            grid.queryStart, grid.queryLen, Value());
-  return success();
+  return emitEpilogueAndStore(b, loc, math, *values, args, grid);
 }
 
 } // namespace
