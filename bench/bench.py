@@ -4,9 +4,11 @@
 (FlashAttention-2) and its cuDNN backend, in one process, on the sizes of
 TARGETS.md: 16k tokens per batch (B = 16384/N), hidden 2048 (H = 2048/D).
 
-Every implementation is timed the same way: CUDA events around a burst of
-launches that rotate among input sets larger than L2, the median of several
-bursts, FLOPs = 4·B·H·N²·D (halved when causal). Before timing, fa-mlir's
+Every implementation is timed the same way, in the same interleaved
+rounds (the order rotating): after a 150 ms warm-up at full load (the
+clock settles to what the power draw allows), CUDA events around a burst
+of launches that rotate among input sets larger than L2, the median of
+bursts and rounds, FLOPs = 4·B·H·N²·D (halved when causal). Before timing, fa-mlir's
 output is compared with SDPA's on the same inputs (a cross-check; the
 float64 verification is fa-run's job).
 
@@ -65,11 +67,28 @@ def make_args(q, k, v, o, lse, slopes=None):
     return a
 
 
+def warm_up(launch, sets, seconds=0.15):
+    """Runs `launch` back to back for about `seconds`. The H100's clock
+    follows its power draw within milliseconds: a kernel timed right after
+    a lighter one (the sm80 kernel, an idle gap) runs on a higher clock.
+    Three warm-up launches left a bias of 4-10% against the first kernel
+    of an A/A pair (docs/perf-notes.md, sm_90a v3); a warm-up this long
+    removes it."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(3):
+        launch(sets[i % len(sets)])
+    stop.record()
+    stop.synchronize()
+    per_launch = max(start.elapsed_time(stop) / 3, 1e-3) * 1e-3
+    for i in range(int(seconds / per_launch)):
+        launch(sets[i % len(sets)])
+
+
 def time_bursts(launch, sets, bursts=5, per_burst=None):
     """Median ms per launch over bursts of back-to-back launches."""
     per_burst = per_burst or max(10, 4 * len(sets))
-    for i in range(3):  # warm-up
-        launch(sets[i % len(sets)])
+    warm_up(launch, sets)
     torch.cuda.synchronize()
     times = []
     for _ in range(bursts):
@@ -84,11 +103,13 @@ def time_bursts(launch, sets, bursts=5, per_burst=None):
     return times[len(times) // 2]
 
 
-def time_interleaved(launches, sets, rounds=5):
+def time_interleaved(launches, sets, rounds=6):
     """Median ms of each launch over `rounds` rounds that take them in turn
-    (the order rotating each round), so that clock and thermal drift
-    during a run falls on all of them alike: same-process comparisons."""
+    (the order rotating each round; rounds a multiple of the launches, so
+    each is first equally often), so that clock and thermal drift during a
+    run falls on all of them alike: same-process comparisons."""
     times = [[] for _ in launches]
+    rounds = -(-rounds // len(launches)) * len(launches)
     for r in range(rounds):
         order = list(range(len(launches)))
         order = order[r % len(order):] + order[:r % len(order)]
@@ -166,19 +187,22 @@ def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
                 rel = cross_check(launcher(lib, kernel), sets, causal)
                 flops = 4 * b * h * n * n * d / (2 if causal else 1)
                 result = {"d": d, "causal": causal, "n": n, "rel_vs_sdpa": rel}
-                # The rebuilt kernel against v6: interleaved rounds.
-                mine = [launcher(lib, kernel)] + ([launcher(lib, old)] if old else [])
-                mine += [launcher(lib, base)] if base else []
-                for label, ms in zip(("fa_mlir", "v6", "base"), time_interleaved(mine, sets)):
-                    result[label] = flops / (ms * 1e-3) / 1e12
-                runs = [("fa2", sdpa(SDPBackend.FLASH_ATTENTION, causal)),
-                        ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION, causal))]
-                for label, fn in runs:
+                # Every kernel in the same interleaved rounds, SDPA's too:
+                # the clock each sees depends on what ran before it.
+                runs = [("fa_mlir", launcher(lib, kernel))]
+                runs += [("v6", launcher(lib, old))] if old else []
+                runs += [("base", launcher(lib, base))] if base else []
+                for label, fn in (("fa2", sdpa(SDPBackend.FLASH_ATTENTION, causal)),
+                                  ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION, causal))):
                     try:
-                        result[label] = flops / (time_bursts(fn, sets) * 1e-3) / 1e12
+                        fn(sets[0])
+                        runs.append((label, fn))
                     except Exception as e:  # a backend may refuse a size
                         result[label] = float("nan")
                         print(f"  {label} d={d} n={n}: {e}")
+                times = time_interleaved([fn for _, fn in runs], sets)
+                for (label, _), ms in zip(runs, times):
+                    result[label] = flops / (ms * 1e-3) / 1e12
                 rows.append(result)
                 second = "v6" if chip == "sm80" else "sm80"
                 v6 = (f"{second} {result['v6']:6.1f}  new/{second} "

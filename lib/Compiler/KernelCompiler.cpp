@@ -143,8 +143,17 @@ static std::string manifestText(const std::string &name,
      << spec.blockN << ", \"stages\": " << stages << ", \"warps\": " << warps
      << "},\n";
   os << "  \"block\": [" << strategy.blockThreads(config) << ", 1, 1],\n";
-  os << "  \"grid\": [\"ceil(q_len / " << spec.blockM
-     << ")\", \"q_heads\", \"batch\"],\n";
+  ::fa::abi::TileScheduler scheduler =
+      strategy.persistentTiles(config) ? ::fa::abi::TileScheduler::Persistent
+                                 : ::fa::abi::TileScheduler::PerBlock;
+  os << "  \"scheduler\": " << quote(::fa::abi::tileSchedulerName(scheduler))
+     << ",\n";
+  if (scheduler == ::fa::abi::TileScheduler::Persistent)
+    os << "  \"grid\": [\"min(ceil(q_len / " << spec.blockM
+       << ") * q_heads * batch, SMs * resident blocks per SM)\", 1, 1],\n";
+  else
+    os << "  \"grid\": [\"ceil(q_len / " << spec.blockM
+       << ")\", \"q_heads\", \"batch\"],\n";
   os << "  \"dynamic_shared_memory\": " << smemBytes << ",\n";
   os << "  \"params\": [\n";
   // The parameters are the ABI table's (fa/runtime/KernelAbi.h), the same

@@ -51,6 +51,7 @@ Driver *fa::cuda::driver(std::string &error, bool &noDevice) {
               resolve(library, "cuDeviceGet", d.cuDeviceGet, e) &&
               resolve(library, "cuDeviceGetCount", d.cuDeviceGetCount, e) &&
               resolve(library, "cuDeviceGetName", d.cuDeviceGetName, e) &&
+              resolve(library, "cuDeviceGetAttribute", d.cuDeviceGetAttribute, e) &&
               resolve(library, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain, e) &&
               resolve(library, "cuCtxSetCurrent", d.cuCtxSetCurrent, e) &&
               resolve(library, "cuCtxSynchronize", d.cuCtxSynchronize, e) &&
@@ -59,6 +60,8 @@ Driver *fa::cuda::driver(std::string &error, bool &noDevice) {
               resolve(library, "cuModuleUnload", d.cuModuleUnload, e) &&
               resolve(library, "cuFuncSetAttribute", d.cuFuncSetAttribute, e) &&
               resolve(library, "cuFuncGetAttribute", d.cuFuncGetAttribute, e) &&
+              resolve(library, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                      d.cuOccupancyMaxActiveBlocksPerMultiprocessor, e) &&
               resolve(library, "cuLaunchKernel", d.cuLaunchKernel, e) &&
               resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, e) &&
               resolve(library, "cuMemAlloc_v2", d.cuMemAlloc, e) &&

@@ -8,6 +8,7 @@
 
 #include "fa/runtime/Json.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <fstream>
@@ -88,6 +89,13 @@ bool Manifest::read(const std::string &path, Manifest &out,
   if (!number(tile, "stages", out.stages) || !number(tile, "warps", out.warps) ||
       !number(&root, "dynamic_shared_memory", out.dynamicSharedMemory))
     return false;
+  if (const json::Value *scheduler = root.get("scheduler")) {
+    if (scheduler->kind != json::Value::String ||
+        !abi::tileSchedulerOf(scheduler->string, out.scheduler)) {
+      error = path + ": \"scheduler\" must be \"per_block\" or \"persistent\"";
+      return false;
+    }
+  }
   if (!block || block->kind != json::Value::Array || block->array.empty()) {
     error = path + ": missing \"block\"";
     return false;
@@ -144,7 +152,14 @@ bool Manifest::checkLaunch(const ProblemSize &size,
   int64_t blocks = size.queryLen / spec.blockM +
                    (size.queryLen % spec.blockM != 0);
   std::ostringstream os;
-  if (blocks > kMaxGridX)
+  if (scheduler == abi::TileScheduler::Persistent) {
+    // The kernel decodes its tiles in 32 bits (GridCoords::forTile).
+    if (blocks * size.queryHeads * size.batch > INT32_MAX)
+      os << "m=" << size.queryLen << ", hq=" << size.queryHeads
+         << ", b=" << size.batch << " make "
+         << blocks * size.queryHeads * size.batch
+         << " tiles, more than a persistent kernel's " << INT32_MAX;
+  } else if (blocks > kMaxGridX)
     os << "m=" << size.queryLen << " needs " << blocks
        << " query blocks, more than a launch's " << kMaxGridX;
   else if (size.queryHeads > kMaxGridYZ)
@@ -203,6 +218,25 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &manifestPath,
   }
   d.cuFuncGetAttribute(&kernel->numRegisters, kFuncAttributeNumRegs,
                        kernel->function);
+  if (kernel->info.scheduler == abi::TileScheduler::Persistent) {
+    int sms = 0, perSM = 0;
+    if ((r = d.cuDeviceGetAttribute(&sms, kDeviceAttributeMultiprocessorCount,
+                                    d.device)) ||
+        (r = d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+             &perSM, kernel->function,
+             static_cast<int>(kernel->info.blockThreads),
+             static_cast<size_t>(kernel->info.dynamicSharedMemory)))) {
+      error = d.describe(r, "sizing the persistent grid");
+      return nullptr;
+    }
+    if (perSM < 1) {
+      error = kernel->info.kernelName + ": no block of " +
+              std::to_string(kernel->info.blockThreads) +
+              " threads fits an SM (registers or shared memory)";
+      return nullptr;
+    }
+    kernel->residentBlocks = int64_t(sms) * perSM;
+  }
   return kernel;
 }
 
@@ -318,11 +352,18 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
       launch.push_back(&words[w]);
   }
   int64_t blockM = info.spec.blockM;
-  unsigned gridX = static_cast<unsigned>(a.queryLen / blockM +
-                                         (a.queryLen % blockM != 0));
+  int64_t queryBlocks = a.queryLen / blockM + (a.queryLen % blockM != 0);
+  unsigned grid[3] = {static_cast<unsigned>(queryBlocks),
+                      static_cast<unsigned>(a.queryHeads),
+                      static_cast<unsigned>(a.batch)};
+  if (info.scheduler == abi::TileScheduler::Persistent) {
+    int64_t tiles = queryBlocks * a.queryHeads * a.batch;
+    grid[0] = static_cast<unsigned>(std::min(tiles, residentBlocks));
+    grid[1] = grid[2] = 1;
+  }
   CUresult r = cu->cuLaunchKernel(
-      function, gridX, static_cast<unsigned>(a.queryHeads),
-      static_cast<unsigned>(a.batch), static_cast<unsigned>(info.blockThreads),
+      function, grid[0], grid[1], grid[2],
+      static_cast<unsigned>(info.blockThreads),
       1, 1, static_cast<unsigned>(info.dynamicSharedMemory), stream,
       launch.data(), nullptr);
   if (r) {

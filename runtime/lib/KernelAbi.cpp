@@ -89,6 +89,20 @@ bool fa::abi::tensorMapOf(const std::string &name, TensorMapInfo &info) {
   return false;
 }
 
+const char *fa::abi::tileSchedulerName(TileScheduler scheduler) {
+  return scheduler == TileScheduler::Persistent ? "persistent" : "per_block";
+}
+
+bool fa::abi::tileSchedulerOf(const std::string &name,
+                              TileScheduler &scheduler) {
+  for (TileScheduler s : {TileScheduler::PerBlock, TileScheduler::Persistent})
+    if (name == tileSchedulerName(s)) {
+      scheduler = s;
+      return true;
+    }
+  return false;
+}
+
 std::string fa::abi::paramTypeName(ParamType type,
                                    const std::string &elementType) {
   switch (type) {

@@ -163,11 +163,11 @@ bool fa::checkSpec(const AttentionSpec &spec, std::string &error) {
     os << "window bounds (" << spec.mask.left << ", " << spec.mask.right
        << ") are out of range (each in [-1, " << kMaxSequence
        << "]; -1 means unbounded)";
-  else if (!blockSizeValid(spec.blockM, false))
-    os << "block_m must be " << blockSizeRule(false) << " (got "
-       << spec.blockM << ")";
-  else if (!blockSizeValid(spec.blockN, true))
-    os << "block_n must be " << blockSizeRule(true) << " (got " << spec.blockN
+  else if (!blockSizeValid(spec.blockM))
+    os << "block_m must be " << blockSizeRule() << " (got " << spec.blockM
+       << ")";
+  else if (!blockSizeValid(spec.blockN))
+    os << "block_n must be " << blockSizeRule() << " (got " << spec.blockN
        << ")";
   error = os.str();
   return error.empty();
@@ -253,9 +253,8 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
       spec.scale = scale;
     } else if (key == "block_m" || key == "block_n") {
       int64_t &block = key == "block_m" ? spec.blockM : spec.blockN;
-      bool keyBlock = key == "block_n";
-      ok = parseInt(value, block) && limits::blockSizeValid(block, keyBlock);
-      expected = limits::blockSizeRule(keyBlock);
+      ok = parseInt(value, block) && limits::blockSizeValid(block);
+      expected = limits::blockSizeRule();
     }
     if (!ok) {
       error = badValue(key, value, expected);

@@ -176,6 +176,62 @@ TEST(Manifest, LaunchLimits) {
   EXPECT_FALSE(m.checkLaunch({1, 1, 1, 64 * int64_t(INT32_MAX) + 1, 1}, error));
 }
 
+/// "scheduler": per_block when absent (older manifests), persistent or
+/// per_block by name, anything else refused.
+TEST(Manifest, SchedulerIsReadAndChecked) {
+  std::string base = R"("tile": {"stages": 2, "warps": 4}, "block": [128],
+      "dynamic_shared_memory": 0, "params": [])";
+  std::string error;
+  EXPECT_TRUE(readManifest(base, true, error)) << error;
+  EXPECT_TRUE(readManifest(base + R"(, "scheduler": "persistent")", true, error))
+      << error;
+  EXPECT_TRUE(readManifest(base + R"(, "scheduler": "per_block")", true, error))
+      << error;
+  for (const char *bad : {R"(, "scheduler": "dynamic")", R"(, "scheduler": 1)"}) {
+    EXPECT_FALSE(readManifest(base + bad, true, error)) << bad;
+    EXPECT_NE(error.find("\"scheduler\" must be"), std::string::npos) << error;
+  }
+  fa::abi::TileScheduler scheduler;
+  ASSERT_TRUE(fa::abi::tileSchedulerOf("persistent", scheduler));
+  EXPECT_EQ(scheduler, fa::abi::TileScheduler::Persistent);
+  EXPECT_STREQ(fa::abi::tileSchedulerName(scheduler), "persistent");
+  EXPECT_FALSE(fa::abi::tileSchedulerOf("Persistent", scheduler));
+}
+
+/// The committed sm_90a kernels: persistent without a mask, one tile per
+/// block under one (docs/perf-notes.md).
+TEST(Manifest, CommittedHopperSchedulers) {
+  std::string error;
+  for (auto [name, scheduler] :
+       {std::pair<const char *, fa::abi::TileScheduler>{
+            "fa_fwd_sm90a_bf16_d128_none", fa::abi::TileScheduler::Persistent},
+        {"fa_fwd_sm90a_bf16_d128_causal", fa::abi::TileScheduler::PerBlock},
+        {"fa_fwd_sm80_bf16_d128_none", fa::abi::TileScheduler::PerBlock}}) {
+    Manifest m;
+    ASSERT_TRUE(Manifest::read(FA_SOURCE_DIR "/kernels_generated/" +
+                                   std::string(name) + ".json",
+                               m, error))
+        << error;
+    EXPECT_EQ(m.scheduler, scheduler) << name;
+  }
+}
+
+/// A persistent kernel decodes its tiles in 32 bits: at most 2^31 - 1 of
+/// them, whatever the grid's y and z limits.
+TEST(Manifest, PersistentLaunchLimits) {
+  Manifest m;
+  m.spec.blockM = 64;
+  m.scheduler = fa::abi::TileScheduler::Persistent;
+  std::string error;
+  EXPECT_TRUE(m.checkLaunch({1, 65536, 1, 64, 1}, error)) << error;
+  EXPECT_TRUE(m.checkLaunch({1, 1, 1, 64 * int64_t(INT32_MAX), 1}, error))
+      << error;
+  EXPECT_FALSE(m.checkLaunch({2, 1, 1, 64 * int64_t(INT32_MAX), 1}, error));
+  EXPECT_NE(error.find("tiles, more than a persistent kernel's"),
+            std::string::npos)
+      << error;
+}
+
 /// parseSpec refuses what it cannot honour exactly, with one line naming
 /// the range; specText round-trips every value bit for bit.
 TEST(Spec, RangesKeysAndExactText) {

@@ -76,6 +76,27 @@ Value KernelArgs::index(OpBuilder &b, StringRef name) const {
   return arith::IndexCastOp::create(b, arg.getLoc(), b.getIndexType(), arg);
 }
 
+/// The coordinates that follow from (queryBlock, head, batch).
+static void completeCoords(OpBuilder &b, Location loc, const KernelArgs &args,
+                           const AttentionKernelConfig &c, GridCoords &g) {
+  // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
+  Value group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
+                                       args.index(b, "kv_heads"));
+  g.kvHead = arith::DivUIOp::create(b, loc, g.head, group);
+  g.queryStart = arith::MulIOp::create(
+      b, loc, g.queryBlock, arith::ConstantIndexOp::create(b, loc, c.blockM));
+  g.queryLen = args.index(b, "q_len");
+  g.keyLen = args.index(b, "kv_len");
+}
+
+/// ceil(M / block_m).
+static Value queryBlockCount(OpBuilder &b, Location loc, const KernelArgs &args,
+                             const AttentionKernelConfig &c) {
+  return arith::CeilDivUIOp::create(
+      b, loc, args.index(b, "q_len"),
+      arith::ConstantIndexOp::create(b, loc, c.blockM));
+}
+
 GridCoords GridCoords::build(OpBuilder &b, Location loc, const KernelArgs &args,
                              const AttentionKernelConfig &c) {
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
@@ -88,14 +109,66 @@ GridCoords GridCoords::build(OpBuilder &b, Location loc, const KernelArgs &args,
   }
   g.head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   g.batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
-  Value group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
-                                       args.index(b, "kv_heads"));
-  g.kvHead = arith::DivUIOp::create(b, loc, g.head, group);
-  g.queryStart = arith::MulIOp::create(b, loc, g.queryBlock, cst(c.blockM));
-  g.queryLen = args.index(b, "q_len");
-  g.keyLen = args.index(b, "kv_len");
+  completeCoords(b, loc, args, c, g);
   return g;
+}
+
+GridCoords GridCoords::forTile(OpBuilder &b, Location loc,
+                               const KernelArgs &args,
+                               const AttentionKernelConfig &c, Value tile) {
+  // In 32 bits (the runtime keeps the tile count below 2^31): a 64-bit
+  // division costs the producer's 24 registers a spill.
+  Type i32 = b.getI32Type();
+  auto narrow = [&](Value index) {
+    return arith::IndexCastUIOp::create(b, loc, i32, index);
+  };
+  auto widen = [&](Value x) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
+  };
+  Value queryBlocks = narrow(queryBlockCount(b, loc, args, c));
+  Value heads = narrow(args.index(b, "q_heads"));
+  Value t = narrow(tile);
+  Value rank = arith::RemUIOp::create(b, loc, t, queryBlocks);
+  Value pair = arith::DivUIOp::create(b, loc, t, queryBlocks);
+  GridCoords g;
+  g.queryBlock = rank;
+  if (c.mask.isMasking())
+    g.queryBlock = arith::SubIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, queryBlocks,
+                              arith::ConstantIntOp::create(b, loc, 1, 32)),
+        rank);
+  g.queryBlock = widen(g.queryBlock);
+  g.head = widen(arith::RemUIOp::create(b, loc, pair, heads));
+  g.batch = widen(arith::DivUIOp::create(b, loc, pair, heads));
+  completeCoords(b, loc, args, c, g);
+  return g;
+}
+
+BlockTiles BlockTiles::build(OpBuilder &b, Location loc, const KernelArgs &args,
+                             const AttentionKernelConfig &c, bool persistent) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  BlockTiles t;
+  t.persistent = persistent;
+  if (!persistent) {
+    t.first = cst(0);
+    t.count = t.step = cst(1);
+    return t;
+  }
+  t.count = arith::MulIOp::create(
+      b, loc, queryBlockCount(b, loc, args, c),
+      arith::MulIOp::create(b, loc, args.index(b, "q_heads"),
+                            args.index(b, "batch")));
+  t.first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  t.step = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  return t;
+}
+
+GridCoords BlockTiles::coords(OpBuilder &b, Location loc,
+                              const KernelArgs &args,
+                              const AttentionKernelConfig &c, Value tile) const {
+  return persistent ? GridCoords::forTile(b, loc, args, c, tile)
+                    : GridCoords::build(b, loc, args, c);
 }
 
 Value GridCoords::tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,

@@ -16,16 +16,22 @@
 // CHECK: %[[SQ:[^ ]+]] = memref.view {{.*}} to memref<2x128x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[SK:[^ ]+]] = memref.view {{.*}} to memref<2x2x128x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[SV:[^ ]+]] = memref.view {{.*}} to memref<2x2x128x64xbf16, #gpu.address_space<workgroup>>
-// Thread 0 initialises Q full (1), and per stage K full (1), K empty (256
-// consumer threads), V full, V empty.
+// Thread 0 initialises Q full (1), per stage K full (1), K empty (256
+// consumer threads), V full, V empty, then Q empty (256).
 // CHECK: scf.if
-// CHECK-COUNT-9: mbarrier.init.shared::cta.b64
+// CHECK-COUNT-10: mbarrier.init.shared::cta.b64
 // CHECK: fence.mbarrier_init
 // CHECK: gpu.barrier
-// Producer: lower its registers, one thread issues Q then the K/V ring.
+// Masked: one tile per block (the grid's x, y, z; the heaviest Q blocks
+// first), as the hardware schedules blocks as they finish.
+// Producer: lower its registers, one thread issues Q (once the consumers
+// released the last one; a fresh barrier passes) then the K/V ring.
 // CHECK: %[[PRODUCER:[^ ]+]] = arith.cmpi uge, %{{.*}}, %c256 : index
 // CHECK: scf.if %[[PRODUCER]] {
 // CHECK: setmaxnreg.dec.sync.aligned.u32 24;
+// CHECK-NOT: scf.for
+// CHECK: gpu.grid_dim x
+// CHECK: mbarrier.try_wait.parity
 // CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r" %{{[^,]+}}, %c32768_i32
 // CHECK: llvm.ptrtoint %[[QMAP]]
 // CHECK-COUNT-2: cp.async.bulk.tensor.4d
@@ -36,19 +42,19 @@
 // CHECK: mbarrier.try_wait.parity
 // CHECK: llvm.ptrtoint %[[VMAP]]
 // CHECK-COUNT-2: cp.async.bulk.tensor.4d
-// Consumers: raise their registers, wait for Q, then the L2 math
+// Consumers: raise their registers; per tile wait for Q, then the L2 math
 // software-pipelined (DistributedMath::emitPipelinedBody): tile 0's S and
 // softmax peeled; per later tile S_j and the previous P·V issued together
 // in this warpgroup's pingpong turn (bar.sync on its named barrier, then
-// bar.arrive on the other's), S_j waited with the P·V still in flight
+// bar.arrive on the next's), S_j waited with the P·V still in flight
 // (fa.mma_wait pending = 1), the softmax under it, then the P·V waited
 // before the rescale; the last P·V after the loop.
 // CHECK: } else {
 // CHECK: setmaxnreg.inc.sync.aligned.u32 240;
+// The last warpgroup gives warpgroup 0 the first turn, before the tiles.
+// CHECK: @arrive bar.arrive
 // CHECK: mbarrier.try_wait.parity
 // CHECK: %[[QT:[^ ]+]] = fa.shared_tile %[[SQ]] : {{.*}} -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
-// Warpgroup 1 gives warpgroup 0 the first turn.
-// CHECK: @arrive bar.arrive
 // CHECK: %[[FIRST:[^:]+]]:4 = scf.if
 // CHECK: bar.sync $0, $1;
 // CHECK: mbarrier.try_wait.parity
@@ -78,8 +84,14 @@
 // CHECK: scf.if
 // CHECK: fa.matmul
 // CHECK: fa.mma_wait %{{[^ ]+}} pending = 0
+// Q released (its last S waited for), then the epilogue, under the
+// producer's next Q and K.
+// CHECK: mbarrier.arrive.shared::cta.b64
 // CHECK: fa.store_fragment
 // CHECK: fa.store_fragment
+// After the tiles warpgroup 0 takes the last warpgroup's last arrival.
+// CHECK: scf.if
+// CHECK-NEXT: bar.sync $0, $1;", "r,r" %c1_i32, %c256_i32
 
 // The kernel text has by-value grid-constant tensor maps, the launch bounds setmaxnreg
 // needs, TMA, mbarrier waits, wgmma (S from two descriptors; PV with P's
@@ -116,4 +128,38 @@ func.func @causal_d128(%q: tensor<1x1x256x128xbf16>, %k: tensor<1x1x256x128xbf16
       : (tensor<1x1x256x128xbf16>, tensor<1x1x256x128xbf16>, tensor<1x1x256x128xbf16>)
       -> (tensor<1x1x256x128xbf16>, tensor<1x1x256xf32>)
   return %o, %lse : tensor<1x1x256x128xbf16>, tensor<1x1x256xf32>
+}
+
+// D64 takes three consumer warpgroups (block_m 192, 12 MMA warps, 512
+// threads) at 160 registers each, the producer at 32; the turns go round
+// robin: warpgroup w arrives on barrier (w + 1) mod 3 + 1. Without a mask
+// the kernel is persistent: block b takes tiles b, b + gridDim.x, ... of
+// ceil(M / 192)·Hq·B, decoded in 32 bits, in both roles, carrying the
+// tile count (Q's phase) and the KV tiles loaded so far (the rings').
+// CHECK-LABEL: gpu.func @d64_three_warpgroups
+// CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
+// CHECK: %[[FIRST_TILE:[^ ]+]] = gpu.block_id x
+// CHECK: %[[STEP:[^ ]+]] = gpu.grid_dim x
+// CHECK: setmaxnreg.dec.sync.aligned.u32 32;
+// CHECK: scf.for %{{[^ ]+}} = %[[FIRST_TILE]] to %[[TILES:[^ ]+]] step %[[STEP]] iter_args(%{{[^ ]+}} = %c0, %{{[^ ]+}} = %c0) -> (index, index)
+// CHECK: arith.divui %{{[^ ]+}}, %{{[^ ]+}} : i32
+// CHECK: cp.async.bulk.tensor.4d
+// CHECK: setmaxnreg.inc.sync.aligned.u32 160;
+// CHECK: arith.remui %{{[^,]+}}, %c3_i32 : i32
+// CHECK: scf.for %{{[^ ]+}} = %[[FIRST_TILE]] to %[[TILES]] step %[[STEP]] iter_args(
+// CHECK: fa.qk_scores {{.*}} -> tensor<192x128xf32, #fa.fragment<warps = 12, mTiles = 1
+// CHECK: fa.store_fragment
+// CHECK: scf.yield
+// RUN: FileCheck %s --check-prefix=PTX3 < %t/d64_three_warpgroups.ptx
+// PTX3: .maxntid 512, 1, 1
+// PTX3-DAG: setmaxnreg.dec.sync.aligned.u32 32;
+// PTX3-DAG: setmaxnreg.inc.sync.aligned.u32 160;
+// PTX3-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+func.func @d64_three_warpgroups(%q: tensor<1x1x384x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>)
+    -> (tensor<1x1x384x64xbf16>, tensor<1x1x384xf32>) {
+  %o, %lse = fa.attention %q, %k, %v
+      {tile = #fa.tile<block_m = 192, block_n = 128, stages = 2, warps = 12>}
+      : (tensor<1x1x384x64xbf16>, tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16>)
+      -> (tensor<1x1x384x64xbf16>, tensor<1x1x384xf32>)
+  return %o, %lse : tensor<1x1x384x64xbf16>, tensor<1x1x384xf32>
 }

@@ -256,8 +256,8 @@ func.func @attention$fp8_output_not_bf16(%q: tensor<1x4x128x64xf8E4M3FN>, %k: te
 
 // -----
 
-// block_n may be a multiple of 16 (48 is accepted); 40 is neither that
-// nor a power of two, and block_m must be a power of two.
+// A block may be a multiple of 16 (48 is accepted); 40 is neither that
+// nor a power of two.
 func.func @attention$tile_not_power_of_two(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
                                            %v: tensor<1x4x128x64xf16>) {
   // expected-error @+1 {{block_n must be a power of two or a multiple of 16 in [1, 2^40], but is 40}}
@@ -268,10 +268,10 @@ func.func @attention$tile_not_power_of_two(%q: tensor<1x4x128x64xf16>, %k: tenso
 
 // -----
 
-func.func @attention$block_m_not_power_of_two(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+func.func @attention$block_m_not_multiple_of_16(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
                                               %v: tensor<1x4x128x64xf16>) {
-  // expected-error @+1 {{block_m must be a power of two in [1, 2^40], but is 48}}
-  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 48, block_n = 64, stages = 2, warps = 4>}
+  // expected-error @+1 {{block_m must be a power of two or a multiple of 16 in [1, 2^40], but is 40}}
+  %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 40, block_n = 64, stages = 2, warps = 4>}
       : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
   return
 }
@@ -564,7 +564,7 @@ func.func @attention$window_right_too_far(%q: tensor<1x4x128x64xf16>, %k: tensor
 
 func.func @attention$tile_zero_block(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
     %v: tensor<1x4x128x64xf16>) {
-  // expected-error @+1 {{block_m must be a power of two in [1, 2^40], but is 0}}
+  // expected-error @+1 {{block_m must be a power of two or a multiple of 16 in [1, 2^40], but is 0}}
   %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 0, block_n = 64, stages = 2, warps = 4>}
       : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
   return
@@ -584,7 +584,7 @@ func.func @attention$tile_negative_block(%q: tensor<1x4x128x64xf16>, %k: tensor<
 
 func.func @attention$tile_huge_block(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
     %v: tensor<1x4x128x64xf16>) {
-  // expected-error @+1 {{block_m must be a power of two in [1, 2^40], but is 4611686018427387904}}
+  // expected-error @+1 {{block_m must be a power of two or a multiple of 16 in [1, 2^40], but is 4611686018427387904}}
   %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 4611686018427387904, block_n = 64, stages = 2, warps = 4>}
       : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
   return

@@ -97,6 +97,11 @@ public:
   /// Whether the kernel takes TMA tensor maps (KernelAbi.h's TensorMaps
   /// parameters).
   virtual bool usesTensorMaps() const { return false; }
+  /// Whether the kernel is persistent (KernelAbi.h's TileScheduler): a
+  /// grid of resident blocks, each looping over tiles.
+  virtual bool persistentTiles(const AttentionKernelConfig &c) const {
+    return false;
+  }
   /// The tuned tile (block_m, block_n) for a head dim pair, used when the
   /// user names none.
   struct Tile {

@@ -64,6 +64,13 @@ struct GridCoords {
   /// should not form the tail of the grid.
   static GridCoords build(OpBuilder &b, Location loc, const KernelArgs &args,
                           const AttentionKernelConfig &c);
+  /// Tile `tile` (an index in [0, tiles)) of a persistent kernel, in the
+  /// grid's order: Q blocks fastest (the last first when masked), then
+  /// heads, then batches. The blocks resident at once then share a few
+  /// heads' K and V in L2; ordering by sections of heads that fit L2 (FA3's
+  /// swizzle) measured 3-7% slower (docs/perf-notes.md, sm_90a v3).
+  static GridCoords forTile(OpBuilder &b, Location loc, const KernelArgs &args,
+                            const AttentionKernelConfig &c, Value tile);
   /// The KV tiles this Q block sees under the mask: the first key (a
   /// multiple of block_n) and the number of block_n tiles from it.
   std::pair<Value, Value> visibleKeyBlocks(OpBuilder &b, Location loc,
@@ -73,6 +80,20 @@ struct GridCoords {
   /// batch · stride_b + head · stride_h for tensor `prefix` ("q", "o", ...).
   Value tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
                    StringRef prefix, Value headIndex) const;
+};
+
+/// The tiles one thread block computes (KernelAbi.h's TileScheduler):
+/// persistent, tiles first, first + step, ... below count (blockIdx.x,
+/// gridDim.x, ceil(M / block_m) · Hq · B); per block, the one tile of the
+/// grid's (x, y, z).
+struct BlockTiles {
+  bool persistent = false;
+  Value count, first, step; ///< index
+  static BlockTiles build(OpBuilder &b, Location loc, const KernelArgs &args,
+                          const AttentionKernelConfig &c, bool persistent);
+  /// Where tile `tile` is (GridCoords::forTile, or GridCoords::build).
+  GridCoords coords(OpBuilder &b, Location loc, const KernelArgs &args,
+                    const AttentionKernelConfig &c, Value tile) const;
 };
 
 /// `bytes` of dynamic shared memory as an i8 memref at a 1024-byte aligned

@@ -30,6 +30,8 @@ public:
       os << "sm_80 kernels need D and Dv multiples of 8 from 8 to 256, got D="
          << c.headDim << " Dv=" << c.valueDim
          << " (pad the head dim with zeros to the next multiple of 8)";
+    else if (c.blockM & (c.blockM - 1))
+      os << "sm_80 block_m must be a power of two, got " << c.blockM;
     else if (c.blockM != 16 * c.warps && c.blockM != 32 * c.warps)
       os << "block_m must be 16 * warps or 32 * warps (" << 16 * c.warps
          << " or " << 32 * c.warps << "), got " << c.blockM;

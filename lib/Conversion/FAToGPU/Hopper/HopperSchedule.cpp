@@ -38,10 +38,21 @@ using namespace mlir::fa::hopper;
 
 namespace {
 
-/// Register budgets after setmaxnreg (FA3's for two consumer warpgroups:
-/// 2·128·240 + 128·24 ≤ 64K registers).
-constexpr int64_t kProducerRegisters = 24;
-constexpr int64_t kConsumerRegisters = 240;
+/// Register budgets after setmaxnreg, FA3's: the block's 64K registers
+/// shared by the producer warpgroup and the consumers (2·128·240 + 128·24,
+/// or 3·128·160 + 128·32; ptxas starts every thread at 64K / threads).
+int64_t consumerGroups(const AttentionKernelConfig &c) {
+  return c.blockM / kRowsPerWarpgroup;
+}
+
+struct RegisterBudget {
+  int64_t producer, consumer;
+};
+RegisterBudget registerBudget(int64_t consumerGroups) {
+  if (consumerGroups <= 2)
+    return {24, 240};
+  return {32, 160};
+}
 
 /// The kernel's shared memory: tile views, their addresses, the barriers.
 struct SharedState {
@@ -76,6 +87,10 @@ struct SharedState {
   }
   Value queryFull(OpBuilder &b, Location loc) const {
     return address(b, loc, plan.barrierOffset);
+  }
+  /// Released by the consumers once their last S = QKᵀ of a tile is done.
+  Value queryEmpty(OpBuilder &b, Location loc) const {
+    return address(b, loc, plan.barrierOffset + 8 * (1 + 4 * c.stages));
   }
   /// The tile of `buffer` (behind `stage`) as a value of the math.
   Value tile(OpBuilder &b, Location loc, Value buffer, Value stage,
@@ -117,6 +132,7 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
                                       s.idx(b, loc, 0));
   scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
     mbarrierInit(then, loc, s.queryFull(then, loc), 1);
+    mbarrierInit(then, loc, s.queryEmpty(then, loc), consumerThreads);
     for (int64_t stage = 0; stage < s.c.stages; ++stage) {
       Value st = s.idx(then, loc, stage);
       mbarrierInit(then, loc, s.barrier(then, loc, st, KeyFull), 1);
@@ -131,22 +147,59 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
   gpu::BarrierOp::create(b, loc);
 }
 
-/// Ring position of KV tile j: (stage, parity of its use of the stage).
+/// Ring position of the n-th KV tile this block loads (counted over all
+/// its Q tiles): (stage, parity of its use of the stage).
 std::pair<Value, Value> ringPosition(OpBuilder &b, Location loc,
-                                     const SharedState &s, Value j) {
+                                     const SharedState &s, Value n) {
   Value stages = s.idx(b, loc, s.c.stages);
-  Value stage = arith::RemUIOp::create(b, loc, j, stages);
-  Value round = arith::DivUIOp::create(b, loc, j, stages);
+  Value stage = arith::RemUIOp::create(b, loc, n, stages);
+  Value round = arith::DivUIOp::create(b, loc, n, stages);
   Value parity = arith::RemUIOp::create(b, loc, round, s.idx(b, loc, 2));
   return {stage, s.toI32(b, loc, parity)};
 }
 
-/// One thread's copies: Q, then each visible K and V tile into the rings.
+/// One Q tile of the persistent loop, as a role sees it.
+struct QueryTile {
+  GridCoords grid;
+  Value kvBegin, numBlocks; ///< the visible KV tiles (GridCoords)
+  Value round;              ///< this block's tile count so far: Q's phase
+  Value ringBase;           ///< KV tiles this block loaded before this one
+  /// Parity of the round (i32), for Q's barriers.
+  Value parity(OpBuilder &b, Location loc, const SharedState &s) const {
+    return s.toI32(b, loc,
+                   arith::RemUIOp::create(b, loc, round, s.idx(b, loc, 2)));
+  }
+};
+
+/// Runs `body` for each of this block's tiles (BlockTiles), carrying
+/// the round and the ring count both roles agree on.
+void forEachQueryTile(OpBuilder &b, Location loc, const SharedState &s,
+                      const KernelArgs &args, const BlockTiles &tiles,
+                      llvm::function_ref<void(OpBuilder &, const QueryTile &)> body) {
+  Value zero = s.idx(b, loc, 0);
+  scf::ForOp::create(
+      b, loc, tiles.first, tiles.count, tiles.step, ValueRange{zero, zero},
+      [&](OpBuilder &tb, Location, Value tile, ValueRange carried) {
+        QueryTile q;
+        q.grid = tiles.coords(tb, loc, args, s.c, tile);
+        std::tie(q.kvBegin, q.numBlocks) = q.grid.visibleKeyBlocks(tb, loc, s.c);
+        q.round = carried[0];
+        q.ringBase = carried[1];
+        body(tb, q);
+        scf::YieldOp::create(
+            tb, loc,
+            ValueRange{arith::AddIOp::create(tb, loc, q.round, s.idx(tb, loc, 1)),
+                       arith::AddIOp::create(tb, loc, q.ringBase, q.numBlocks)});
+      });
+}
+
+/// One thread's copies, per tile: Q once the consumers released the last
+/// one, then each visible K and V tile into the rings.
 void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
-                   const KernelArgs &args, const GridCoords &grid,
-                   Value kvBegin, Value numBlocks) {
+                   const KernelArgs &args, const QueryTile &q) {
   const AttentionKernelConfig &c = s.c;
   const SharedMemoryPlan &p = s.plan;
+  const GridCoords &grid = q.grid;
   Value head = s.toI32(b, loc, grid.head);
   Value kvHead = s.toI32(b, loc, grid.kvHead);
   Value batch = s.toI32(b, loc, grid.batch);
@@ -161,21 +214,25 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
               bar);
     }
   };
+  // A fresh barrier's previous phase counts as complete: round 0 passes.
+  waitParity(b, loc, s.queryEmpty(b, loc),
+             arith::XOrIOp::create(b, loc, q.parity(b, loc, s), s.i32(b, loc, 1)));
   Value queryBar = s.queryFull(b, loc);
   arriveExpectTx(b, loc, queryBar, p.queryBytes);
   copyTile(b, "q_tmap", s.address(b, loc, 0), p.queryPanels, c.blockM,
            s.toI32(b, loc, grid.queryStart), head, queryBar);
 
   scf::ForOp::create(
-      b, loc, s.idx(b, loc, 0), numBlocks, s.idx(b, loc, 1), ValueRange{},
+      b, loc, s.idx(b, loc, 0), q.numBlocks, s.idx(b, loc, 1), ValueRange{},
       [&](OpBuilder &lb, Location, Value j, ValueRange) {
-        auto [stage, parity] = ringPosition(lb, loc, s, j);
+        auto [stage, parity] = ringPosition(
+            lb, loc, s, arith::AddIOp::create(lb, loc, q.ringBase, j));
         Value emptyParity =
             arith::XOrIOp::create(lb, loc, parity, s.i32(lb, loc, 1));
         Value keyStart = s.toI32(
             lb, loc,
             arith::AddIOp::create(
-                lb, loc, kvBegin,
+                lb, loc, q.kvBegin,
                 arith::MulIOp::create(lb, loc, j, s.idx(lb, loc, c.blockN))));
         // Wait for the stage to be released, expect its bytes, copy.
         auto fillStage = [&](Barrier empty, Barrier full, StringRef map,
@@ -194,61 +251,82 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
       });
 }
 
-/// Pingpong (FA3): each consumer warpgroup issues its MMAs only in its
-/// turn, so that one's softmax runs under the other's GEMMs. Warpgroup w
-/// syncs on named barrier 1 + w before issuing and arrives on the other's
-/// after; warpgroup 1 gives warpgroup 0 the first turn and skips its last
-/// arrive, so every barrier phase completes (no arrival left pending).
+/// Pingpong (FA3's warp scheduler barrier): the consumer warpgroups issue
+/// their MMAs in turn, round robin, so that one's softmax runs under the
+/// others' GEMMs. Warpgroup w syncs on named barrier 1 + w before issuing
+/// and arrives on its successor's after. The turns run on across the
+/// block's tiles (every warpgroup takes the same tiles, so the same number
+/// of turns): the last warpgroup gives the first its first turn before
+/// the tiles, and the first takes that last arrival after them, so every
+/// barrier phase completes (no arrival left pending).
 struct Pingpong {
   const SharedState &s;
-  Value group; ///< this consumer warpgroup (i32), or null: no pingpong
+  int64_t groups = 0; ///< consumer warpgroups taking turns (< 2: no pingpong)
+  // Computed once, before the tiles (i32 barrier ids, i1 flags):
+  Value ownBarrier, nextBarrier, isFirstGroup, isLastGroup;
 
-  static constexpr int64_t kThreads = 256; // both warpgroups per phase
-  Value barrierOf(OpBuilder &b, Location loc, Value g) const {
-    return arith::AddIOp::create(b, loc, g, s.i32(b, loc, 1));
-  }
-  void start(OpBuilder &b, Location loc, Value hasBlocks) const {
-    if (!group)
+  static constexpr int64_t kThreads = 256; // the syncing and arriving groups
+
+  Pingpong(OpBuilder &b, Location loc, const SharedState &s, int64_t groups)
+      : s(s), groups(groups) {
+    if (groups < 2)
       return;
-    Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         group, s.i32(b, loc, 1));
-    namedBarrierArrive(b, loc, s.i32(b, loc, 1), kThreads,
-                       arith::AndIOp::create(b, loc, second, hasBlocks));
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value group = s.toI32(
+        b, loc, arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, 128)));
+    Value one = s.i32(b, loc, 1);
+    ownBarrier = arith::AddIOp::create(b, loc, group, one);
+    nextBarrier = arith::AddIOp::create(
+        b, loc,
+        arith::RemUIOp::create(b, loc, ownBarrier, s.i32(b, loc, groups)), one);
+    isFirstGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         group, s.i32(b, loc, 0));
+    isLastGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
+                                        s.i32(b, loc, groups - 1));
+  }
+  /// Before the tiles: the first turn is warpgroup 0's.
+  void start(OpBuilder &b, Location loc) const {
+    if (groups >= 2)
+      namedBarrierArrive(b, loc, s.i32(b, loc, 1), kThreads, isLastGroup);
+  }
+  /// After the tiles: warpgroup 0 takes the last warpgroup's last arrival.
+  void drain(OpBuilder &b, Location loc) const {
+    if (groups < 2)
+      return;
+    scf::IfOp::create(b, loc, isFirstGroup, [&](OpBuilder &then, Location) {
+      namedBarrierSync(then, loc, s.i32(then, loc, 1), kThreads);
+      scf::YieldOp::create(then, loc);
+    });
   }
   void beforeIssue(OpBuilder &b, Location loc) const {
-    if (group)
-      namedBarrierSync(b, loc, barrierOf(b, loc, group), kThreads);
+    if (groups >= 2)
+      namedBarrierSync(b, loc, ownBarrier, kThreads);
   }
-  void afterIssue(OpBuilder &b, Location loc, Value isLast) const {
-    if (!group)
-      return;
-    Value other = arith::SubIOp::create(b, loc, s.i32(b, loc, 1), group);
-    Value skip = arith::AndIOp::create(
-        b, loc, isLast,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
-                              s.i32(b, loc, 1)));
-    namedBarrierArrive(b, loc, barrierOf(b, loc, other), kThreads,
-                       arith::XOrIOp::create(
-                           b, loc, skip,
-                           arith::ConstantIntOp::create(b, loc, 1, 1)));
+  void afterIssue(OpBuilder &b, Location loc) const {
+    if (groups >= 2)
+      namedBarrierArrive(b, loc, nextBarrier, kThreads,
+                         arith::ConstantIntOp::create(b, loc, 1, 1));
   }
 };
 
-/// The consumers' loop, software-pipelined (DistributedMath::
-/// emitPipelinedBody): tile 0's S and softmax peeled; then per tile j ≥ 1
-/// S_j and P_{j-1}·V_{j-1} in flight together, the softmax of j under the
-/// P·V; the last P·V after the loop. Returns the loop's values.
+/// The consumers' loop over one Q tile's KV tiles, software-pipelined
+/// (DistributedMath::emitPipelinedBody): tile 0's S and softmax peeled;
+/// then per tile j ≥ 1 S_j and P_{j-1}·V_{j-1} in flight together, the
+/// softmax of j under the P·V; the last P·V after the loop. Returns the
+/// loop's values.
 FailureOr<SmallVector<Value>>
 buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
-                   DistributedMath &math, const GridCoords &grid, Value query,
-                   Value slope, Value kvBegin, Value numBlocks,
-                   const Pingpong &pingpong) {
+                   DistributedMath &math, const QueryTile &q, Value query,
+                   Value slope, const Pingpong &pingpong) {
   const AttentionKernelConfig &c = s.c;
+  const GridCoords &grid = q.grid;
   Value one = s.idx(b, loc, 1);
   Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                          numBlocks, s.idx(b, loc, 0));
-  Value lastTile = arith::SubIOp::create(b, loc, numBlocks, one);
-  pingpong.start(b, loc, hasBlocks);
+                                          q.numBlocks, s.idx(b, loc, 0));
+  Value lastTile = arith::SubIOp::create(b, loc, q.numBlocks, one);
+  auto positionOf = [&](OpBuilder &pb, Value j) {
+    return ringPosition(pb, loc, s, arith::AddIOp::create(pb, loc, q.ringBase, j));
+  };
   auto keyTileAt = [&](Value stage, Value parity) {
     return [&, stage, parity](OpBuilder &tb) {
       waitParity(tb, loc, s.barrier(tb, loc, stage, KeyFull), parity);
@@ -261,14 +339,10 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
       return s.tile(tb, loc, s.value, stage, c.blockN, c.valueDim);
     };
   };
-  auto hooksFor = [&](Value j, Value keyStage, Value valueStage) {
+  auto hooksFor = [&](Value keyStage, Value valueStage) {
     DistributedMath::PipelineHooks hooks;
     hooks.beforeIssue = [&](OpBuilder &hb) { pingpong.beforeIssue(hb, loc); };
-    hooks.afterIssue = [&, j](OpBuilder &hb) {
-      pingpong.afterIssue(hb, loc,
-                          arith::CmpIOp::create(hb, loc, arith::CmpIPredicate::eq,
-                                                j, lastTile));
-    };
+    hooks.afterIssue = [&](OpBuilder &hb) { pingpong.afterIssue(hb, loc); };
     if (keyStage)
       hooks.scoresDone = [&, keyStage](OpBuilder &hb) {
         arrive(hb, loc, s.barrier(hb, loc, keyStage, KeyEmpty));
@@ -288,31 +362,29 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   auto first = scf::IfOp::create(
       b, loc, hasBlocks,
       [&](OpBuilder &tb, Location) {
-        Value zero = s.idx(tb, loc, 0);
-        auto [stage, parity] = ringPosition(tb, loc, s, zero);
+        auto [stage, parity] = positionOf(tb, s.idx(tb, loc, 0));
         auto body = math.emitPipelinedBody(
-            tb, grid, kvBegin, init, query, keyTileAt(stage, parity),
-            DistributedMath::DeferredProduct{}, slope,
-            hooksFor(zero, stage, Value()));
+            tb, grid, q.kvBegin, init, query, keyTileAt(stage, parity),
+            DistributedMath::DeferredProduct{}, slope, hooksFor(stage, Value()));
         if (failed(body))
           result = failure();
         scf::YieldOp::create(tb, loc, succeeded(body) ? ValueRange(*body) : ValueRange(init));
       },
       [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, init); });
   auto loop = scf::ForOp::create(
-      b, loc, one, numBlocks, one, first.getResults(),
+      b, loc, one, q.numBlocks, one, first.getResults(),
       [&](OpBuilder &lb, Location, Value j, ValueRange carried) {
-        auto [stage, parity] = ringPosition(lb, loc, s, j);
-        Value previous = arith::SubIOp::create(lb, loc, j, one);
-        auto [valueStage, valueParity] = ringPosition(lb, loc, s, previous);
+        auto [stage, parity] = positionOf(lb, j);
+        auto [valueStage, valueParity] =
+            positionOf(lb, arith::SubIOp::create(lb, loc, j, one));
         Value keyStart = arith::AddIOp::create(
-            lb, loc, kvBegin,
+            lb, loc, q.kvBegin,
             arith::MulIOp::create(lb, loc, j, s.idx(lb, loc, c.blockN)));
         DistributedMath::DeferredProduct deferred{
             carried.back(), valueTileAt(valueStage, valueParity)};
         auto body = math.emitPipelinedBody(
             lb, grid, keyStart, carried, query, keyTileAt(stage, parity),
-            deferred, slope, hooksFor(j, stage, valueStage));
+            deferred, slope, hooksFor(stage, valueStage));
         if (failed(body))
           result = failure();
         scf::YieldOp::create(lb, loc, succeeded(body) ? ValueRange(*body) : carried);
@@ -323,8 +395,8 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   auto last = scf::IfOp::create(
       b, loc, hasBlocks,
       [&](OpBuilder &tb, Location) {
-        auto [stage, parity] = ringPosition(tb, loc, s, lastTile);
-        DistributedMath::PipelineHooks hooks = hooksFor(lastTile, Value(), stage);
+        auto [stage, parity] = positionOf(tb, lastTile);
+        DistributedMath::PipelineHooks hooks = hooksFor(Value(), stage);
         hooks.beforeIssue = hooks.afterIssue = nullptr; // outside the turns
         scf::YieldOp::create(
             tb, loc,
@@ -336,31 +408,37 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   return SmallVector<Value>(last.getResults());
 }
 
-/// The consumers: the L2 math over the rings, then the epilogue.
+/// The consumers, per Q tile: the L2 math over the rings, Q released, the
+/// epilogue (under the producer's next Q and K).
 LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
                              const FusedAttention &attention,
-                             const KernelArgs &args, const GridCoords &grid,
-                             Value kvBegin, Value numBlocks) {
+                             const KernelArgs &args,
+                             const BlockTiles &tiles) {
   const AttentionKernelConfig &c = s.c;
-  waitParity(b, loc, s.queryFull(b, loc), s.i32(b, loc, 0));
-  Value query = s.tile(b, loc, s.query, Value(), c.blockM, c.headDim);
-  Value slope = c.alibi ? grid.alibiSlope(b, loc, args) : Value();
   // wgmma's accumulator is mma.sync's per warp: one m16 tile per warp.
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1,
                                         /*quadPartial=*/false,
                                         /*deferredScale=*/FloatAttr());
   DistributedMath math(attention, layout);
-  Pingpong pingpong{s, Value()};
-  if (c.warps == 2 * kRowsPerWarpgroup / 16) {
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    pingpong.group = s.toI32(
-        b, loc, arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, 128)));
-  }
-  auto values = buildPipelinedLoop(b, loc, s, math, grid, query, slope,
-                                   kvBegin, numBlocks, pingpong);
-  if (failed(values))
-    return failure();
-  return emitEpilogueAndStore(b, loc, math, *values, args, grid);
+  Pingpong pingpong(b, loc, s, consumerGroups(c));
+  pingpong.start(b, loc);
+  LogicalResult result = success();
+  forEachQueryTile(b, loc, s, args, tiles, [&](OpBuilder &tb, const QueryTile &q) {
+    waitParity(tb, loc, s.queryFull(tb, loc), q.parity(tb, loc, s));
+    Value query = s.tile(tb, loc, s.query, Value(), c.blockM, c.headDim);
+    Value slope = c.alibi ? q.grid.alibiSlope(tb, loc, args) : Value();
+    auto values = buildPipelinedLoop(tb, loc, s, math, q, query, slope, pingpong);
+    if (failed(values)) {
+      result = failure();
+      return;
+    }
+    // Every S = QKᵀ of the tile has been waited for: Q may be overwritten.
+    arrive(tb, loc, s.queryEmpty(tb, loc));
+    if (failed(emitEpilogueAndStore(tb, loc, math, *values, args, q.grid)))
+      result = failure();
+  });
+  pingpong.drain(b, loc);
+  return result;
 }
 
 } // namespace
@@ -376,11 +454,10 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   KernelArgs args = KernelArgs::create(b, module, c, name,
                                        consumerThreads + 128,
                                        /*tensorMaps=*/true);
-  GridCoords grid = GridCoords::build(b, loc, args, c);
   SharedState s = buildSharedState(b, loc, module, c);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   initBarriers(b, loc, s, tid, consumerThreads);
-  auto [kvBegin, numBlocks] = grid.visibleKeyBlocks(b, loc, c);
+  BlockTiles tiles = BlockTiles::build(b, loc, args, c, persistentTiles(c));
 
   // One if/else, one role per branch: what setmaxnreg needs.
   Value isProducer = arith::CmpIOp::create(
@@ -389,17 +466,20 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   {
     OpBuilder::InsertionGuard roleGuard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    setMaxRegisters(b, loc, kProducerRegisters, /*increase=*/false);
+    RegisterBudget budget = registerBudget(consumerGroups(c));
+    setMaxRegisters(b, loc, budget.producer, /*increase=*/false);
     Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                          s.idx(b, loc, consumerThreads));
     scf::IfOp::create(b, loc, issuer, [&](OpBuilder &then, Location) {
-      buildProducer(then, loc, s, args, grid, kvBegin, numBlocks);
+      forEachQueryTile(then, loc, s, args, tiles,
+                       [&](OpBuilder &tb, const QueryTile &q) {
+                         buildProducer(tb, loc, s, args, q);
+                       });
       scf::YieldOp::create(then, loc);
     });
     b.setInsertionPointToStart(roles.elseBlock());
-    setMaxRegisters(b, loc, kConsumerRegisters, /*increase=*/true);
-    if (failed(buildConsumers(b, loc, s, attention, args, grid, kvBegin,
-                              numBlocks)))
+    setMaxRegisters(b, loc, budget.consumer, /*increase=*/true);
+    if (failed(buildConsumers(b, loc, s, attention, args, tiles)))
       return failure();
   }
   gpu::ReturnOp::create(b, loc);

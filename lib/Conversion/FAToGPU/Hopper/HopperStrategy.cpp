@@ -32,10 +32,11 @@ public:
       os << "sm_90a kernels need D and Dv multiples of 8 from 8 to 256, got D="
          << c.headDim << " Dv=" << c.valueDim
          << " (pad the head dim with zeros to the next multiple of 8)";
-    else if (c.blockM % kRowsPerWarpgroup || c.blockM > 2 * kRowsPerWarpgroup)
-      os << "sm_90a block_m must be 64 or 128 (64 query rows per consumer "
-            "warpgroup), got "
-         << c.blockM;
+    else if (c.blockM % kRowsPerWarpgroup ||
+             c.blockM > kMaxConsumerGroups * kRowsPerWarpgroup)
+      os << "sm_90a block_m must be 64, 128 or 192 (64 query rows per "
+            "consumer warpgroup, at most "
+         << kMaxConsumerGroups << "), got " << c.blockM;
     else if (c.warps != c.blockM / 16)
       os << "sm_90a kernels have one MMA warp per 16 query rows: warps must "
             "be block_m / 16 = "
@@ -61,10 +62,15 @@ public:
   }
 
   bool usesTensorMaps() const override { return true; }
+  bool persistentTiles(const AttentionKernelConfig &c) const override {
+    return hopper::persistentTiles(c);
+  }
 
   Tile tunedTile(int64_t headDim, int64_t valueDim, bool) const override {
-    // FA3's starting points, rounded to the powers of two #fa.tile takes
-    // (docs/perf-notes.md, Hopper).
+    // Measured on the H100 (docs/perf-notes.md, sm_90a): D64 takes FA3's
+    // three consumer warpgroups; wider block_n spills at every D.
+    if (headDim <= 64 && valueDim <= 64)
+      return {192, 128};
     if (headDim <= 128 && valueDim <= 128)
       return {128, 128};
     return {128, 64};
@@ -107,8 +113,17 @@ SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c) {
   keyOffset = queryBytes;
   valueOffset = keyOffset + c.stages * keyStageBytes;
   barrierOffset = valueOffset + c.stages * valueStageBytes;
-  // Q full, then per stage K full, K empty, V full, V empty.
-  bytes = barrierOffset + 8 * (1 + 4 * c.stages);
+  // Q full, then per stage K full, K empty, V full, V empty, then Q empty.
+  bytes = barrierOffset + 8 * (2 + 4 * c.stages);
+}
+
+bool hopper::persistentTiles(const AttentionKernelConfig &c) {
+  // Without a mask every tile costs the same, and the next tile's Q and
+  // first K land under this tile's last MMAs and epilogue. Under a mask
+  // the tiles differ (up to N / block_n KV tiles): a static round robin
+  // leaves blocks idle where the hardware's block scheduler does not
+  // (docs/perf-notes.md, sm_90a v3).
+  return !c.mask.isMasking();
 }
 
 std::unique_ptr<AttentionGPUStrategy> hopper::createHopperStrategy() {

@@ -22,6 +22,8 @@ namespace hopper {
 
 /// Query rows per consumer warpgroup: wgmma's M.
 constexpr int64_t kRowsPerWarpgroup = 64;
+/// Consumer warpgroups per block: three fit 64K registers at 160 each.
+constexpr int64_t kMaxConsumerGroups = 3;
 /// Elements per 128-byte panel row (16-bit types).
 constexpr int64_t kPanelElements = 64;
 constexpr int64_t kPanelRowBytes = 128;
@@ -36,6 +38,9 @@ struct SharedMemoryPlan {
   int64_t barrierOffset;              ///< bytes; 8 per mbarrier
   int64_t bytes;
 };
+
+/// Whether the kernel loops over tiles (KernelAbi.h's TileScheduler).
+bool persistentTiles(const AttentionKernelConfig &c);
 
 /// The sm_90a forward kernel (fa-gpu-distribute's output for sm_90a).
 LogicalResult buildHopperForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,

@@ -103,15 +103,15 @@ LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t blockM, int64_t blockN, int64_t stages,
                                int64_t warps) {
   // Powers of two keep tiles aligned with MMA fragments and swizzle periods;
-  // block_n may also be any multiple of 16 (whole MMA k-steps).
-  auto checkBlock = [&](StringRef name, int64_t size, bool keyBlock) -> LogicalResult {
-    if (!::fa::limits::blockSizeValid(size, keyBlock))
-      return emitError() << name << " must be " << ::fa::limits::blockSizeRule(keyBlock)
+  // a multiple of 16 is whole MMA steps (the chips narrow it further).
+  auto checkBlock = [&](StringRef name, int64_t size) -> LogicalResult {
+    if (!::fa::limits::blockSizeValid(size))
+      return emitError() << name << " must be " << ::fa::limits::blockSizeRule()
                          << ", but is " << size;
     return success();
   };
-  if (failed(checkBlock("block_m", blockM, false)) ||
-      failed(checkBlock("block_n", blockN, true)))
+  if (failed(checkBlock("block_m", blockM)) ||
+      failed(checkBlock("block_n", blockN)))
     return failure();
   if (stages < 1)
     return emitError() << "stages must be >= 1, but is " << stages;

@@ -34,12 +34,12 @@ FailureOr<AttentionShape> AttentionShape::get(Operation *op, Value query,
 
 LogicalResult mlir::fa::verifyBlockOptions(Operation *op, StringRef passName,
                                            int64_t blockM, int64_t blockN) {
-  for (auto [name, size, keyBlock] :
-       {std::tuple<StringRef, int64_t, bool>{"block-m", blockM, false},
-        std::tuple<StringRef, int64_t, bool>{"block-n", blockN, true}})
-    if (!::fa::limits::blockSizeValid(size, keyBlock))
+  for (auto [name, size] :
+       {std::pair<StringRef, int64_t>{"block-m", blockM},
+        std::pair<StringRef, int64_t>{"block-n", blockN}})
+    if (!::fa::limits::blockSizeValid(size))
       return op->emitError() << passName << ": " << name << " must be "
-                             << ::fa::limits::blockSizeRule(keyBlock)
+                             << ::fa::limits::blockSizeRule()
                              << ", but is " << size;
   return success();
 }

@@ -29,6 +29,7 @@ using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 
 constexpr int kFuncAttributeNumRegs = 4;
+constexpr int kDeviceAttributeMultiprocessorCount = 16;
 constexpr int kFuncAttributeMaxDynamicSharedBytes = 8;
 constexpr int kJitInfoLogBuffer = 3, kJitInfoLogBufferSize = 4;
 constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
@@ -39,6 +40,7 @@ struct Driver {
   CUresult (*cuDeviceGet)(CUdevice *, int);
   CUresult (*cuDeviceGetCount)(int *);
   CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
   CUresult (*cuCtxSynchronize)();
@@ -48,6 +50,8 @@ struct Driver {
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
   CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
+                                                          int, size_t);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);

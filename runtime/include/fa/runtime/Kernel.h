@@ -23,6 +23,9 @@ struct Manifest {
   AttentionSpec spec; ///< d, dv, dtype, mask, softcap, scale, block_m/n
   int64_t stages = 2, warps = 4, blockThreads = 128;
   int64_t dynamicSharedMemory = 0;
+  /// How the grid covers the tiles ("scheduler"; per_block when absent,
+  /// as in manifests older than the persistent kernels).
+  abi::TileScheduler scheduler = abi::TileScheduler::PerBlock;
   /// The kernel's parameters in launch order, as the compiler wrote them
   /// from the ABI table (KernelAbi.h): name and type.
   std::vector<std::pair<std::string, std::string>> params;
@@ -34,9 +37,10 @@ struct Manifest {
   /// Whether the kernel takes ALiBi slopes (its parameters name them).
   bool takesAlibiSlopes() const;
 
-  /// Checks that a problem of `size` fits one launch of this kernel: grid
-  /// x = ceil(M / block_m) <= 2^31 - 1, y = Hq and z = B <= 65535 (CUDA's
-  /// limits). False with a reason.
+  /// Checks that a problem of `size` fits one launch of this kernel: per
+  /// block, grid x = ceil(M / block_m) <= 2^31 - 1, y = Hq and z = B <=
+  /// 65535 (CUDA's limits); persistent, ceil(M / block_m) · Hq · B <=
+  /// 2^31 - 1 tiles (decoded in 32 bits). False with a reason.
   bool checkLaunch(const ProblemSize &size, std::string &error) const;
 };
 
@@ -65,6 +69,8 @@ private:
   cuda::CUmodule module = nullptr;
   cuda::CUfunction function = nullptr;
   int numRegisters = 0;
+  /// A persistent kernel's grid bound: SMs · resident blocks per SM.
+  int64_t residentBlocks = 0;
 };
 
 } // namespace fa

@@ -85,6 +85,21 @@ constexpr int64_t kTensorMapPanelBytes = 128;
 /// False if `name` is not a TensorMap parameter.
 bool tensorMapOf(const std::string &name, TensorMapInfo &info);
 
+/// How a kernel's grid covers its tiles, one tile being block_m query rows
+/// of one (batch, head); the manifest's "scheduler".
+enum class TileScheduler {
+  /// Grid (ceil(M / block_m), Hq, B): one tile per thread block.
+  PerBlock,
+  /// Grid (min(tiles, SMs · resident blocks per SM), 1, 1): block b takes
+  /// tiles b, b + gridDim.x, ... of ceil(M / block_m) · Hq · B, in the
+  /// order the kernel decodes (KernelSkeleton.h, GridCoords::forTile).
+  Persistent,
+};
+/// "per_block" or "persistent".
+const char *tileSchedulerName(TileScheduler scheduler);
+/// False if `name` names no scheduler.
+bool tileSchedulerOf(const std::string &name, TileScheduler &scheduler);
+
 /// The manifest's type string of a parameter ("memref<?xbf16>", "i64").
 std::string paramTypeName(ParamType type, const std::string &elementType);
 

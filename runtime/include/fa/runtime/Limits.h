@@ -46,18 +46,18 @@ constexpr int64_t kMaxSequence = int64_t(1) << 40;
 /// this long.
 constexpr size_t kMaxKernelName = 256;
 
-/// Block sizes (#fa.tile, pass options, specs): block_m a power of two,
-/// block_n a power of two or a multiple of 16 (whole MMA k-steps: FA3's
-/// 176 and 80), both at most the longest sequence.
-inline bool blockSizeValid(int64_t size, bool keyBlock) {
+/// Block sizes (#fa.tile, pass options, specs): a power of two or a
+/// multiple of 16 (whole MMA steps: FA3's 176 and 80 for block_n, 192 for
+/// block_m with three consumer warpgroups), at most the longest sequence.
+/// Each chip's strategy narrows this to the tiles it builds.
+inline bool blockSizeValid(int64_t size) {
   if (size <= 0 || size > kMaxSequence)
     return false;
   bool powerOfTwo = (size & (size - 1)) == 0;
-  return powerOfTwo || (keyBlock && size % 16 == 0);
+  return powerOfTwo || size % 16 == 0;
 }
-inline const char *blockSizeRule(bool keyBlock) {
-  return keyBlock ? "a power of two or a multiple of 16 in [1, 2^40]"
-                  : "a power of two in [1, 2^40]";
+inline const char *blockSizeRule() {
+  return "a power of two or a multiple of 16 in [1, 2^40]";
 }
 
 inline bool scaleInRange(double scale) {

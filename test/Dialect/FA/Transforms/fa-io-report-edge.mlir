@@ -12,7 +12,7 @@
 // RUN: not fa-opt %s --fa-io-report="block-n=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: error: fa-io-report: block-n must be a power of two or a multiple of 16 in [1, 2^40], but is 0
 // RUN: not fa-opt %s --fa-io-report="block-m=9223372036854775807" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
-// HUGE: error: fa-io-report: block-m must be a power of two in [1, 2^40], but is 9223372036854775807
+// HUGE: error: fa-io-report: block-m must be a power of two or a multiple of 16 in [1, 2^40], but is 9223372036854775807
 // RUN: not fa-opt %s --fa-io-report="sram-bytes=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SRAMNEG
 // SRAMNEG: error: fa-io-report: sram-bytes must be > 0, but is -1
 
