@@ -8,15 +8,20 @@
 // The producer lowers its register budget with setmaxnreg and the
 // consumers raise theirs.
 //
-//   producer                              consumers (per KV tile j, stage
-//                                         s = j mod stages, parity
-//                                         (j / stages) mod 2)
-//   Q by TMA → q_full                     wait q_full (once)
+// Per Q tile t of the block (one, or a persistent block's tiles; round r,
+// and n counts the KV tiles loaded before: KV tile j uses stage
+// s = (n + j) mod stages with parity ((n + j) / stages) mod 2):
+//
+//   producer                              consumers
+//   wait q_empty (parity r ^ 1)           wait q_full (parity r)
+//   Q_t by TMA → q_full
 //   for j: wait k_empty[s] (parity ^ 1)   wait k_full[s]; S = QKᵀ (wgmma)
 //          K_j by TMA → k_full[s]         mask, online softmax (the L2 math)
 //          wait v_empty[s] (parity ^ 1)   arrive k_empty[s]; wait v_full[s]
 //          V_j by TMA → v_full[s]         acc += PV (wgmma); arrive v_empty[s]
+//                                         arrive q_empty; epilogue
 //
+// (the consumers' loop is software-pipelined: buildPipelinedLoop).
 // A ring's empty barriers expect every consumer thread; its full barriers
 // one arrival plus the copy's bytes (TMA's complete_tx). A fresh barrier's
 // "previous phase" counts as complete, so the producer's first wait on
