@@ -144,12 +144,11 @@ static std::string manifestText(const std::string &name,
      << "},\n";
   os << "  \"block\": [" << strategy.blockThreads(config) << ", 1, 1],\n";
   ::fa::abi::TileScheduler scheduler =
-      !strategy.persistentTiles(config) ? ::fa::abi::TileScheduler::PerBlock
-      : strategy.claimsTiles(config)    ? ::fa::abi::TileScheduler::Dynamic
-                                        : ::fa::abi::TileScheduler::Persistent;
+      strategy.persistentTiles(config) ? ::fa::abi::TileScheduler::Persistent
+                                 : ::fa::abi::TileScheduler::PerBlock;
   os << "  \"scheduler\": " << quote(::fa::abi::tileSchedulerName(scheduler))
      << ",\n";
-  if (scheduler != ::fa::abi::TileScheduler::PerBlock)
+  if (scheduler == ::fa::abi::TileScheduler::Persistent)
     os << "  \"grid\": [\"min(ceil(q_len / " << spec.blockM
        << ") * q_heads * batch, SMs * resident blocks per SM)\", 1, 1],\n";
   else
@@ -160,8 +159,7 @@ static std::string manifestText(const std::string &name,
   // The parameters are the ABI table's (fa/runtime/KernelAbi.h), the same
   // list the gpu.func signature was built from.
   std::vector<::fa::abi::Param> params = ::fa::abi::forwardKernelParams(
-      config.alibi, strategy.usesTensorMaps(),
-      scheduler == ::fa::abi::TileScheduler::Dynamic);
+      config.alibi, strategy.usesTensorMaps());
   for (size_t i = 0; i < params.size(); ++i)
     os << "    {\"name\": " << quote(params[i].name) << ", \"type\": "
        << quote(::fa::abi::paramTypeName(params[i].type,

@@ -128,13 +128,7 @@ bool Manifest::read(const std::string &path, Manifest &out,
               t + "\"" + (isMap ? " (a tensormap expected)" : "");
       return false;
     }
-    bool isCounter = name->string == "tile_counter";
-    if (isCounter != (t == "memref<?xi32>")) {
-      error = path + ": kernel parameter \"" + name->string + "\" has type \"" +
-              t + "\"" + (isCounter ? " (memref<?xi32> expected)" : "");
-      return false;
-    }
-    if (!isMap && !isCounter && t != "i64" && t != "memref<?xf32>" &&
+    if (!isMap && t != "i64" && t != "memref<?xf32>" &&
         t != std::string("memref<?x") + elementTypeName(out.spec.dtype) + ">") {
       error = path + ": kernel parameter \"" + name->string +
               "\" has type \"" + t + "\" (i64 or a memref of f32 or the "
@@ -142,16 +136,6 @@ bool Manifest::read(const std::string &path, Manifest &out,
       return false;
     }
     out.params.push_back({name->string, t});
-  }
-  bool hasCounter = false;
-  for (const auto &param : out.params)
-    hasCounter |= param.first == "tile_counter";
-  if (hasCounter != (out.scheduler == abi::TileScheduler::Dynamic)) {
-    error = path + (hasCounter ? ": a tile_counter parameter needs \"scheduler\": "
-                                 "\"dynamic\""
-                               : ": a \"dynamic\" scheduler needs a tile_counter "
-                                 "parameter");
-    return false;
   }
   out.ptxFile = directoryOf(path) + "/" + out.ptxFile;
   // A manifest is a promise of its PTX: say so now, not at load time.
@@ -168,7 +152,7 @@ bool Manifest::checkLaunch(const ProblemSize &size,
   int64_t blocks = size.queryLen / spec.blockM +
                    (size.queryLen % spec.blockM != 0);
   std::ostringstream os;
-  if (scheduler != abi::TileScheduler::PerBlock) {
+  if (scheduler == abi::TileScheduler::Persistent) {
     // The kernel decodes its tiles in 32 bits (GridCoords::forTile).
     if (blocks * size.queryHeads * size.batch > INT32_MAX)
       os << "m=" << size.queryLen << ", hq=" << size.queryHeads
@@ -234,7 +218,7 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &manifestPath,
   }
   d.cuFuncGetAttribute(&kernel->numRegisters, kFuncAttributeNumRegs,
                        kernel->function);
-  if (kernel->info.scheduler != abi::TileScheduler::PerBlock) {
+  if (kernel->info.scheduler == abi::TileScheduler::Persistent) {
     int sms = 0, perSM = 0;
     if ((r = d.cuDeviceGetAttribute(&sms, kDeviceAttributeMultiprocessorCount,
                                     d.device)) ||
@@ -257,32 +241,8 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &manifestPath,
 }
 
 Kernel::~Kernel() {
-  if (!cu)
-    return;
-  for (const auto &[stream, counter] : tileCounters)
-    cu->cuMemFree(counter);
-  if (module)
+  if (module && cu)
     cu->cuModuleUnload(module);
-}
-
-bool Kernel::zeroedTileCounter(CUstream stream, CUdeviceptr &counter,
-                               std::string &error) const {
-  std::lock_guard<std::mutex> lock(countersMutex);
-  auto [it, fresh] = tileCounters.try_emplace(stream, 0);
-  CUresult r = CUresult(0);
-  if (fresh && (r = cu->cuMemAlloc(&it->second, sizeof(int32_t)))) {
-    tileCounters.erase(it);
-    error = cu->describe(r, "allocating the tile counter");
-    return false;
-  }
-  // Stream-ordered: the previous launch on this stream has claimed its
-  // tiles before the zero lands.
-  if ((r = cu->cuMemsetD32Async(it->second, 0, 1, stream))) {
-    error = cu->describe(r, "zeroing the tile counter");
-    return false;
-  }
-  counter = it->second;
-  return true;
 }
 
 namespace {
@@ -364,10 +324,6 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
     error = "the kernel takes ALiBi slopes; none given";
     return false;
   }
-  ForwardArgs launchArgs = a;
-  if (info.scheduler == abi::TileScheduler::Dynamic &&
-      !zeroedTileCounter(stream, launchArgs.tileCounter, error))
-    return false;
   // The launch words, in the manifest's order (the ABI table's, KernelAbi.h):
   // a memref<?xT> is MLIR's descriptor (allocated, aligned, offset, size,
   // stride), an i64 one word. The kernel indexes with its own offsets, so
@@ -386,7 +342,7 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
       continue;
     }
     int64_t value = 0;
-    abi::forwardParamValue(launchArgs, name, value); // names checked on read
+    abi::forwardParamValue(a, name, value); // names were checked on read
     size_t first = words.size();
     if (type.rfind("memref", 0) == 0)
       words.insert(words.end(), {value, value, 0, INT64_MAX, 1});
@@ -400,7 +356,7 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
   unsigned grid[3] = {static_cast<unsigned>(queryBlocks),
                       static_cast<unsigned>(a.queryHeads),
                       static_cast<unsigned>(a.batch)};
-  if (info.scheduler != abi::TileScheduler::PerBlock) {
+  if (info.scheduler == abi::TileScheduler::Persistent) {
     int64_t tiles = queryBlocks * a.queryHeads * a.batch;
     grid[0] = static_cast<unsigned>(std::min(tiles, residentBlocks));
     grid[1] = grid[2] = 1;

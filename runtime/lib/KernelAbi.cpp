@@ -66,20 +66,16 @@ static const std::vector<Binding> &forwardBindings() {
       {{"lse_stride_h", P::Int64, U::Always},
        [](const ForwardArgs &a) { return a.lseStride[1]; }},
       {{"alibi_stride_b", P::Int64, U::Alibi}, i64(&ForwardArgs::alibiStrideB)},
-      {{"tile_counter", P::I32Buffer, U::TileCounter},
-       ptr(&ForwardArgs::tileCounter)},
   };
   return table;
 }
 
-std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps,
-                                               bool tileCounter) {
+std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps) {
   std::vector<Param> params;
   for (const Binding &b : forwardBindings())
     if (b.param.use == ParamUse::Always ||
         (alibi && b.param.use == ParamUse::Alibi) ||
-        (tensorMaps && b.param.use == ParamUse::TensorMaps) ||
-        (tileCounter && b.param.use == ParamUse::TileCounter))
+        (tensorMaps && b.param.use == ParamUse::TensorMaps))
       params.push_back(b.param);
   return params;
 }
@@ -94,21 +90,12 @@ bool fa::abi::tensorMapOf(const std::string &name, TensorMapInfo &info) {
 }
 
 const char *fa::abi::tileSchedulerName(TileScheduler scheduler) {
-  switch (scheduler) {
-  case TileScheduler::PerBlock:
-    return "per_block";
-  case TileScheduler::Persistent:
-    return "persistent";
-  case TileScheduler::Dynamic:
-    return "dynamic";
-  }
-  return "";
+  return scheduler == TileScheduler::Persistent ? "persistent" : "per_block";
 }
 
 bool fa::abi::tileSchedulerOf(const std::string &name,
                               TileScheduler &scheduler) {
-  for (TileScheduler s : {TileScheduler::PerBlock, TileScheduler::Persistent,
-                          TileScheduler::Dynamic})
+  for (TileScheduler s : {TileScheduler::PerBlock, TileScheduler::Persistent})
     if (name == tileSchedulerName(s)) {
       scheduler = s;
       return true;
@@ -123,8 +110,6 @@ std::string fa::abi::paramTypeName(ParamType type,
     return "memref<?x" + elementType + ">";
   case ParamType::F32Buffer:
     return "memref<?xf32>";
-  case ParamType::I32Buffer:
-    return "memref<?xi32>";
   case ParamType::Int64:
     return "i64";
   case ParamType::TensorMap:

@@ -18,13 +18,12 @@ using namespace mlir::fa;
 
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
                               const AttentionKernelConfig &c, StringRef name,
-                              int64_t threads, bool tensorMaps,
-                              bool tileCounter) {
+                              int64_t threads, bool tensorMaps) {
   KernelArgs args;
   SmallVector<Type> types;
   SmallVector<int64_t> gridConstants;
   for (const ::fa::abi::Param &p :
-       ::fa::abi::forwardKernelParams(c.alibi, tensorMaps, tileCounter)) {
+       ::fa::abi::forwardKernelParams(c.alibi, tensorMaps)) {
     args.names.push_back(p.name);
     switch (p.type) {
     case ::fa::abi::ParamType::TensorMap:
@@ -38,9 +37,6 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
       break;
     case ::fa::abi::ParamType::F32Buffer:
       types.push_back(MemRefType::get({ShapedType::kDynamic}, b.getF32Type()));
-      break;
-    case ::fa::abi::ParamType::I32Buffer:
-      types.push_back(MemRefType::get({ShapedType::kDynamic}, b.getI32Type()));
       break;
     case ::fa::abi::ParamType::Int64:
       types.push_back(b.getI64Type());
@@ -150,12 +146,10 @@ GridCoords GridCoords::forTile(OpBuilder &b, Location loc,
 }
 
 BlockTiles BlockTiles::build(OpBuilder &b, Location loc, const KernelArgs &args,
-                             const AttentionKernelConfig &c, bool persistent,
-                             bool claimed) {
+                             const AttentionKernelConfig &c, bool persistent) {
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   BlockTiles t;
   t.persistent = persistent;
-  t.claimed = persistent && claimed;
   if (!persistent) {
     t.first = cst(0);
     t.count = t.step = cst(1);
@@ -175,17 +169,6 @@ GridCoords BlockTiles::coords(OpBuilder &b, Location loc,
                               const AttentionKernelConfig &c, Value tile) const {
   return persistent ? GridCoords::forTile(b, loc, args, c, tile)
                     : GridCoords::build(b, loc, args, c);
-}
-
-Value BlockTiles::claim(OpBuilder &b, Location loc,
-                        const KernelArgs &args) const {
-  Value claimed = memref::AtomicRMWOp::create(
-      b, loc, arith::AtomicRMWKind::addi,
-      arith::ConstantIntOp::create(b, loc, 1, 32), args["tile_counter"],
-      ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
-  return arith::AddIOp::create(
-      b, loc, step,
-      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), claimed));
 }
 
 Value GridCoords::tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,

@@ -97,13 +97,9 @@ public:
   /// Whether the kernel takes TMA tensor maps (KernelAbi.h's TensorMaps
   /// parameters).
   virtual bool usesTensorMaps() const { return false; }
-  /// How the kernel's grid covers its tiles (KernelAbi.h's TileScheduler):
-  /// one per block, or a persistent grid of resident blocks looping over
-  /// them, statically or (`claimsTiles`) claiming them from a counter.
+  /// Whether the kernel is persistent (KernelAbi.h's TileScheduler): a
+  /// grid of resident blocks, each looping over tiles.
   virtual bool persistentTiles(const AttentionKernelConfig &c) const {
-    return false;
-  }
-  virtual bool claimsTiles(const AttentionKernelConfig &c) const {
     return false;
   }
   /// The tuned tile (block_m, block_n) for a head dim pair, used when the

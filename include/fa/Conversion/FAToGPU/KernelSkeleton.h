@@ -38,13 +38,11 @@ constexpr llvm::StringLiteral kGridConstantParamsAttrName =
 class KernelArgs {
 public:
   /// Creates `gpu.func @name` with the ABI's parameters (with the TMA
-  /// tensor maps if `tensorMaps`, the tile counter if `tileCounter`) and
-  /// `threads` as its block size; the builder is left at the start of its
-  /// body.
+  /// tensor maps if `tensorMaps`) and `threads` as its block size; the
+  /// builder is left at the start of its body.
   static KernelArgs create(OpBuilder &b, gpu::GPUModuleOp module,
                            const AttentionKernelConfig &c, StringRef name,
-                           int64_t threads, bool tensorMaps = false,
-                           bool tileCounter = false);
+                           int64_t threads, bool tensorMaps = false);
   gpu::GPUFuncOp func() const { return kernel; }
   /// The argument `name` of the ABI table (a memref or an i64).
   Value operator[](StringRef name) const;
@@ -85,22 +83,17 @@ struct GridCoords {
 };
 
 /// The tiles one thread block computes (KernelAbi.h's TileScheduler):
-/// per block, the one tile of the grid's (x, y, z); persistent, tiles
-/// first, first + step, ... below count (blockIdx.x, gridDim.x,
-/// ceil(M / block_m) · Hq · B); dynamic, first, then step + the claims of
-/// `claim` (the schedule publishes them to its other threads).
+/// persistent, tiles first, first + step, ... below count (blockIdx.x,
+/// gridDim.x, ceil(M / block_m) · Hq · B); per block, the one tile of the
+/// grid's (x, y, z).
 struct BlockTiles {
-  bool persistent = false; ///< a loop over tiles (else the grid's one)
-  bool claimed = false;    ///< dynamic: claimed from tile_counter
+  bool persistent = false;
   Value count, first, step; ///< index
   static BlockTiles build(OpBuilder &b, Location loc, const KernelArgs &args,
-                          const AttentionKernelConfig &c, bool persistent,
-                          bool claimed);
+                          const AttentionKernelConfig &c, bool persistent);
   /// Where tile `tile` is (GridCoords::forTile, or GridCoords::build).
   GridCoords coords(OpBuilder &b, Location loc, const KernelArgs &args,
                     const AttentionKernelConfig &c, Value tile) const;
-  /// Dynamic: the next tile, step + atomicAdd(tile_counter, 1).
-  Value claim(OpBuilder &b, Location loc, const KernelArgs &args) const;
 };
 
 /// `bytes` of dynamic shared memory as an i8 memref at a 1024-byte aligned

@@ -65,7 +65,6 @@ struct SharedState {
   SharedMemoryPlan plan;
   Value base;    ///< shared-window address of the buffer (i32)
   Value query, key, value; ///< memref views [(stages,) panels, rows, 64]
-  Value tileSlot;          ///< memref<1xi32>: the tile the producer claimed
 
   Value idx(OpBuilder &b, Location loc, int64_t v) const {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -128,9 +127,6 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
   s.key = view(p.keyOffset, {c.stages, p.keyPanels, c.blockN, kPanelElements});
   s.value =
       view(p.valueOffset, {c.stages, p.valuePanels, c.blockN, kPanelElements});
-  s.tileSlot = memref::ViewOp::create(
-      b, loc, MemRefType::get({1}, b.getI32Type(), nullptr, workgroup), smem,
-      s.idx(b, loc, p.tileSlotOffset), ValueRange{});
   return s;
 }
 
@@ -167,134 +163,45 @@ std::pair<Value, Value> ringPosition(OpBuilder &b, Location loc,
   return {stage, s.toI32(b, loc, parity)};
 }
 
-/// One Q tile of the block's loop, as a role sees it.
+/// One Q tile of the persistent loop, as a role sees it.
 struct QueryTile {
-  Value tile;               ///< its index (BlockTiles)
   GridCoords grid;
   Value kvBegin, numBlocks; ///< the visible KV tiles (GridCoords)
   Value round;              ///< this block's tile count so far: Q's phase
   Value ringBase;           ///< KV tiles this block loaded before this one
   /// Parity of the round (i32), for Q's barriers.
   Value parity(OpBuilder &b, Location loc, const SharedState &s) const {
-    return parityOf(b, loc, s, round);
-  }
-  static Value parityOf(OpBuilder &b, Location loc, const SharedState &s,
-                        Value round) {
     return s.toI32(b, loc,
                    arith::RemUIOp::create(b, loc, round, s.idx(b, loc, 2)));
   }
 };
 
-using TileBody = llvm::function_ref<void(OpBuilder &, const QueryTile &)>;
-
-QueryTile queryTileAt(OpBuilder &b, Location loc, const SharedState &s,
+/// Runs `body` for each of this block's tiles (BlockTiles), carrying
+/// the round and the ring count both roles agree on.
+void forEachQueryTile(OpBuilder &b, Location loc, const SharedState &s,
                       const KernelArgs &args, const BlockTiles &tiles,
-                      Value tile, Value round, Value ringBase) {
-  QueryTile q;
-  q.tile = tile;
-  q.grid = tiles.coords(b, loc, args, s.c, tile);
-  std::tie(q.kvBegin, q.numBlocks) = q.grid.visibleKeyBlocks(b, loc, s.c);
-  q.round = round;
-  q.ringBase = ringBase;
-  return q;
-}
-
-/// The next round and ring count after tile `q`.
-SmallVector<Value> advance(OpBuilder &b, Location loc, const SharedState &s,
-                           const QueryTile &q) {
-  return {arith::AddIOp::create(b, loc, q.round, s.idx(b, loc, 1)),
-          arith::AddIOp::create(b, loc, q.ringBase, q.numBlocks)};
-}
-
-/// The block's tiles for the producer, carrying the round and the ring
-/// count both roles agree on. Per block and persistent: a loop over
-/// first, first + step, ...; dynamic: first, then claimed tiles while
-/// they last, and a last round publishing `count` (no tile) to the
-/// consumers.
-void forEachProducerTile(OpBuilder &b, Location loc, const SharedState &s,
-                         const KernelArgs &args, const BlockTiles &tiles,
-                         TileBody body) {
+                      llvm::function_ref<void(OpBuilder &, const QueryTile &)> body) {
   Value zero = s.idx(b, loc, 0);
-  if (!tiles.claimed) {
-    scf::ForOp::create(
-        b, loc, tiles.first, tiles.count, tiles.step, ValueRange{zero, zero},
-        [&](OpBuilder &tb, Location, Value tile, ValueRange carried) {
-          QueryTile q = queryTileAt(tb, loc, s, args, tiles, tile, carried[0],
-                                    carried[1]);
-          body(tb, q);
-          scf::YieldOp::create(tb, loc, advance(tb, loc, s, q));
-        });
-    return;
-  }
-  Type index = b.getIndexType();
-  auto loop = scf::WhileOp::create(
-      b, loc, TypeRange{index, index, index},
-      ValueRange{tiles.first, zero, zero},
-      [&](OpBuilder &cb, Location, ValueRange v) {
-        Value more = arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::ult,
-                                           v[0], tiles.count);
-        scf::ConditionOp::create(cb, loc, more, v);
-      },
-      [&](OpBuilder &tb, Location, ValueRange v) {
-        QueryTile q = queryTileAt(tb, loc, s, args, tiles, v[0], v[1], v[2]);
+  scf::ForOp::create(
+      b, loc, tiles.first, tiles.count, tiles.step, ValueRange{zero, zero},
+      [&](OpBuilder &tb, Location, Value tile, ValueRange carried) {
+        QueryTile q;
+        q.grid = tiles.coords(tb, loc, args, s.c, tile);
+        std::tie(q.kvBegin, q.numBlocks) = q.grid.visibleKeyBlocks(tb, loc, s.c);
+        q.round = carried[0];
+        q.ringBase = carried[1];
         body(tb, q);
-        SmallVector<Value> next{tiles.claim(tb, loc, args)};
-        llvm::append_range(next, advance(tb, loc, s, q));
-        scf::YieldOp::create(tb, loc, next);
-      });
-  // No tile: Q's next phase completes with `count` in the slot.
-  Value round = loop.getResult(1);
-  waitParity(b, loc, s.queryEmpty(b, loc),
-             arith::XOrIOp::create(b, loc, QueryTile::parityOf(b, loc, s, round),
-                                   s.i32(b, loc, 1)));
-  memref::StoreOp::create(b, loc, s.toI32(b, loc, tiles.count), s.tileSlot,
-                          ValueRange{zero});
-  arrive(b, loc, s.queryFull(b, loc));
-}
-
-/// The block's tiles for the consumers, each run once its Q has landed.
-/// Dynamic: the tile is the one the producer published with its Q.
-void forEachConsumerTile(OpBuilder &b, Location loc, const SharedState &s,
-                         const KernelArgs &args, const BlockTiles &tiles,
-                         TileBody body) {
-  Value zero = s.idx(b, loc, 0);
-  if (!tiles.claimed) {
-    scf::ForOp::create(
-        b, loc, tiles.first, tiles.count, tiles.step, ValueRange{zero, zero},
-        [&](OpBuilder &tb, Location, Value tile, ValueRange carried) {
-          QueryTile q = queryTileAt(tb, loc, s, args, tiles, tile, carried[0],
-                                    carried[1]);
-          waitParity(tb, loc, s.queryFull(tb, loc), q.parity(tb, loc, s));
-          body(tb, q);
-          scf::YieldOp::create(tb, loc, advance(tb, loc, s, q));
-        });
-    return;
-  }
-  Type index = b.getIndexType();
-  scf::WhileOp::create(
-      b, loc, TypeRange{index, index, index}, ValueRange{zero, zero},
-      [&](OpBuilder &cb, Location, ValueRange v) {
-        waitParity(cb, loc, s.queryFull(cb, loc),
-                   QueryTile::parityOf(cb, loc, s, v[0]));
-        Value tile = arith::IndexCastUIOp::create(
-            cb, loc, index,
-            memref::LoadOp::create(cb, loc, s.tileSlot, ValueRange{zero}));
-        Value more = arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::ult,
-                                           tile, tiles.count);
-        scf::ConditionOp::create(cb, loc, more, ValueRange{tile, v[0], v[1]});
-      },
-      [&](OpBuilder &tb, Location, ValueRange v) {
-        QueryTile q = queryTileAt(tb, loc, s, args, tiles, v[0], v[1], v[2]);
-        body(tb, q);
-        scf::YieldOp::create(tb, loc, advance(tb, loc, s, q));
+        scf::YieldOp::create(
+            tb, loc,
+            ValueRange{arith::AddIOp::create(tb, loc, q.round, s.idx(tb, loc, 1)),
+                       arith::AddIOp::create(tb, loc, q.ringBase, q.numBlocks)});
       });
 }
 
 /// One thread's copies, per tile: Q once the consumers released the last
 /// one, then each visible K and V tile into the rings.
 void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
-                   const KernelArgs &args, const QueryTile &q,
-                   bool publishTile) {
+                   const KernelArgs &args, const QueryTile &q) {
   const AttentionKernelConfig &c = s.c;
   const SharedMemoryPlan &p = s.plan;
   const GridCoords &grid = q.grid;
@@ -315,11 +222,6 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
   // A fresh barrier's previous phase counts as complete: round 0 passes.
   waitParity(b, loc, s.queryEmpty(b, loc),
              arith::XOrIOp::create(b, loc, q.parity(b, loc, s), s.i32(b, loc, 1)));
-  // The consumers read the tile once Q's phase completes (the barrier
-  // orders this store before their load).
-  if (publishTile)
-    memref::StoreOp::create(b, loc, s.toI32(b, loc, q.tile), s.tileSlot,
-                            ValueRange{s.idx(b, loc, 0)});
   Value queryBar = s.queryFull(b, loc);
   arriveExpectTx(b, loc, queryBar, p.queryBytes);
   copyTile(b, "q_tmap", s.address(b, loc, 0), p.queryPanels, c.blockM,
@@ -526,7 +428,8 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   Pingpong pingpong(b, loc, s, consumerGroups(c));
   pingpong.start(b, loc);
   LogicalResult result = success();
-  forEachConsumerTile(b, loc, s, args, tiles, [&](OpBuilder &tb, const QueryTile &q) {
+  forEachQueryTile(b, loc, s, args, tiles, [&](OpBuilder &tb, const QueryTile &q) {
+    waitParity(tb, loc, s.queryFull(tb, loc), q.parity(tb, loc, s));
     Value query = s.tile(tb, loc, s.query, Value(), c.blockM, c.headDim);
     Value slope = c.alibi ? q.grid.alibiSlope(tb, loc, args) : Value();
     auto values = buildPipelinedLoop(tb, loc, s, math, q, query, slope, pingpong);
@@ -555,13 +458,11 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   int64_t consumerThreads = 32 * c.warps;
   KernelArgs args = KernelArgs::create(b, module, c, name,
                                        consumerThreads + 128,
-                                       /*tensorMaps=*/true,
-                                       /*tileCounter=*/claimsTiles(c));
+                                       /*tensorMaps=*/true);
   SharedState s = buildSharedState(b, loc, module, c);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   initBarriers(b, loc, s, tid, consumerThreads);
-  BlockTiles tiles = BlockTiles::build(b, loc, args, c, /*persistent=*/true,
-                                       claimsTiles(c));
+  BlockTiles tiles = BlockTiles::build(b, loc, args, c, persistentTiles(c));
 
   // One if/else, one role per branch: what setmaxnreg needs.
   Value isProducer = arith::CmpIOp::create(
@@ -575,11 +476,10 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
     Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                          s.idx(b, loc, consumerThreads));
     scf::IfOp::create(b, loc, issuer, [&](OpBuilder &then, Location) {
-      bool publish = tiles.claimed;
-      forEachProducerTile(then, loc, s, args, tiles,
-                          [&](OpBuilder &tb, const QueryTile &q) {
-                            buildProducer(tb, loc, s, args, q, publish);
-                          });
+      forEachQueryTile(then, loc, s, args, tiles,
+                       [&](OpBuilder &tb, const QueryTile &q) {
+                         buildProducer(tb, loc, s, args, q);
+                       });
       scf::YieldOp::create(then, loc);
     });
     b.setInsertionPointToStart(roles.elseBlock());

@@ -62,11 +62,8 @@ public:
   }
 
   bool usesTensorMaps() const override { return true; }
-  bool persistentTiles(const AttentionKernelConfig &) const override {
-    return true;
-  }
-  bool claimsTiles(const AttentionKernelConfig &c) const override {
-    return hopper::claimsTiles(c);
+  bool persistentTiles(const AttentionKernelConfig &c) const override {
+    return hopper::persistentTiles(c);
   }
 
   Tile tunedTile(int64_t headDim, int64_t valueDim, bool) const override {
@@ -117,17 +114,16 @@ SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c) {
   valueOffset = keyOffset + c.stages * keyStageBytes;
   barrierOffset = valueOffset + c.stages * valueStageBytes;
   // Q full, then per stage K full, K empty, V full, V empty, then Q empty.
-  tileSlotOffset = barrierOffset + 8 * (2 + 4 * c.stages);
-  bytes = tileSlotOffset + 8;
+  bytes = barrierOffset + 8 * (2 + 4 * c.stages);
 }
 
-bool hopper::claimsTiles(const AttentionKernelConfig &c) {
-  // Persistent: the next tile's Q and first K land under this tile's last
-  // MMAs and epilogue. Without a mask every tile costs the same and a
-  // static round robin balances; under a mask the tiles differ (up to
-  // N / block_n KV tiles each), so blocks claim them as they finish, the
-  // heaviest first (docs/perf-notes.md, sm_90a v3).
-  return c.mask.isMasking();
+bool hopper::persistentTiles(const AttentionKernelConfig &c) {
+  // Without a mask every tile costs the same, and the next tile's Q and
+  // first K land under this tile's last MMAs and epilogue. Under a mask
+  // the tiles differ (up to N / block_n KV tiles): a static round robin
+  // leaves blocks idle where the hardware's block scheduler does not
+  // (docs/perf-notes.md, sm_90a v3).
+  return !c.mask.isMasking();
 }
 
 std::unique_ptr<AttentionGPUStrategy> hopper::createHopperStrategy() {

@@ -29,20 +29,18 @@ constexpr int64_t kPanelElements = 64;
 constexpr int64_t kPanelRowBytes = 128;
 
 /// Shared memory: Q [panels][BM][64], K and V [stages][panels][BN][64],
-/// then the mbarriers, then the tile the producer claimed (dynamic tiles). Every tile starts on a 1024-byte swizzle atom.
+/// then the mbarriers. Every tile starts on a 1024-byte swizzle atom.
 struct SharedMemoryPlan {
   explicit SharedMemoryPlan(const AttentionKernelConfig &c);
   int64_t queryPanels, keyPanels, valuePanels;
   int64_t keyOffset, valueOffset;     ///< bytes
   int64_t queryBytes, keyStageBytes, valueStageBytes;
   int64_t barrierOffset;              ///< bytes; 8 per mbarrier
-  int64_t tileSlotOffset;             ///< bytes; the claimed tile (i32)
   int64_t bytes;
 };
 
-/// How the kernel's blocks take their tiles (KernelAbi.h's TileScheduler):
-/// always persistent; claimed from a counter under a mask.
-bool claimsTiles(const AttentionKernelConfig &c);
+/// Whether the kernel loops over tiles (KernelAbi.h's TileScheduler).
+bool persistentTiles(const AttentionKernelConfig &c);
 
 /// The sm_90a forward kernel (fa-gpu-distribute's output for sm_90a).
 LogicalResult buildHopperForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,

@@ -60,7 +60,6 @@ struct Driver {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
-  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);

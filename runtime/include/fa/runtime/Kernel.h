@@ -11,9 +11,7 @@
 #include "fa/runtime/KernelAbi.h"
 #include "fa/runtime/Spec.h"
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -73,13 +71,6 @@ private:
   int numRegisters = 0;
   /// A persistent kernel's grid bound: SMs · resident blocks per SM.
   int64_t residentBlocks = 0;
-  /// A dynamic kernel's tile counters, one per stream (launches on one
-  /// stream run in order; two streams must not share a counter).
-  mutable std::map<cuda::CUstream, cuda::CUdeviceptr> tileCounters;
-  mutable std::mutex countersMutex;
-  /// This stream's counter, zeroed in stream order before a launch.
-  bool zeroedTileCounter(cuda::CUstream stream, cuda::CUdeviceptr &counter,
-                         std::string &error) const;
 };
 
 } // namespace fa

@@ -37,9 +37,6 @@ struct ForwardArgs {
   /// ALiBi slopes (f32), [Hq] (alibiStrideB = 0) or [B, Hq] (= Hq).
   cuda::CUdeviceptr alibiSlopes = 0;
   int64_t alibiStrideB = 0;
-  /// A dynamic persistent kernel's tile counter (one i32, zero at launch):
-  /// the runtime's own, per stream (Kernel::forward), never the caller's.
-  cuda::CUdeviceptr tileCounter = 0;
 };
 
 namespace abi {
@@ -49,7 +46,6 @@ namespace abi {
 enum class ParamType {
   ElementBuffer, ///< memref<?xT>, T the kernel's element type (Q, K, V, O)
   F32Buffer,     ///< memref<?xf32> (LSE, ALiBi slopes)
-  I32Buffer,     ///< memref<?xi32> (the tile counter)
   Int64,         ///< i64 (sizes and strides, in elements)
   /// A CUtensorMap (128 bytes, 64-byte aligned) passed by value as a
   /// grid-constant parameter: a TMA map of Q, K or V (tensorMapOf).
@@ -61,7 +57,6 @@ enum class ParamUse {
   Always,
   Alibi,      ///< kernels with ALiBi
   TensorMaps, ///< kernels that load through TMA (sm_90a)
-  TileCounter, ///< kernels that claim their tiles (TileScheduler::Dynamic)
 };
 
 struct Param {
@@ -73,8 +68,7 @@ struct Param {
 /// The forward kernel's parameters, in launch order. Tensor maps come
 /// first, so that their positions survive the expansion of memrefs into
 /// launch words (the compiler marks them grid-constant by position).
-std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false,
-                                       bool tileCounter = false);
+std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false);
 
 /// How a TensorMap parameter maps its tensor: which one ("q", "k", "v"),
 /// and the TMA box, `panelBytes` of one row by `rows` rows, where `rows`
@@ -100,12 +94,8 @@ enum class TileScheduler {
   /// tiles b, b + gridDim.x, ... of ceil(M / block_m) · Hq · B, in the
   /// order the kernel decodes (KernelSkeleton.h, GridCoords::forTile).
   Persistent,
-  /// The persistent grid, each block taking tile b first, then claiming
-  /// gridDim.x + atomicAdd(tile_counter, 1) until the tiles run out: for
-  /// tiles of unequal cost (masks). tile_counter is zero at launch.
-  Dynamic,
 };
-/// "per_block", "persistent" or "dynamic".
+/// "per_block" or "persistent".
 const char *tileSchedulerName(TileScheduler scheduler);
 /// False if `name` names no scheduler.
 bool tileSchedulerOf(const std::string &name, TileScheduler &scheduler);
