@@ -25,14 +25,8 @@ using namespace mlir::fa;
 
 namespace {
 
-/// fa.apply_mask: -inf where the key is invisible, only in warps whose
-/// rows the mask cuts in this tile (MaskUtils' classification, per warp:
-/// the branch is warp-uniform, and on a diagonal tile most warps' rows see
-/// every key); other warps pass their scores through untouched. Per row
-/// the visible keys are one interval (buildVisibleKeyInterval), taken
-/// relative to the tile and clamped to [-1, C], so that each element
-/// costs a 32-bit compare against its column (two for a window) and a
-/// select, not 64-bit index arithmetic.
+/// fa.apply_mask: -inf where the key is invisible, only on tiles the mask
+/// cuts (MaskUtils' classification); other tiles pass through untouched.
 struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -44,56 +38,26 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
     auto type = op.getScores().getType();
     FragmentShape shape = FragmentShape::of(type);
     auto layout = cast<FragmentLayoutAttr>(type.getEncoding());
-    int64_t warpRows = 16 * layout.getMTiles();
-    ThreadFragment thread(rewriter, loc, layout);
-    Value warpFirstRow = arith::AddIOp::create(
-        rewriter, loc, adaptor.getQueryOffset(),
-        arith::MulIOp::create(rewriter, loc, thread.warp,
-                              arith::ConstantIndexOp::create(rewriter, loc,
-                                                             warpRows)));
     Value needMask = buildTileNeedsMask(
-        rewriter, loc, op.getMask(), warpFirstRow, adaptor.getKeyOffset(),
-        warpRows, type.getDimSize(1), adaptor.getQueryLen(),
-        adaptor.getKeyLen());
+        rewriter, loc, op.getMask(), adaptor.getQueryOffset(),
+        adaptor.getKeyOffset(), type.getDimSize(0), type.getDimSize(1),
+        adaptor.getQueryLen(), adaptor.getKeyLen());
     Value scores = adaptor.getScores();
     auto masked = scf::IfOp::create(
         rewriter, loc, needMask,
         [&](OpBuilder &b, Location loc) {
           ThreadFragment thread(b, loc, layout);
-          Type i32 = b.getI32Type();
-          // A key offset relative to the tile, clamped to [-1, C]: i32.
-          auto relative = [&](Value key) {
-            Value rel = arith::SubIOp::create(b, loc, key, adaptor.getKeyOffset());
-            rel = arith::MaxSIOp::create(b, loc, rel,
-                                         arith::ConstantIndexOp::create(b, loc, -1));
-            rel = arith::MinSIOp::create(
-                b, loc, rel,
-                arith::ConstantIndexOp::create(b, loc, type.getDimSize(1)));
-            return arith::IndexCastOp::create(b, loc, i32, rel);
-          };
-          SmallVector<std::pair<Value, Value>> bounds; // per row slot
-          for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
-            Value row = arith::AddIOp::create(b, loc, adaptor.getQueryOffset(),
-                                              thread.row(slot));
-            auto [first, last] = buildVisibleKeyInterval(
-                b, loc, op.getMask(), row, adaptor.getQueryLen(),
-                adaptor.getKeyLen());
-            bounds.push_back({first ? relative(first) : Value(), relative(last)});
-          }
           Value minusInf = arith::ConstantOp::create(
               b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
           SmallVector<Value> values = unpackVector(b, loc, scores);
           for (auto [i, s] : llvm::enumerate(values)) {
-            auto [first, last] = bounds[shape.rowSlot(i)];
-            Value col = arith::IndexCastOp::create(b, loc, i32,
-                                                   thread.column(shape, i));
-            Value visible = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::sle, col, last);
-            if (first)
-              visible = arith::AndIOp::create(
-                  b, loc, visible,
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, col,
-                                        first));
+            Value row = arith::AddIOp::create(b, loc, adaptor.getQueryOffset(),
+                                              thread.row(shape.rowSlot(i)));
+            Value col = arith::AddIOp::create(b, loc, adaptor.getKeyOffset(),
+                                              thread.column(shape, i));
+            Value visible = buildKeyVisible(b, loc, op.getMask(), row, col,
+                                            adaptor.getQueryLen(),
+                                            adaptor.getKeyLen());
             s = arith::SelectOp::create(b, loc, visible, s, minusInf);
           }
           scf::YieldOp::create(b, loc,
