@@ -29,7 +29,8 @@ void mlir::fa::populateFAGPULowerFragmentsPatterns(
     const AttentionGPUStrategy &strategy, TypeConverter &converter,
     RewritePatternSet &patterns, ConversionTarget &target) {
   addFragmentTypeConversions(converter);
-  populateFragmentPatterns(converter, patterns);
+  populateFragmentPatterns(converter, patterns,
+                           strategy.fragmentLoweringOptions());
   strategy.populateFragmentLoweringPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                         target);

@@ -24,6 +24,7 @@
 #ifndef FA_CONVERSION_FATOGPU_ATTENTIONKERNEL_H
 #define FA_CONVERSION_FATOGPU_ATTENTIONKERNEL_H
 
+#include "fa/Conversion/FAToGPU/FragmentPatterns.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -119,6 +120,11 @@ public:
                                            const FusedAttention &attention,
                                            const AttentionKernelConfig &c,
                                            StringRef name) const = 0;
+  /// How the chip-neutral patterns of fa-gpu-lower-fragments should lower
+  /// for this chip (FragmentPatterns.h).
+  virtual FragmentLoweringOptions fragmentLoweringOptions() const {
+    return {};
+  }
   /// The chip's patterns for fa-gpu-lower-fragments: the MMAs, the
   /// shared-memory operands.
   virtual void populateFragmentLoweringPatterns(

@@ -78,9 +78,20 @@ bool hasFragmentLayout(Type type);
 /// CPU lowering's).
 bool isDistributed(Operation *op);
 
+/// How a chip wants the chip-neutral patterns to lower (its strategy's
+/// fragmentLoweringOptions).
+struct FragmentLoweringOptions {
+  /// fa.apply_mask decided per warp (a warp-uniform branch) with each
+  /// row's visible keys as a 32-bit interval relative to the tile, instead
+  /// of per tile with 64-bit index arithmetic per element. Faster where
+  /// registers allow (sm_90a); on sm_80 ptxas spills (docs/perf-notes.md).
+  bool maskPerWarp = false;
+};
+
 /// The chip-neutral patterns (one per op; see the .cpp's list).
 void populateFragmentPatterns(const TypeConverter &converter,
-                              RewritePatternSet &patterns);
+                              RewritePatternSet &patterns,
+                              const FragmentLoweringOptions &options = {});
 
 //===----------------------------------------------------------------------===//
 // Scalar helpers every lowering of the math shares

@@ -19,7 +19,8 @@ void populateRowPatterns(const TypeConverter &converter,
                          RewritePatternSet &patterns);
 /// apply_mask and the score modifications that need (row, column).
 void populateScoreModPatterns(const TypeConverter &converter,
-                              RewritePatternSet &patterns);
+                              RewritePatternSet &patterns,
+                              const FragmentLoweringOptions &options);
 /// arith and math ops, and constants, on distributed tiles.
 void populateElementwisePatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);

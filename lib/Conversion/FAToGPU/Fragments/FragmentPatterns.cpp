@@ -10,12 +10,13 @@ using namespace mlir;
 using namespace mlir::fa;
 
 void mlir::fa::populateFragmentPatterns(const TypeConverter &converter,
-                                        RewritePatternSet &patterns) {
+                                        RewritePatternSet &patterns,
+                                        const FragmentLoweringOptions &options) {
   // fa.row_max, fa.row_sum, fa.convert_layout, fa.exp_shifted,
   // fa.scale_rows: the online-softmax recurrence, per row.
   populateRowPatterns(converter, patterns);
   // fa.apply_mask (+ score modifications): per element, by (row, column).
-  populateScoreModPatterns(converter, patterns);
+  populateScoreModPatterns(converter, patterns, options);
   // arith / math on fragments (the recurrence's scalars, the epilogue),
   // and splat constants.
   populateElementwisePatterns(converter, patterns);

@@ -25,10 +25,20 @@ using namespace mlir::fa;
 
 namespace {
 
-/// fa.apply_mask: -inf where the key is invisible, only on tiles the mask
-/// cuts (MaskUtils' classification); other tiles pass through untouched.
+/// fa.apply_mask: -inf where the key is invisible, only where the mask
+/// cuts (MaskUtils' classification); elsewhere the scores pass through
+/// untouched. By default the decision is per tile and each element's
+/// visibility is 64-bit index arithmetic (buildKeyVisible). With
+/// `maskPerWarp` the decision is per warp (warp-uniform; on a diagonal
+/// tile most warps' rows see every key), and per row the visible keys are
+/// one interval (buildVisibleKeyInterval) taken relative to the tile and
+/// clamped to [-1, C], so that an element costs a 32-bit compare against
+/// its column (two for a window) and a select.
 struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ApplyMaskLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    bool perWarp)
+      : OpConversionPattern(converter, ctx), perWarp(perWarp) {}
+
   LogicalResult
   matchAndRewrite(ApplyMaskOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -36,30 +46,29 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     auto type = op.getScores().getType();
-    FragmentShape shape = FragmentShape::of(type);
     auto layout = cast<FragmentLayoutAttr>(type.getEncoding());
+    Value firstRow = adaptor.getQueryOffset();
+    int64_t rows = type.getDimSize(0);
+    if (perWarp) {
+      rows = 16 * layout.getMTiles();
+      firstRow = arith::AddIOp::create(
+          rewriter, loc, firstRow,
+          arith::MulIOp::create(rewriter, loc,
+                                ThreadFragment(rewriter, loc, layout).warp,
+                                arith::ConstantIndexOp::create(rewriter, loc, rows)));
+    }
     Value needMask = buildTileNeedsMask(
-        rewriter, loc, op.getMask(), adaptor.getQueryOffset(),
-        adaptor.getKeyOffset(), type.getDimSize(0), type.getDimSize(1),
-        adaptor.getQueryLen(), adaptor.getKeyLen());
+        rewriter, loc, op.getMask(), firstRow, adaptor.getKeyOffset(), rows,
+        type.getDimSize(1), adaptor.getQueryLen(), adaptor.getKeyLen());
     Value scores = adaptor.getScores();
     auto masked = scf::IfOp::create(
         rewriter, loc, needMask,
         [&](OpBuilder &b, Location loc) {
-          ThreadFragment thread(b, loc, layout);
-          Value minusInf = arith::ConstantOp::create(
-              b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
           SmallVector<Value> values = unpackVector(b, loc, scores);
-          for (auto [i, s] : llvm::enumerate(values)) {
-            Value row = arith::AddIOp::create(b, loc, adaptor.getQueryOffset(),
-                                              thread.row(shape.rowSlot(i)));
-            Value col = arith::AddIOp::create(b, loc, adaptor.getKeyOffset(),
-                                              thread.column(shape, i));
-            Value visible = buildKeyVisible(b, loc, op.getMask(), row, col,
-                                            adaptor.getQueryLen(),
-                                            adaptor.getKeyLen());
-            s = arith::SelectOp::create(b, loc, visible, s, minusInf);
-          }
+          if (perWarp)
+            maskByIntervals(b, loc, op, adaptor, values);
+          else
+            maskByIndex(b, loc, op, adaptor, values);
           scf::YieldOp::create(b, loc,
                                packVector(b, loc, scores.getType(), values));
         },
@@ -67,6 +76,71 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
     rewriter.replaceOp(op, masked.getResults());
     return success();
   }
+
+private:
+  static Value minusInf(OpBuilder &b, Location loc) {
+    return arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  }
+
+  /// Each element's (row, key) through buildKeyVisible, in index math.
+  static void maskByIndex(OpBuilder &b, Location loc, ApplyMaskOp op,
+                          OpAdaptor adaptor, SmallVector<Value> &values) {
+    auto type = op.getScores().getType();
+    FragmentShape shape = FragmentShape::of(type);
+    ThreadFragment thread(b, loc, cast<FragmentLayoutAttr>(type.getEncoding()));
+    Value inf = minusInf(b, loc);
+    for (auto [i, s] : llvm::enumerate(values)) {
+      Value row = arith::AddIOp::create(b, loc, adaptor.getQueryOffset(),
+                                        thread.row(shape.rowSlot(i)));
+      Value col = arith::AddIOp::create(b, loc, adaptor.getKeyOffset(),
+                                        thread.column(shape, i));
+      Value visible = buildKeyVisible(b, loc, op.getMask(), row, col,
+                                      adaptor.getQueryLen(), adaptor.getKeyLen());
+      s = arith::SelectOp::create(b, loc, visible, s, inf);
+    }
+  }
+
+  /// Per row slot the visible keys' interval relative to the tile (i32,
+  /// clamped to [-1, C]); per element one or two compares.
+  static void maskByIntervals(OpBuilder &b, Location loc, ApplyMaskOp op,
+                              OpAdaptor adaptor, SmallVector<Value> &values) {
+    auto type = op.getScores().getType();
+    FragmentShape shape = FragmentShape::of(type);
+    ThreadFragment thread(b, loc, cast<FragmentLayoutAttr>(type.getEncoding()));
+    Type i32 = b.getI32Type();
+    auto relative = [&](Value key) -> Value {
+      if (!key)
+        return Value();
+      auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+      Value rel = arith::SubIOp::create(b, loc, key, adaptor.getKeyOffset());
+      rel = arith::MaxSIOp::create(b, loc, rel, cst(-1));
+      rel = arith::MinSIOp::create(b, loc, rel, cst(type.getDimSize(1)));
+      return arith::IndexCastOp::create(b, loc, i32, rel);
+    };
+    SmallVector<std::pair<Value, Value>> bounds; // per row slot
+    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
+      Value row = arith::AddIOp::create(b, loc, adaptor.getQueryOffset(),
+                                        thread.row(slot));
+      auto [first, last] = buildVisibleKeyInterval(
+          b, loc, op.getMask(), row, adaptor.getQueryLen(), adaptor.getKeyLen());
+      bounds.push_back({relative(first), relative(last)});
+    }
+    Value inf = minusInf(b, loc);
+    for (auto [i, s] : llvm::enumerate(values)) {
+      auto [first, last] = bounds[shape.rowSlot(i)];
+      Value col = arith::IndexCastOp::create(b, loc, i32, thread.column(shape, i));
+      Value visible =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col, last);
+      if (first)
+        visible = arith::AndIOp::create(
+            b, loc, visible,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, col, first));
+      s = arith::SelectOp::create(b, loc, visible, s, inf);
+    }
+  }
+
+  bool perWarp;
 };
 
 /// fa.alibi_bias: S - c·slope·|i + N - M - j| per element, c = log2(e) in
@@ -135,7 +209,9 @@ struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
 } // namespace
 
 void mlir::fa::populateScoreModPatterns(const TypeConverter &converter,
-                                        RewritePatternSet &patterns) {
-  patterns.add<ApplyMaskLowering, AlibiBiasLowering>(converter,
-                                                     patterns.getContext());
+                                        RewritePatternSet &patterns,
+                                        const FragmentLoweringOptions &options) {
+  patterns.add<ApplyMaskLowering>(converter, patterns.getContext(),
+                                  options.maskPerWarp);
+  patterns.add<AlibiBiasLowering>(converter, patterns.getContext());
 }

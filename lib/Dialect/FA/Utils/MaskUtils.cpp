@@ -59,6 +59,36 @@ Value mlir::fa::buildKeyVisible(OpBuilder &b, Location loc, MaskAttr mask,
 }
 
 std::pair<Value, Value>
+mlir::fa::buildVisibleKeyInterval(OpBuilder &b, Location loc, MaskAttr mask,
+                                  Value query, Value queryLen, Value keyLen) {
+  IndexMath m{b, loc};
+  Value last = m.sub(keyLen, m.constant(1)); // keys past N never exist
+  Value first;
+  // Bottom-right alignment: query i sits on key i + N - M.
+  Value diagonal = m.add(query, m.sub(keyLen, queryLen));
+  auto lastAtMost = [&](Value bound) {
+    last = arith::MinSIOp::create(b, loc, last, bound);
+  };
+  switch (mask.getKind()) {
+  case MaskKind::None:
+    break;
+  case MaskKind::Causal:
+    lastAtMost(diagonal);
+    break;
+  case MaskKind::CausalTopLeft:
+    lastAtMost(query);
+    break;
+  case MaskKind::Window:
+    if (mask.getLeft() >= 0)
+      first = m.sub(diagonal, m.constant(mask.getLeft()));
+    if (mask.getRight() >= 0)
+      lastAtMost(m.add(diagonal, m.constant(mask.getRight())));
+    break;
+  }
+  return {first, last};
+}
+
+std::pair<Value, Value>
 mlir::fa::buildVisibleKeyRange(OpBuilder &b, Location loc, MaskAttr mask,
                                Value q0, Value rows, Value queryLen,
                                Value keyLen, int64_t blockN) {

@@ -26,6 +26,13 @@ namespace fa {
 Value buildKeyVisible(OpBuilder &b, Location loc, MaskAttr mask, Value query,
                       Value key, Value queryLen, Value keyLen);
 
+/// The keys query `query` sees form one interval (DESIGN.md's masks are
+/// bands): [first, last], `first` null when the mask has no left bound
+/// (it is then 0), `last` at most keyLen - 1. Index values.
+std::pair<Value, Value> buildVisibleKeyInterval(OpBuilder &b, Location loc,
+                                                MaskAttr mask, Value query,
+                                                Value queryLen, Value keyLen);
+
 /// [begin, end): the keys that queries [q0, q0 + rows) can see, `begin`
 /// rounded down to a multiple of `blockN` so KV tiles stay aligned. For
 /// no mask this is [0, keyLen). All index values.

@@ -1,0 +1,44 @@
+// fa.apply_mask's two lowerings (FragmentLoweringOptions::maskPerWarp, the
+// strategy's choice). sm_90a: the branch is per warp (its first row is
+// the block's q0 + (thread / 32) · 16) and each element is one 32-bit
+// compare of its column against its row's last visible key, relative to
+// the tile and clamped to [-1, 128]. sm_80: per tile, each element
+// through 64-bit index arithmetic (buildKeyVisible).
+// RUN: fa-opt %s --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_90a" \
+// RUN:   | fa-opt --fa-gpu-lower-fragments="chip=sm_90a" --canonicalize --cse \
+// RUN:   | FileCheck %s --check-prefix=WARP
+// RUN: fa-opt %s --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" \
+// RUN:   | fa-opt --fa-gpu-lower-fragments="chip=sm_80" --canonicalize --cse \
+// RUN:   | FileCheck %s --check-prefix=TILE
+
+// WARP-LABEL: gpu.func @causal_d64
+// WARP: %[[WARP:[^ ]+]] = arith.divui %thread_id_x, %c32 : index
+// WARP-NEXT: %[[WARP_ROWS:[^ ]+]] = arith.muli %[[WARP]], %c16 : index
+// WARP-NEXT: %[[FIRST_ROW:[^ ]+]] = arith.addi %{{[^,]+}}, %[[WARP_ROWS]] : index
+// WARP-NEXT: arith.cmpi
+// WARP-NEXT: arith.addi %[[FIRST_ROW]], %{{[^ ]+}} : index
+// WARP: %[[NEED:[^ ]+]] = arith.ori
+// WARP-NEXT: scf.if %[[NEED]] -> (vector<64xf32>) {
+// WARP: arith.maxsi %{{[^,]+}}, %c-1 : index
+// WARP-NEXT: arith.minsi %{{[^,]+}}, %c128 : index
+// WARP-NEXT: %[[LAST:[^ ]+]] = arith.index_cast %{{[^ ]+}} : index to i32
+// WARP: %[[VISIBLE:[^ ]+]] = arith.cmpi sle, %{{[^,]+}}, %[[LAST]] : i32
+// WARP-NEXT: arith.select %[[VISIBLE]], %{{[^,]+}}, %cst{{.*}} : f32
+// WARP-NOT: arith.cmpi sle, {{.*}} : index
+// WARP: scf.yield
+
+// TILE-LABEL: gpu.func @causal_d64
+// TILE: scf.if %{{[^ ]+}} -> (vector<{{[0-9]+}}xf32>) {
+// TILE-NOT: arith.cmpi sle, {{.*}} : i32
+// TILE: arith.cmpi sle, %{{[^,]+}}, %{{[^,]+}} : index
+// TILE-NEXT: arith.andi
+// TILE-NEXT: arith.select
+func.func @causal_d64(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>)
+    -> (tensor<1x1x256x64xbf16>, tensor<1x1x256xf32>) {
+  %o, %lse = fa.attention %q, %k, %v
+      {mask = #fa.mask<causal>,
+       tile = #fa.tile<block_m = 128, block_n = 128, stages = 2, warps = 8>}
+      : (tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16>)
+      -> (tensor<1x1x256x64xbf16>, tensor<1x1x256xf32>)
+  return %o, %lse : tensor<1x1x256x64xbf16>, tensor<1x1x256xf32>
+}
