@@ -21,6 +21,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <array>
+
 namespace mlir {
 namespace fa {
 
@@ -100,6 +102,24 @@ void populateFragmentPatterns(const TypeConverter &converter,
 /// The vector's elements, and a vector from elements.
 SmallVector<Value> unpackVector(OpBuilder &b, Location loc, Value vector);
 Value packVector(OpBuilder &b, Location loc, Type type, ArrayRef<Value> elements);
+
+/// An accumulator-layout fragment (P) as the A operand of the MMA that
+/// reads it from registers, in the MMA's element type `mmaType`: two n8
+/// tiles of the m16n8 C layout are one m16k16 A fragment (PTX ISA), so
+/// k16 step `k` of m-tile `mTile` is the element pairs {0, 1} and {2, 3}
+/// of n-tiles 2k and 2k + 1: four vector<2 x mmaType> registers.
+struct AccumulatorOperand {
+  AccumulatorOperand(OpBuilder &b, Location loc, Value fragment,
+                     RankedTensorType type, Type mmaType);
+  std::array<Value, 4> registers(int64_t mTile, int64_t k) const;
+  int64_t kSteps() const { return shape.nTiles() / 2; }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Value values; ///< vector<size x mmaType>
+  FragmentShape shape;
+};
 
 /// fa.qk_scores' epilogue on one raw dot product q·k: scale, softcap,
 /// log2(e) in log2 units (the op's attributes).

@@ -128,15 +128,6 @@ struct WarpMma {
     return vector::ExtractOp::create(b, loc, asInt, ArrayRef<int64_t>{0});
   }
 
-  /// Two adjacent elements of a fragment vector as one register.
-  Value pair(Value fragment, int64_t first) {
-    auto type = cast<VectorType>(fragment.getType());
-    Value lo = vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{first});
-    Value hi = vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{first + 1});
-    return vector::FromElementsOp::create(
-        b, loc, VectorType::get({2}, type.getElementType()), ValueRange{lo, hi});
-  }
-
   /// The first row of m-tile mt of this warp.
   Value tileRow0(int64_t mTiles, int64_t mt) {
     return add(mul(warp, 16 * mTiles), cst(16 * mt));
@@ -240,22 +231,17 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
     FragmentShape out = FragmentShape::of(op.getAcc().getType());
     Type mmaType = op.getRhs().getType().getElementType();
     WarpMma w(rewriter, loc);
-    Value p = adaptor.getLhs();
-    auto probsType = cast<VectorType>(p.getType());
-    if (probsType.getElementType() != mmaType)
-      p = arith::TruncFOp::create(rewriter, loc, probsType.clone(mmaType), p);
+    AccumulatorOperand probsOperand(rewriter, loc, adaptor.getLhs(),
+                                    op.getLhs().getType(), mmaType);
     SmallVector<Value> accValues = unpackVector(rewriter, loc, adaptor.getAcc());
     auto fragmentAt = [&](int64_t first) {
       return Fragment{accValues[first], accValues[first + 1],
                       accValues[first + 2], accValues[first + 3]};
     };
-    for (int64_t kc = 0; kc < probs.nTiles() / 2; ++kc) {
+    for (int64_t kc = 0; kc < probsOperand.kSteps(); ++kc) {
       SmallVector<Fragment> a;
-      for (int64_t mt = 0; mt < probs.mTiles; ++mt) {
-        int64_t lo = probs.index(mt, 2 * kc, 0), hi = probs.index(mt, 2 * kc + 1, 0);
-        a.push_back({w.pair(p, lo), w.pair(p, lo + 2), w.pair(p, hi),
-                     w.pair(p, hi + 2)});
-      }
+      for (int64_t mt = 0; mt < probs.mTiles; ++mt)
+        a.push_back(probsOperand.registers(mt, kc));
       for (int64_t n0 = 0; n0 < out.columns; n0 += 16) {
         auto valueFrags = w.loadBFromColumns(adaptor.getRhs(), n0, kc);
         for (int64_t mt = 0; mt < out.mTiles; ++mt)

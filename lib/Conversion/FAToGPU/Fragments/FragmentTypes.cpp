@@ -118,6 +118,28 @@ SmallVector<Value> mlir::fa::unpackVector(OpBuilder &b, Location loc,
   return elements;
 }
 
+AccumulatorOperand::AccumulatorOperand(OpBuilder &b, Location loc,
+                                       Value fragment, RankedTensorType type,
+                                       Type mmaType)
+    : b(b), loc(loc), values(fragment), shape(FragmentShape::of(type)) {
+  auto vectorType = cast<VectorType>(fragment.getType());
+  if (vectorType.getElementType() != mmaType)
+    values = arith::TruncFOp::create(b, loc, vectorType.clone(mmaType), fragment);
+}
+
+std::array<Value, 4> AccumulatorOperand::registers(int64_t mTile,
+                                                   int64_t k) const {
+  Type element = cast<VectorType>(values.getType()).getElementType();
+  auto pairAt = [&](int64_t first) -> Value {
+    Value lo = vector::ExtractOp::create(b, loc, values, ArrayRef<int64_t>{first});
+    Value hi = vector::ExtractOp::create(b, loc, values, ArrayRef<int64_t>{first + 1});
+    return vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, element), ValueRange{lo, hi});
+  };
+  int64_t lo = shape.index(mTile, 2 * k, 0), hi = shape.index(mTile, 2 * k + 1, 0);
+  return {pairAt(lo), pairAt(lo + 2), pairAt(hi), pairAt(hi + 2)};
+}
+
 Value mlir::fa::packVector(OpBuilder &b, Location loc, Type type,
                            ArrayRef<Value> elements) {
   auto vectorType = cast<VectorType>(type);

@@ -16,7 +16,7 @@
 //   V (N-major, imm-trans-b): a k16 step is 16 rows, +2048 bytes; the
 //     64-column panels rows·128 apart (the leading byte offset).
 // P feeds P·V from registers: two n8 accumulator tiles of S are one k16 A
-// fragment (as on sm_80).
+// fragment (AccumulatorOperand, as on sm_80).
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,13 +124,8 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
   }
 };
 
-/// Two adjacent 16-bit elements of a fragment vector as one 32-bit register.
-Value packedPair(OpBuilder &b, Location loc, Value fragment, int64_t first) {
-  auto type = cast<VectorType>(fragment.getType());
-  Value lo = vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{first});
-  Value hi = vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{first + 1});
-  Value pair = vector::FromElementsOp::create(
-      b, loc, VectorType::get({2}, type.getElementType()), ValueRange{lo, hi});
+/// A register of two 16-bit elements as the i32 wgmma's inline PTX takes.
+Value asI32(OpBuilder &b, Location loc, Value pair) {
   Value asInt = vector::BitCastOp::create(
       b, loc, VectorType::get({1}, b.getI32Type()), pair);
   return vector::ExtractOp::create(b, loc, asInt, ArrayRef<int64_t>{0});
@@ -148,25 +143,20 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
     if (op.getTransposeA() || op.getTransposeB() || op.getAlpha())
       return rewriter.notifyMatchFailure(op, "only acc + P·V on sm_90a yet");
     Location loc = op.getLoc();
-    FragmentShape probs = FragmentShape::of(op.getLhs().getType());
     Type mmaType = op.getRhs().getType().getElementType();
     int64_t valueRows = op.getRhs().getType().getDimSize(0);
-    Value p = adaptor.getLhs();
-    auto probsType = cast<VectorType>(p.getType());
-    if (probsType.getElementType() != mmaType)
-      p = arith::TruncFOp::create(rewriter, loc, probsType.clone(mmaType), p);
+    AccumulatorOperand probs(rewriter, loc, adaptor.getLhs(),
+                             op.getLhs().getType(), mmaType);
     SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
     Value valueDesc = matrixDescriptor(
         rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()),
         /*leadingBytes=*/valueRows * kPanelRowBytes,
         /*strideBytes=*/kSwizzleAtomBytes);
     wgmmaFence(rewriter, loc);
-    for (int64_t k = 0; k < probs.nTiles() / 2; ++k) {
-      int64_t lo = probs.index(0, 2 * k, 0), hi = probs.index(0, 2 * k + 1, 0);
-      SmallVector<Value> a = {packedPair(rewriter, loc, p, lo),
-                              packedPair(rewriter, loc, p, lo + 2),
-                              packedPair(rewriter, loc, p, hi),
-                              packedPair(rewriter, loc, p, hi + 2)};
+    for (int64_t k = 0; k < probs.kSteps(); ++k) {
+      SmallVector<Value> a;
+      for (Value pair : probs.registers(/*mTile=*/0, k))
+        a.push_back(asI32(rewriter, loc, pair));
       acc = wgmma(rewriter, loc, mmaType, acc, a,
                   offsetDescriptor(rewriter, loc, valueDesc,
                                    k * 16 * kPanelRowBytes),
