@@ -85,7 +85,7 @@ def warm_up(launch, sets, seconds=0.15):
         launch(sets[i % len(sets)])
 
 
-def time_bursts(launch, sets, bursts=5, per_burst=None):
+def time_bursts(launch, sets, bursts=3, per_burst=None):
     """Median ms per launch over bursts of back-to-back launches."""
     per_burst = per_burst or max(10, 4 * len(sets))
     warm_up(launch, sets)
@@ -114,7 +114,7 @@ def time_interleaved(launches, sets, rounds=6):
         order = list(range(len(launches)))
         order = order[r % len(order):] + order[:r % len(order)]
         for i in order:
-            times[i].append(time_bursts(launches[i], sets, bursts=3))
+            times[i].append(time_bursts(launches[i], sets))
     return [sorted(t)[len(t) // 2] for t in times]
 
 

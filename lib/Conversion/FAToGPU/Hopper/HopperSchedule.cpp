@@ -270,7 +270,8 @@ struct Pingpong {
   // Computed once, before the tiles (i32 barrier ids, i1 flags):
   Value ownBarrier, nextBarrier, isFirstGroup, isLastGroup;
 
-  static constexpr int64_t kThreads = 256; // the syncing and arriving groups
+  // The syncing and the arriving warpgroup.
+  static constexpr int64_t kThreads = 2 * kWarpgroupThreads;
 
   Pingpong(OpBuilder &b, Location loc, const SharedState &s, int64_t groups)
       : s(s), groups(groups) {
@@ -278,7 +279,8 @@ struct Pingpong {
       return;
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value group = s.toI32(
-        b, loc, arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, 128)));
+        b, loc,
+        arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)));
     Value one = s.i32(b, loc, 1);
     ownBarrier = arith::AddIOp::create(b, loc, group, one);
     nextBarrier = arith::AddIOp::create(
@@ -456,8 +458,7 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   OpBuilder::InsertionGuard guard(b);
   Location loc = attention.kvLoop->getLoc();
   int64_t consumerThreads = 32 * c.warps;
-  KernelArgs args = KernelArgs::create(b, module, c, name,
-                                       consumerThreads + 128,
+  KernelArgs args = KernelArgs::create(b, module, c, name, blockThreadsFor(c),
                                        /*tensorMaps=*/true);
   SharedState s = buildSharedState(b, loc, module, c);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);

@@ -14,8 +14,6 @@ using namespace mlir::fa::hopper;
 
 namespace {
 
-/// The producer warpgroup's threads, after the consumers'.
-constexpr int64_t kProducerThreads = 128;
 
 class HopperStrategy : public AttentionGPUStrategy {
 public:
@@ -58,7 +56,7 @@ public:
   }
 
   int64_t blockThreads(const AttentionKernelConfig &c) const override {
-    return 32 * c.warps + kProducerThreads;
+    return blockThreadsFor(c);
   }
 
   bool usesTensorMaps() const override { return true; }

@@ -22,6 +22,8 @@ namespace hopper {
 
 /// Query rows per consumer warpgroup: wgmma's M.
 constexpr int64_t kRowsPerWarpgroup = 64;
+/// Threads per warpgroup (wgmma's and setmaxnreg's unit).
+constexpr int64_t kWarpgroupThreads = 128;
 /// Consumer warpgroups per block: three fit 64K registers at 160 each.
 constexpr int64_t kMaxConsumerGroups = 3;
 /// Elements per 128-byte panel row (16-bit types).
@@ -38,6 +40,12 @@ struct SharedMemoryPlan {
   int64_t barrierOffset;              ///< bytes; 8 per mbarrier
   int64_t bytes;
 };
+
+/// Threads per block: the consumer warpgroups (c.warps MMA warps), then
+/// one producer warpgroup.
+inline int64_t blockThreadsFor(const AttentionKernelConfig &c) {
+  return 32 * c.warps + kWarpgroupThreads;
+}
 
 /// Whether the kernel loops over tiles (KernelAbi.h's TileScheduler).
 bool persistentTiles(const AttentionKernelConfig &c);

@@ -62,7 +62,7 @@ Value offsetDescriptor(OpBuilder &b, Location loc, Value desc, int64_t bytes) {
 Value warpgroupRows(OpBuilder &b, Location loc, Value address) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value group = arith::DivUIOp::create(
-      b, loc, tid, arith::ConstantIndexOp::create(b, loc, 128));
+      b, loc, tid, arith::ConstantIndexOp::create(b, loc, kWarpgroupThreads));
   Value offset = arith::MulIOp::create(
       b, loc, group,
       arith::ConstantIndexOp::create(b, loc, kRowsPerWarpgroup * kPanelRowBytes));
