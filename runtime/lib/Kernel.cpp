@@ -149,8 +149,7 @@ bool Manifest::read(const std::string &path, Manifest &out,
 bool Manifest::checkLaunch(const ProblemSize &size,
                            std::string &error) const {
   constexpr int64_t kMaxGridX = INT32_MAX, kMaxGridYZ = 65535;
-  int64_t blocks = size.queryLen / spec.blockM +
-                   (size.queryLen % spec.blockM != 0);
+  int64_t blocks = queryBlocks(size.queryLen);
   std::ostringstream os;
   if (scheduler == abi::TileScheduler::Persistent) {
     // The kernel decodes its tiles in 32 bits (GridCoords::forTile).
@@ -351,8 +350,7 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
     for (size_t w = first; w < words.size(); ++w)
       launch.push_back(&words[w]);
   }
-  int64_t blockM = info.spec.blockM;
-  int64_t queryBlocks = a.queryLen / blockM + (a.queryLen % blockM != 0);
+  int64_t queryBlocks = info.queryBlocks(a.queryLen);
   unsigned grid[3] = {static_cast<unsigned>(queryBlocks),
                       static_cast<unsigned>(a.queryHeads),
                       static_cast<unsigned>(a.batch)};

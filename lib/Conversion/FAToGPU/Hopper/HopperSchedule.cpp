@@ -75,6 +75,10 @@ struct SharedState {
   Value toI32(OpBuilder &b, Location loc, Value index) const {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
   }
+  /// The mbarrier phase parity (i32) of a barrier's `uses`-th use.
+  Value parity(OpBuilder &b, Location loc, Value uses) const {
+    return toI32(b, loc, arith::RemUIOp::create(b, loc, uses, idx(b, loc, 2)));
+  }
   /// base + bytes + stride · stage (stage an index, or null).
   Value address(OpBuilder &b, Location loc, int64_t bytes, Value stage = Value(),
                 int64_t stride = 0) const {
@@ -159,8 +163,7 @@ std::pair<Value, Value> ringPosition(OpBuilder &b, Location loc,
   Value stages = s.idx(b, loc, s.c.stages);
   Value stage = arith::RemUIOp::create(b, loc, n, stages);
   Value round = arith::DivUIOp::create(b, loc, n, stages);
-  Value parity = arith::RemUIOp::create(b, loc, round, s.idx(b, loc, 2));
-  return {stage, s.toI32(b, loc, parity)};
+  return {stage, s.parity(b, loc, round)};
 }
 
 /// One Q tile of the persistent loop, as a role sees it.
@@ -169,11 +172,6 @@ struct QueryTile {
   Value kvBegin, numBlocks; ///< the visible KV tiles (GridCoords)
   Value round;              ///< this block's tile count so far: Q's phase
   Value ringBase;           ///< KV tiles this block loaded before this one
-  /// Parity of the round (i32), for Q's barriers.
-  Value parity(OpBuilder &b, Location loc, const SharedState &s) const {
-    return s.toI32(b, loc,
-                   arith::RemUIOp::create(b, loc, round, s.idx(b, loc, 2)));
-  }
 };
 
 /// Runs `body` for each of this block's tiles (BlockTiles), carrying
@@ -221,7 +219,7 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
   };
   // A fresh barrier's previous phase counts as complete: round 0 passes.
   waitParity(b, loc, s.queryEmpty(b, loc),
-             arith::XOrIOp::create(b, loc, q.parity(b, loc, s), s.i32(b, loc, 1)));
+             arith::XOrIOp::create(b, loc, s.parity(b, loc, q.round), s.i32(b, loc, 1)));
   Value queryBar = s.queryFull(b, loc);
   arriveExpectTx(b, loc, queryBar, p.queryBytes);
   copyTile(b, "q_tmap", s.address(b, loc, 0), p.queryPanels, c.blockM,
@@ -431,7 +429,7 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   pingpong.start(b, loc);
   LogicalResult result = success();
   forEachQueryTile(b, loc, s, args, tiles, [&](OpBuilder &tb, const QueryTile &q) {
-    waitParity(tb, loc, s.queryFull(tb, loc), q.parity(tb, loc, s));
+    waitParity(tb, loc, s.queryFull(tb, loc), s.parity(tb, loc, q.round));
     Value query = s.tile(tb, loc, s.query, Value(), c.blockM, c.headDim);
     Value slope = c.alibi ? q.grid.alibiSlope(tb, loc, args) : Value();
     auto values = buildPipelinedLoop(tb, loc, s, math, q, query, slope, pingpong);

@@ -34,6 +34,11 @@ struct Manifest {
   /// file readable); false with a reason.
   static bool read(const std::string &path, Manifest &out, std::string &error);
 
+  /// ceil(queryLen / block_m): the Q blocks of one (batch, head).
+  int64_t queryBlocks(int64_t queryLen) const {
+    return queryLen / spec.blockM + (queryLen % spec.blockM != 0);
+  }
+
   /// Whether the kernel takes ALiBi slopes (its parameters name them).
   bool takesAlibiSlopes() const;
 
