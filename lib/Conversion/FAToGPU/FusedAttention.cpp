@@ -107,6 +107,19 @@ AttentionKernelConfig mlir::fa::configOf(FusedAttention a) {
 
 AttentionGPUStrategy::~AttentionGPUStrategy() = default;
 
+std::string mlir::fa::unsupported16BitOperands(StringRef chip,
+                                               const AttentionKernelConfig &c) {
+  auto headDimOk = [](int64_t d) { return d >= 8 && d <= 256 && d % 8 == 0; };
+  if (!c.elementType.isF16() && !c.elementType.isBF16())
+    return (chip + " kernels take f16 or bf16").str();
+  if (!headDimOk(c.headDim) || !headDimOk(c.valueDim))
+    return (chip + " kernels need D and Dv multiples of 8 from 8 to 256, got D=" +
+            Twine(c.headDim) + " Dv=" + Twine(c.valueDim) +
+            " (pad the head dim with zeros to the next multiple of 8)")
+        .str();
+  return "";
+}
+
 std::string mlir::fa::checkAttentionKernel(StringRef chip,
                                            const AttentionKernelConfig &c) {
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);

@@ -140,6 +140,12 @@ std::string registeredChips();
 /// The chip the tools target when none is named (the registry's first).
 StringRef defaultChip();
 
+/// The operand rule the 16-bit MMAs share (f16 or bf16; D and Dv multiples
+/// of 8 from 8 to 256): the first line of a strategy's unsupportedReason,
+/// "" when `c` keeps it.
+std::string unsupported16BitOperands(StringRef chip,
+                                     const AttentionKernelConfig &c);
+
 /// Why `chip` cannot build `config` ("" if it can): an unknown chip, or the
 /// strategy's reason. The one check fa-compile and the passes share.
 std::string checkAttentionKernel(StringRef chip,

@@ -22,15 +22,11 @@ public:
   StringRef ptxFeatures() const override { return "+ptx70"; }
 
   std::string unsupportedReason(const AttentionKernelConfig &c) const override {
+    std::string operands = unsupported16BitOperands(chip(), c);
+    if (!operands.empty())
+      return operands;
     std::ostringstream os;
-    auto headDimOk = [](int64_t d) { return d >= 8 && d <= 256 && d % 8 == 0; };
-    if (!c.elementType.isF16() && !c.elementType.isBF16())
-      os << "sm_80 kernels take f16 or bf16";
-    else if (!headDimOk(c.headDim) || !headDimOk(c.valueDim))
-      os << "sm_80 kernels need D and Dv multiples of 8 from 8 to 256, got D="
-         << c.headDim << " Dv=" << c.valueDim
-         << " (pad the head dim with zeros to the next multiple of 8)";
-    else if (c.blockM & (c.blockM - 1))
+    if (c.blockM & (c.blockM - 1))
       os << "sm_80 block_m must be a power of two, got " << c.blockM;
     else if (c.blockM != 16 * c.warps && c.blockM != 32 * c.warps)
       os << "block_m must be 16 * warps or 32 * warps (" << 16 * c.warps

@@ -22,16 +22,12 @@ public:
   StringRef ptxFeatures() const override { return "+ptx80"; }
 
   std::string unsupportedReason(const AttentionKernelConfig &c) const override {
+    std::string operands = unsupported16BitOperands(chip(), c);
+    if (!operands.empty())
+      return operands;
     std::ostringstream os;
-    auto headDimOk = [](int64_t d) { return d >= 8 && d <= 256 && d % 8 == 0; };
-    if (!c.elementType.isF16() && !c.elementType.isBF16())
-      os << "sm_90a kernels take f16 or bf16";
-    else if (!headDimOk(c.headDim) || !headDimOk(c.valueDim))
-      os << "sm_90a kernels need D and Dv multiples of 8 from 8 to 256, got D="
-         << c.headDim << " Dv=" << c.valueDim
-         << " (pad the head dim with zeros to the next multiple of 8)";
-    else if (c.blockM % kRowsPerWarpgroup ||
-             c.blockM > kMaxConsumerGroups * kRowsPerWarpgroup)
+    if (c.blockM % kRowsPerWarpgroup ||
+        c.blockM > kMaxConsumerGroups * kRowsPerWarpgroup)
       os << "sm_90a block_m must be 64, 128 or 192 (64 query rows per "
             "consumer warpgroup, at most "
          << kMaxConsumerGroups << "), got " << c.blockM;
