@@ -7,7 +7,7 @@
 #include "fa/Compiler/KernelCompiler.h"
 
 #include "fa/Compiler/AttentionModule.h"
-#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+#include "fa/Conversion/FAToGPU/BackwardKernel.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
@@ -65,12 +65,13 @@ static std::string maskTag(const ::fa::ref::Mask &mask) {
   return "none";
 }
 
-std::string mlir::fa::kernelName(const ::fa::AttentionSpec &spec,
-                                 const std::string &target) {
+static std::string conventionalName(const char *direction,
+                                    const ::fa::AttentionSpec &spec,
+                                    const std::string &target) {
   std::ostringstream os;
   std::string chip = target;
   chip.erase(std::remove(chip.begin(), chip.end(), '_'), chip.end());
-  os << "fa_fwd_" << chip << "_" << ::fa::elementTypeName(spec.dtype) << "_d"
+  os << "fa_" << direction << "_" << chip << "_" << ::fa::elementTypeName(spec.dtype) << "_d"
      << spec.headDim;
   if (spec.valueDim != spec.headDim)
     os << "_dv" << spec.valueDim;
@@ -82,10 +83,21 @@ std::string mlir::fa::kernelName(const ::fa::AttentionSpec &spec,
   return os.str();
 }
 
+std::string mlir::fa::kernelName(const ::fa::AttentionSpec &spec,
+                                 const std::string &target) {
+  return conventionalName("fwd", spec, target);
+}
+
+std::string mlir::fa::backwardKernelName(const ::fa::AttentionSpec &spec,
+                                         const std::string &target) {
+  return conventionalName("bwd", spec, target);
+}
+
 /// Runs fa-to-ptx on `module` and pulls the PTX out of its gpu.binary.
 static bool lowerToPTX(MLIRContext &context, ModuleOp module,
                        const std::string &target, int64_t blockM,
-                       int64_t blockN, std::string &ptx, std::string &error) {
+                       int64_t blockN, std::string &ptx, std::string &error,
+                       bool omitRowDot = false) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -98,6 +110,7 @@ static bool lowerToPTX(MLIRContext &context, ModuleOp module,
   options.chip = target;
   options.blockM = blockM;
   options.blockN = blockN;
+  options.testOmitRowDot = omitRowDot;
   buildFAToPTXPipeline(pm, options);
   if (failed(pm.run(module))) {
     error = llvm::StringRef(diagnostics).trim().str();
@@ -115,6 +128,37 @@ static bool lowerToPTX(MLIRContext &context, ModuleOp module,
   return true;
 }
 
+/// The fields every manifest has after its kind: the PTX file, the target
+/// and the spec. Exact: the runtime reads the scale and softcap back from
+/// this text, and its reference must use the values the kernel was built
+/// with.
+static void writeSpecFields(std::ostream &os, const std::string &name,
+                            const ::fa::AttentionSpec &spec,
+                            const std::string &target) {
+  using ::fa::json::quote;
+  os << "  \"ptx\": " << quote(name + ".ptx") << ",\n";
+  os << "  \"target\": " << quote(target) << ",\n";
+  os << "  \"spec\": " << quote(::fa::specText(spec)) << ",\n";
+  os << "  \"dtype\": " << quote(::fa::elementTypeName(spec.dtype)) << ",\n";
+  os << "  \"head_dim\": " << spec.headDim << ",\n";
+  os << "  \"value_dim\": " << spec.valueDim << ",\n";
+  os << "  \"mask\": " << quote(::fa::maskName(spec.mask)) << ",\n";
+  os << "  \"scale\": " << ::fa::exactDouble(spec.scaleOrDefault()) << ",\n";
+}
+
+/// A kernel's "params" list from the ABI table.
+static void writeParams(std::ostream &os, const std::vector<::fa::abi::Param> &params,
+                        const ::fa::AttentionSpec &spec, const char *indent) {
+  using ::fa::json::quote;
+  os << indent << "\"params\": [\n";
+  for (size_t i = 0; i < params.size(); ++i)
+    os << indent << "  {\"name\": " << quote(params[i].name) << ", \"type\": "
+       << quote(::fa::abi::paramTypeName(params[i].type,
+                                         ::fa::elementTypeName(spec.dtype)))
+       << "}" << (i + 1 < params.size() ? "," : "") << "\n";
+  os << indent << "]";
+}
+
 static std::string manifestText(const std::string &name,
                                 const ::fa::AttentionSpec &spec,
                                 const std::string &target,
@@ -123,22 +167,11 @@ static std::string manifestText(const std::string &name,
   int64_t stages = config.stages, warps = config.warps;
   int64_t smemBytes = strategy.dynamicSharedMemoryBytes(config);
   using ::fa::json::quote;
-  // Exact: the runtime reads the scale and softcap back from this text, and
-  // its reference must use the values the kernel was built with.
-  std::string scale = ::fa::exactDouble(spec.scaleOrDefault());
-
   std::ostringstream os;
   os << "{\n";
   os << "  \"kernel\": " << quote(name) << ",\n";
   os << "  \"kind\": \"forward\",\n";
-  os << "  \"ptx\": " << quote(name + ".ptx") << ",\n";
-  os << "  \"target\": " << quote(target) << ",\n";
-  os << "  \"spec\": " << quote(::fa::specText(spec)) << ",\n";
-  os << "  \"dtype\": " << quote(::fa::elementTypeName(spec.dtype)) << ",\n";
-  os << "  \"head_dim\": " << spec.headDim << ",\n";
-  os << "  \"value_dim\": " << spec.valueDim << ",\n";
-  os << "  \"mask\": " << quote(::fa::maskName(spec.mask)) << ",\n";
-  os << "  \"scale\": " << scale << ",\n";
+  writeSpecFields(os, name, spec, target);
   os << "  \"tile\": {\"block_m\": " << spec.blockM << ", \"block_n\": "
      << spec.blockN << ", \"stages\": " << stages << ", \"warps\": " << warps
      << "},\n";
@@ -155,17 +188,13 @@ static std::string manifestText(const std::string &name,
     os << "  \"grid\": [\"ceil(q_len / " << spec.blockM
        << ")\", \"q_heads\", \"batch\"],\n";
   os << "  \"dynamic_shared_memory\": " << smemBytes << ",\n";
-  os << "  \"params\": [\n";
   // The parameters are the ABI table's (fa/runtime/KernelAbi.h), the same
   // list the gpu.func signature was built from.
-  std::vector<::fa::abi::Param> params = ::fa::abi::forwardKernelParams(
-      config.alibi, strategy.usesTensorMaps());
-  for (size_t i = 0; i < params.size(); ++i)
-    os << "    {\"name\": " << quote(params[i].name) << ", \"type\": "
-       << quote(::fa::abi::paramTypeName(params[i].type,
-                                         ::fa::elementTypeName(spec.dtype)))
-       << "}" << (i + 1 < params.size() ? "," : "") << "\n";
-  os << "  ],\n";
+  writeParams(os,
+              ::fa::abi::forwardKernelParams(config.alibi,
+                                             strategy.usesTensorMaps()),
+              spec, "  ");
+  os << ",\n";
   os << "  \"memref_abi\": \"each memref<?xT> is 5 launch parameters: "
         "allocated ptr, aligned ptr, offset, size, stride\",\n";
   os << "  \"generator\": " << quote(std::string("fa-mlir ") + generatorRevision())
@@ -269,6 +298,116 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
   return true;
 }
 
+/// The backward's manifest: the spec, the tile of the main kernel, and per
+/// step (KernelAbi.h's BackwardStep) its entry, block, shared memory and
+/// parameters.
+static std::string backwardManifestText(const std::string &name,
+                                        const ::fa::AttentionSpec &spec,
+                                        const std::string &target,
+                                        const AttentionKernelConfig &config,
+                                        const AttentionGPUStrategy &strategy,
+                                        bool omitRowDot) {
+  using ::fa::json::quote;
+  using ::fa::abi::BackwardStep;
+  std::ostringstream os;
+  os << "{\n";
+  os << "  \"kernel\": " << quote(name) << ",\n";
+  os << "  \"kind\": \"backward\",\n";
+  writeSpecFields(os, name, spec, target);
+  os << "  \"tile\": {\"block_m\": " << spec.blockM << ", \"block_n\": "
+     << spec.blockN << ", \"stages\": " << config.stages
+     << ", \"warps\": " << config.warps << "},\n";
+  os << "  \"negative_control\": " << quote(omitRowDot ? "no-row-dot" : "none")
+     << ",\n";
+  os << "  \"steps\": {\n";
+  std::string rows = std::to_string(::fa::abi::kBackwardRowsPerBlock);
+  for (BackwardStep step : {BackwardStep::Preprocess, BackwardStep::Main,
+                            BackwardStep::Postprocess}) {
+    bool main = step == BackwardStep::Main;
+    os << "    " << quote(::fa::abi::backwardStepName(step)) << ": {\n";
+    os << "      \"entry\": " << quote(backwardEntryName(name, step)) << ",\n";
+    os << "      \"block\": ["
+       << (main ? 32 * config.warps : kBackwardEdgeThreads) << ", 1, 1],\n";
+    if (main)
+      os << "      \"grid\": [\"ceil(kv_len / " << spec.blockN
+         << ")\", \"kv_heads\", \"batch\"],\n";
+    else
+      os << "      \"grid\": [\"ceil(q_len / " << rows
+         << ")\", \"q_heads\", \"batch\"],\n";
+    os << "      \"dynamic_shared_memory\": "
+       << (main ? strategy.backwardSharedMemoryBytes(config) : 0) << ",\n";
+    writeParams(os, ::fa::abi::backwardKernelParams(step, config.alibi), spec,
+                "      ");
+    os << "\n    }" << (step == BackwardStep::Postprocess ? "" : ",") << "\n";
+  }
+  os << "  },\n";
+  os << "  \"memref_abi\": \"each memref<?xT> is 5 launch parameters: "
+        "allocated ptr, aligned ptr, offset, size, stride\",\n";
+  os << "  \"generator\": " << quote(std::string("fa-mlir ") + generatorRevision())
+     << "\n";
+  os << "}\n";
+  return os.str();
+}
+
+bool mlir::fa::compileBackwardKernel(MLIRContext &context,
+                                     const ::fa::AttentionSpec &spec,
+                                     const std::string &target,
+                                     const std::string &name,
+                                     CompiledKernel &out, std::string &error,
+                                     bool &badInput, bool omitRowDot) {
+  auto start = std::chrono::steady_clock::now();
+  badInput = true;
+  if (!::fa::checkSpec(spec, error))
+    return false;
+  if (!::fa::limits::isPtxIdentifier(name + "_postprocess")) {
+    error = "kernel name '" + name + "' is not a PTX identifier (with its "
+            "step's suffix)";
+    return false;
+  }
+  std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
+  if (!strategy) {
+    error = checkAttentionKernel(target, AttentionKernelConfig());
+    return false;
+  }
+  AttentionKernelConfig config =
+      configOfSpec(context, spec, 2, strategy->warpsFor(spec.blockM));
+  config.warps = 4; // the backward's layouts: 16 rows per warp of 4
+  error = strategy->unsupportedBackwardReason(config);
+  if (!error.empty())
+    return false;
+  // Generic in B, H, M and N like the forward; two query heads per KV head
+  // so the nest has its group loop (folded away, it would be found too).
+  ::fa::ProblemSize size;
+  size.queryLen = size.keyLen = 2 * std::max(spec.blockM, spec.blockN);
+  size.queryHeads = 2;
+  OwningOpRef<ModuleOp> module =
+      buildAttentionModule(context, spec, size, /*withBackward=*/true, error);
+  if (!module)
+    return false;
+  badInput = false;
+  SmallVector<func::FuncOp> forward;
+  module->walk([&](func::FuncOp func) {
+    if (func.getSymName() == "fa_forward")
+      forward.push_back(func);
+    else
+      func.setSymName(name);
+  });
+  for (func::FuncOp func : forward)
+    func.erase();
+  module->walk([&](AttentionGradOp op) {
+    op.setTileAttr(TileAttr::get(&context, spec.blockM, spec.blockN,
+                                 config.stages, config.warps));
+  });
+  if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
+                  error, omitRowDot))
+    return false;
+  out.name = name;
+  out.manifest =
+      backwardManifestText(name, spec, target, config, *strategy, omitRowDot);
+  out.seconds = secondsSince(start);
+  return true;
+}
+
 bool mlir::fa::writeKernel(const CompiledKernel &kernel,
                            const std::string &directory, std::string &error) {
   for (auto [suffix, text] :
@@ -291,6 +430,17 @@ void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec,
   if (!strategy)
     return; // checkAttentionKernel names the unknown chip
   AttentionGPUStrategy::Tile tile = strategy->tunedTile(
+      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None);
+  spec.blockM = tile.blockM;
+  spec.blockN = tile.blockN;
+}
+
+void mlir::fa::applyTunedBackwardTile(::fa::AttentionSpec &spec,
+                                      const std::string &target) {
+  std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
+  if (!strategy)
+    return; // checkAttentionKernel names the unknown chip
+  AttentionGPUStrategy::Tile tile = strategy->tunedBackwardTile(
       spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None);
   spec.blockM = tile.blockM;
   spec.blockN = tile.blockN;

@@ -6,6 +6,7 @@
 
 #include "fa/runtime/fa_runtime.h"
 
+#include "fa/runtime/BackwardKernel.h"
 #include "fa/runtime/Kernel.h"
 
 #include <string>
@@ -41,10 +42,8 @@ extern "C" fa_kernel *fa_kernel_load(const char *manifestPath) {
   return new fa_kernel{std::move(kernel)};
 }
 
-extern "C" int fa_kernel_forward(const fa_kernel *kernel,
-                                 const fa_forward_args *a, void *stream) {
-  if (!kernel || !a)
-    return fail("fa_kernel_forward: null kernel or args");
+/// The runtime's view of the C struct.
+static fa::ForwardArgs forwardArgs(const fa_forward_args *a) {
   fa::ForwardArgs args;
   args.q = reinterpret_cast<fa::cuda::CUdeviceptr>(a->q);
   args.k = reinterpret_cast<fa::cuda::CUdeviceptr>(a->k);
@@ -66,14 +65,84 @@ extern "C" int fa_kernel_forward(const fa_kernel *kernel,
   args.lseStride[1] = a->lse_stride[1];
   args.alibiSlopes = reinterpret_cast<fa::cuda::CUdeviceptr>(a->alibi_slopes);
   args.alibiStrideB = a->alibi_stride_b;
+  return args;
+}
+
+extern "C" int fa_kernel_forward(const fa_kernel *kernel,
+                                 const fa_forward_args *a, void *stream) {
+  if (!kernel || !a)
+    return fail("fa_kernel_forward: null kernel or args");
   std::string error;
-  if (!kernel->kernel->forward(args, static_cast<fa::cuda::CUstream>(stream),
-                               error))
+  if (!kernel->kernel->forward(forwardArgs(a),
+                               static_cast<fa::cuda::CUstream>(stream), error))
     return fail(error);
   return 0;
 }
 
 extern "C" void fa_kernel_free(fa_kernel *kernel) { delete kernel; }
+
+struct fa_backward_kernel {
+  std::unique_ptr<fa::BackwardKernel> kernel;
+};
+
+extern "C" fa_backward_kernel *
+fa_backward_kernel_load(const char *manifestPath) {
+  if (!manifestPath) {
+    fail("fa_backward_kernel_load: null path");
+    return nullptr;
+  }
+  std::string error;
+  bool noDevice = false;
+  auto kernel = fa::BackwardKernel::load(manifestPath, error, noDevice);
+  if (!kernel) {
+    fail(error, noDevice);
+    return nullptr;
+  }
+  lastError.clear();
+  return new fa_backward_kernel{std::move(kernel)};
+}
+
+extern "C" int64_t fa_backward_workspace_size(const fa_backward_kernel *kernel,
+                                              int64_t batch, int64_t qHeads,
+                                              int64_t qLen) {
+  if (!kernel)
+    return fail("fa_backward_workspace_size: null kernel");
+  int64_t bytes = kernel->kernel->workspaceBytes(batch, qHeads, qLen);
+  if (bytes < 0)
+    return fail("fa_backward_workspace_size: sizes must be >= 1 and the dQ "
+                "accumulator at most 2^45 elements (got b=" +
+                std::to_string(batch) + " hq=" + std::to_string(qHeads) +
+                " m=" + std::to_string(qLen) + ")");
+  return bytes;
+}
+
+extern "C" int fa_kernel_backward(const fa_backward_kernel *kernel,
+                                  const fa_backward_args *a, void *stream) {
+  if (!kernel || !a)
+    return fail("fa_kernel_backward: null kernel or args");
+  fa::BackwardArgs args;
+  args.forward = forwardArgs(&a->forward);
+  args.gradOut = reinterpret_cast<fa::cuda::CUdeviceptr>(a->d_out);
+  args.dq = reinterpret_cast<fa::cuda::CUdeviceptr>(a->dq);
+  args.dk = reinterpret_cast<fa::cuda::CUdeviceptr>(a->dk);
+  args.dv = reinterpret_cast<fa::cuda::CUdeviceptr>(a->dv);
+  for (int i = 0; i < 3; ++i) {
+    args.gradOutStride[i] = a->d_out_stride[i];
+    args.dqStride[i] = a->dq_stride[i];
+    args.dkStride[i] = a->dk_stride[i];
+    args.dvStride[i] = a->dv_stride[i];
+  }
+  args.workspace = reinterpret_cast<fa::cuda::CUdeviceptr>(a->workspace);
+  std::string error;
+  if (!kernel->kernel->backward(args, static_cast<fa::cuda::CUstream>(stream),
+                                error))
+    return fail(error);
+  return 0;
+}
+
+extern "C" void fa_backward_kernel_free(fa_backward_kernel *kernel) {
+  delete kernel;
+}
 
 extern "C" int64_t fa_kernel_head_dim(const fa_kernel *kernel) {
   return kernel ? kernel->kernel->manifest().spec.headDim : 0;

@@ -69,6 +69,7 @@ Driver *fa::cuda::driver(std::string &error, bool &noDevice) {
               resolve(library, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, e) &&
               resolve(library, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH, e) &&
               resolve(library, "cuMemsetD8_v2", d.cuMemsetD8, e) &&
+              resolve(library, "cuMemsetD32Async", d.cuMemsetD32Async, e) &&
               resolve(library, "cuEventCreate", d.cuEventCreate, e) &&
               resolve(library, "cuEventRecord", d.cuEventRecord, e) &&
               resolve(library, "cuEventSynchronize", d.cuEventSynchronize, e) &&

@@ -6,149 +6,42 @@
 
 #include "fa/runtime/Kernel.h"
 
-#include "fa/runtime/Json.h"
+#include "KernelCommon.h"
 
 #include <algorithm>
-#include <climits>
-#include <cmath>
-#include <fstream>
 #include <sstream>
 
 using namespace fa;
 using namespace fa::cuda;
-
-static bool readFile(const std::string &path, std::string &out,
-                     std::string &error) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    error = "cannot read " + path;
-    return false;
-  }
-  std::ostringstream os;
-  os << file.rdbuf();
-  out = os.str();
-  return true;
-}
-
-static std::string directoryOf(const std::string &path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
+using detail::TensorMapStorage;
 
 bool Manifest::read(const std::string &path, Manifest &out,
                     std::string &error) {
-  std::string text;
-  if (!readFile(path, text, error))
+  detail::ManifestReader reader(path, error);
+  if (!reader.open() || !reader.expectKind("forward") ||
+      !reader.readCommon(out))
     return false;
-  json::Value root;
-  if (!json::parse(text, root, error)) {
-    error = path + ": bad JSON: " + error;
-    return false;
-  }
-  auto string = [&](const char *key, std::string &value) {
-    const json::Value *v = root.get(key);
-    if (!v || v->kind != json::Value::String) {
-      error = path + ": missing string \"" + key + "\"";
-      return false;
-    }
-    value = v->string;
-    return true;
-  };
-  // Every number the runtime reads is a small non-negative integer; any
-  // other (a fraction, 1e300) is refused before a cast could wrap it.
-  auto integer = [&](const json::Value *v, const char *key, int64_t max,
-                     int64_t &value) {
-    if (!v || v->kind != json::Value::Number) {
-      error = path + ": missing number \"" + key + "\"";
-      return false;
-    }
-    if (!(v->number >= 0 && v->number <= static_cast<double>(max)) ||
-        v->number != std::floor(v->number)) {
-      error = path + ": \"" + key + "\" must be an integer in [0, " +
-              std::to_string(max) + "]";
-      return false;
-    }
-    value = static_cast<int64_t>(v->number);
-    return true;
-  };
-  auto number = [&](const json::Value *object, const char *key,
-                    int64_t &value) {
-    return integer(object ? object->get(key) : nullptr, key, INT32_MAX, value);
-  };
-  std::string specText;
-  if (!string("kernel", out.kernelName) || !string("ptx", out.ptxFile) ||
-      !string("target", out.target) || !string("spec", specText) ||
-      !string("generator", out.generator))
-    return false;
-  if (!parseSpec(specText, out.spec, error)) {
-    error = path + ": bad spec: " + error;
-    return false;
-  }
-  const json::Value *tile = root.get("tile");
-  const json::Value *block = root.get("block");
-  if (!number(tile, "stages", out.stages) || !number(tile, "warps", out.warps) ||
-      !number(&root, "dynamic_shared_memory", out.dynamicSharedMemory))
+  const json::Value &root = reader.root();
+  if (!reader.number(&root, "dynamic_shared_memory", out.dynamicSharedMemory))
     return false;
   if (const json::Value *scheduler = root.get("scheduler")) {
     if (scheduler->kind != json::Value::String ||
-        !abi::tileSchedulerOf(scheduler->string, out.scheduler)) {
-      error = path + ": \"scheduler\" must be \"per_block\" or \"persistent\"";
-      return false;
-    }
+        !abi::tileSchedulerOf(scheduler->string, out.scheduler))
+      return reader.fail(
+          "\"scheduler\" must be \"per_block\" or \"persistent\"");
   }
-  if (!block || block->kind != json::Value::Array || block->array.empty()) {
-    error = path + ": missing \"block\"";
-    return false;
-  }
-  if (!integer(&block->array[0], "block", 1024, out.blockThreads))
-    return false;
-  const json::Value *params = root.get("params");
-  if (!params || params->kind != json::Value::Array) {
-    error = path + ": missing \"params\"";
-    return false;
-  }
-  for (const json::Value &p : params->array) {
-    const json::Value *name = p.get("name"), *type = p.get("type");
-    if (!name || !type || name->kind != json::Value::String ||
-        type->kind != json::Value::String) {
-      error = path + ": each of \"params\" needs a string name and type";
-      return false;
-    }
+  auto known = [](const std::string &name) {
     int64_t unused;
-    if (!abi::forwardParamValue(ForwardArgs(), name->string, unused)) {
-      error = path + ": unknown kernel parameter \"" + name->string +
-              "\" (this runtime is older than the kernel)";
-      return false;
-    }
-    const std::string &t = type->string;
-    abi::TensorMapInfo mapInfo;
-    bool isMap = abi::tensorMapOf(name->string, mapInfo);
-    if (isMap != (t == "tensormap")) {
-      error = path + ": kernel parameter \"" + name->string + "\" has type \"" +
-              t + "\"" + (isMap ? " (a tensormap expected)" : "");
-      return false;
-    }
-    if (!isMap && t != "i64" && t != "memref<?xf32>" &&
-        t != std::string("memref<?x") + elementTypeName(out.spec.dtype) + ">") {
-      error = path + ": kernel parameter \"" + name->string +
-              "\" has type \"" + t + "\" (i64 or a memref of f32 or the "
-              "kernel's element type expected)";
-      return false;
-    }
-    out.params.push_back({name->string, t});
-  }
-  out.ptxFile = directoryOf(path) + "/" + out.ptxFile;
-  // A manifest is a promise of its PTX: say so now, not at load time.
-  if (!std::ifstream(out.ptxFile, std::ios::binary)) {
-    error = path + ": its PTX file " + out.ptxFile + " cannot be read";
-    return false;
-  }
-  return true;
+    return abi::forwardParamValue(ForwardArgs(), name, unused);
+  };
+  return reader.blockThreads(&root, out.blockThreads) &&
+         reader.params(&root, out.spec.dtype, known, out.params) &&
+         reader.locatePtx(out);
 }
 
 bool Manifest::checkLaunch(const ProblemSize &size,
                            std::string &error) const {
-  constexpr int64_t kMaxGridX = INT32_MAX, kMaxGridYZ = 65535;
+  using detail::kMaxGridX, detail::kMaxGridYZ;
   int64_t blocks = queryBlocks(size.queryLen);
   std::ostringstream os;
   if (scheduler == abi::TileScheduler::Persistent) {
@@ -185,40 +78,20 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &manifestPath,
   if (!Manifest::read(manifestPath, kernel->info, error))
     return nullptr;
   std::string ptx;
-  if (!readFile(kernel->info.ptxFile, ptx, error))
+  if (!detail::readFile(kernel->info.ptxFile, ptx, error))
     return nullptr;
   kernel->cu = cuda::driver(error, noDevice);
   if (!kernel->cu)
     return nullptr;
   Driver &d = *kernel->cu;
-  char infoLog[8192] = {0}, errorLog[8192] = {0};
-  int options[] = {kJitInfoLogBuffer, kJitInfoLogBufferSize,
-                   kJitErrorLogBuffer, kJitErrorLogBufferSize};
-  void *values[] = {infoLog, reinterpret_cast<void *>(sizeof(infoLog)),
-                    errorLog, reinterpret_cast<void *>(sizeof(errorLog))};
-  CUresult r = d.cuModuleLoadDataEx(&kernel->module, ptx.c_str(), 4, options,
-                                    values);
-  if (r) {
-    error = d.describe(r, "loading the PTX") + (errorLog[0] ? ": " : "") +
-            errorLog;
+  if (!detail::loadModule(d, ptx, kernel->module, error) ||
+      !detail::loadFunction(d, kernel->module, kernel->info.kernelName,
+                            kernel->info.dynamicSharedMemory, kernel->function,
+                            kernel->numRegisters, error))
     return nullptr;
-  }
-  if ((r = d.cuModuleGetFunction(&kernel->function, kernel->module,
-                                 kernel->info.kernelName.c_str()))) {
-    error = d.describe(r, ("finding kernel " + kernel->info.kernelName).c_str());
-    return nullptr;
-  }
-  // More than 48 KiB of dynamic shared memory must be asked for.
-  if ((r = d.cuFuncSetAttribute(kernel->function,
-                                kFuncAttributeMaxDynamicSharedBytes,
-                                static_cast<int>(kernel->info.dynamicSharedMemory)))) {
-    error = d.describe(r, "raising the dynamic shared memory limit");
-    return nullptr;
-  }
-  d.cuFuncGetAttribute(&kernel->numRegisters, kFuncAttributeNumRegs,
-                       kernel->function);
   if (kernel->info.scheduler == abi::TileScheduler::Persistent) {
     int sms = 0, perSM = 0;
+    CUresult r;
     if ((r = d.cuDeviceGetAttribute(&sms, kDeviceAttributeMultiprocessorCount,
                                     d.device)) ||
         (r = d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -245,11 +118,6 @@ Kernel::~Kernel() {
 }
 
 namespace {
-/// A CUtensorMap's storage: 128 bytes, 64-byte aligned (cuda.h).
-struct alignas(abi::kTensorMapAlignment) TensorMapStorage {
-  uint64_t words[abi::kTensorMapBytes / 8];
-};
-
 /// cuda.h's CUtensorMapDataType / Swizzle / L2promotion values we use.
 constexpr int kTensorMapFloat16 = 6, kTensorMapBFloat16 = 9;
 constexpr int kSwizzle128B = 3, kL2Promotion256B = 3;
@@ -323,33 +191,20 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
     error = "the kernel takes ALiBi slopes; none given";
     return false;
   }
-  // The launch words, in the manifest's order (the ABI table's, KernelAbi.h):
-  // a memref<?xT> is MLIR's descriptor (allocated, aligned, offset, size,
-  // stride), an i64 one word. The kernel indexes with its own offsets, so
-  // a buffer's size is informational.
-  // `words` is reserved up front, so pointers into it stay valid.
-  std::vector<int64_t> words;
-  words.reserve(5 * info.params.size());
-  std::vector<TensorMapStorage> maps(info.params.size());
-  std::vector<void *> launch;
-  for (size_t i = 0; i < info.params.size(); ++i) {
-    const auto &[name, type] = info.params[i];
-    if (type == "tensormap") {
-      if (!encodeTensorMap(*cu, info, a, name, maps[i], error))
-        return false;
-      launch.push_back(&maps[i]);
-      continue;
-    }
+  // The launch words, in the manifest's order (the ABI table's,
+  // KernelAbi.h); the names were checked when the manifest was read.
+  detail::LaunchParams launch;
+  auto valueOf = [&](const std::string &name) {
     int64_t value = 0;
-    abi::forwardParamValue(a, name, value); // names were checked on read
-    size_t first = words.size();
-    if (type.rfind("memref", 0) == 0)
-      words.insert(words.end(), {value, value, 0, INT64_MAX, 1});
-    else
-      words.push_back(value);
-    for (size_t w = first; w < words.size(); ++w)
-      launch.push_back(&words[w]);
-  }
+    abi::forwardParamValue(a, name, value);
+    return value;
+  };
+  auto mapOf = [&](const std::string &name, TensorMapStorage &map,
+                   std::string &why) {
+    return encodeTensorMap(*cu, info, a, name, map, why);
+  };
+  if (!launch.pack(info.params, valueOf, mapOf, error))
+    return false;
   int64_t queryBlocks = info.queryBlocks(a.queryLen);
   unsigned grid[3] = {static_cast<unsigned>(queryBlocks),
                       static_cast<unsigned>(a.queryHeads),

@@ -127,3 +127,144 @@ bool fa::abi::forwardParamValue(const ForwardArgs &args,
     }
   return false;
 }
+
+//===----------------------------------------------------------------------===//
+// The backward's kernels
+//===----------------------------------------------------------------------===//
+
+const char *fa::abi::backwardStepName(BackwardStep step) {
+  switch (step) {
+  case BackwardStep::Preprocess:
+    return "preprocess";
+  case BackwardStep::Main:
+    return "main";
+  case BackwardStep::Postprocess:
+    return "postprocess";
+  }
+  return "";
+}
+
+BackwardWorkspace BackwardWorkspace::of(int64_t batch, int64_t queryHeads,
+                                        int64_t queryLen, int64_t headDim) {
+  auto align = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
+  BackwardWorkspace w;
+  int64_t rows = batch * queryHeads * queryLen;
+  w.deltaOffset = 0;
+  w.dqAccOffset = align(rows * 4);
+  w.bytes = w.dqAccOffset + align(rows * headDim * 4);
+  return w;
+}
+
+namespace {
+/// One row of the backward ABI: the parameter, the steps that take it, and
+/// where its value comes from.
+struct BackwardBinding {
+  Param param;
+  unsigned steps; ///< bit i: BackwardStep i
+  std::function<int64_t(const BackwardArgs &, int64_t headDim)> value;
+};
+constexpr unsigned kPre = 1u << unsigned(BackwardStep::Preprocess);
+constexpr unsigned kMain = 1u << unsigned(BackwardStep::Main);
+constexpr unsigned kPost = 1u << unsigned(BackwardStep::Postprocess);
+constexpr unsigned kAllSteps = kPre | kMain | kPost;
+} // namespace
+
+static const std::vector<BackwardBinding> &backwardBindings() {
+  using P = ParamType;
+  using U = ParamUse;
+  using A = BackwardArgs;
+  auto fwd = [](auto get) {
+    return [get](const A &a, int64_t) { return int64_t(get(a.forward)); };
+  };
+  auto own = [](auto get) {
+    return [get](const A &a, int64_t) { return int64_t(get(a)); };
+  };
+  auto workspace = [](const A &a, int64_t d) {
+    return BackwardWorkspace::of(a.forward.batch, a.forward.queryHeads,
+                                 a.forward.queryLen, d);
+  };
+  auto delta = [workspace](const A &a, int64_t d) {
+    return int64_t(a.workspace) + workspace(a, d).deltaOffset;
+  };
+  auto dqAcc = [workspace](const A &a, int64_t d) {
+    return int64_t(a.workspace) + workspace(a, d).dqAccOffset;
+  };
+  // delta is [B, Hq, M] and dq_acc [B, Hq, M, D], both contiguous.
+  auto rows = [](const A &a) { return a.forward.queryLen; };
+  auto heads = [](const A &a) { return a.forward.queryHeads; };
+  static const std::vector<BackwardBinding> table = {
+      {{"q", P::ElementBuffer, U::Always}, kMain, fwd([](auto &f) { return f.q; })},
+      {{"k", P::ElementBuffer, U::Always}, kMain, fwd([](auto &f) { return f.k; })},
+      {{"v", P::ElementBuffer, U::Always}, kMain, fwd([](auto &f) { return f.v; })},
+      {{"o", P::ElementBuffer, U::Always}, kPre, fwd([](auto &f) { return f.o; })},
+      {{"do", P::ElementBuffer, U::Always}, kPre | kMain,
+       own([](const A &a) { return a.gradOut; })},
+      {{"lse", P::F32Buffer, U::Always}, kMain, fwd([](auto &f) { return f.lse; })},
+      {{"delta", P::F32Buffer, U::Always}, kPre | kMain, delta},
+      {{"dq_acc", P::F32Buffer, U::Always}, kMain | kPost, dqAcc},
+      {{"dq", P::ElementBuffer, U::Always}, kPost, own([](const A &a) { return a.dq; })},
+      {{"dk", P::ElementBuffer, U::Always}, kMain, own([](const A &a) { return a.dk; })},
+      {{"dv", P::ElementBuffer, U::Always}, kMain, own([](const A &a) { return a.dv; })},
+      {{"alibi_slopes", P::F32Buffer, U::Alibi}, kMain,
+       fwd([](auto &f) { return f.alibiSlopes; })},
+      {{"batch", P::Int64, U::Always}, kAllSteps, fwd([](auto &f) { return f.batch; })},
+      {{"q_heads", P::Int64, U::Always}, kAllSteps,
+       fwd([](auto &f) { return f.queryHeads; })},
+      {{"kv_heads", P::Int64, U::Always}, kMain, fwd([](auto &f) { return f.kvHeads; })},
+      {{"q_len", P::Int64, U::Always}, kAllSteps, fwd([](auto &f) { return f.queryLen; })},
+      {{"kv_len", P::Int64, U::Always}, kMain, fwd([](auto &f) { return f.keyLen; })},
+#define FA_STRIDES(NAME, STEPS, GET)                                           \
+  {{NAME "_stride_b", P::Int64, U::Always}, STEPS,                             \
+   own([](const A &a) { return (GET)[0]; })},                                  \
+      {{NAME "_stride_h", P::Int64, U::Always}, STEPS,                         \
+       own([](const A &a) { return (GET)[1]; })},                              \
+      {{NAME "_stride_s", P::Int64, U::Always}, STEPS,                         \
+       own([](const A &a) { return (GET)[2]; })}
+      FA_STRIDES("q", kMain, a.forward.qStride),
+      FA_STRIDES("k", kMain, a.forward.kStride),
+      FA_STRIDES("v", kMain, a.forward.vStride),
+      FA_STRIDES("o", kPre, a.forward.oStride),
+      FA_STRIDES("do", kPre | kMain, a.gradOutStride),
+      FA_STRIDES("dq", kPost, a.dqStride),
+      FA_STRIDES("dk", kMain, a.dkStride),
+      FA_STRIDES("dv", kMain, a.dvStride),
+#undef FA_STRIDES
+      {{"lse_stride_b", P::Int64, U::Always}, kMain,
+       own([](const A &a) { return a.forward.lseStride[0]; })},
+      {{"lse_stride_h", P::Int64, U::Always}, kMain,
+       own([](const A &a) { return a.forward.lseStride[1]; })},
+      {{"delta_stride_b", P::Int64, U::Always}, kPre | kMain,
+       own([=](const A &a) { return heads(a) * rows(a); })},
+      {{"delta_stride_h", P::Int64, U::Always}, kPre | kMain, own(rows)},
+      {{"dq_acc_stride_b", P::Int64, U::Always}, kMain | kPost,
+       [=](const A &a, int64_t d) { return heads(a) * rows(a) * d; }},
+      {{"dq_acc_stride_h", P::Int64, U::Always}, kMain | kPost,
+       [=](const A &a, int64_t d) { return rows(a) * d; }},
+      {{"dq_acc_stride_s", P::Int64, U::Always}, kMain | kPost,
+       [](const A &, int64_t d) { return d; }},
+      {{"alibi_stride_b", P::Int64, U::Alibi}, kMain,
+       fwd([](auto &f) { return f.alibiStrideB; })},
+  };
+  return table;
+}
+
+std::vector<Param> fa::abi::backwardKernelParams(BackwardStep step,
+                                                 bool alibi) {
+  std::vector<Param> params;
+  for (const BackwardBinding &b : backwardBindings())
+    if ((b.steps & (1u << unsigned(step))) &&
+        (b.param.use == ParamUse::Always ||
+         (alibi && b.param.use == ParamUse::Alibi)))
+      params.push_back(b.param);
+  return params;
+}
+
+bool fa::abi::backwardParamValue(const BackwardArgs &args, int64_t headDim,
+                                 const std::string &name, int64_t &value) {
+  for (const BackwardBinding &b : backwardBindings())
+    if (name == b.param.name) {
+      value = b.value(args, headDim);
+      return true;
+    }
+  return false;
+}

@@ -79,7 +79,14 @@ static cl::opt<std::string> name("name", cl::desc("kernel name (default: from th
                                  cl::init(""));
 static cl::opt<bool> standardSetFlag("standard-set",
                                      cl::desc("regenerate the committed standard set"));
-static cl::opt<bool> backward("bwd", cl::desc("also a backward kernel"));
+static cl::opt<bool> backward(
+    "bwd", cl::desc("also the backward (fa_bwd_...: preprocess, main and "
+                    "postprocess kernels in one PTX and one manifest)"));
+static cl::opt<bool> omitRowDot(
+    "test-omit-row-dot",
+    cl::desc("with --bwd: the negative control, a backward without "
+             "D = rowsum(dO * O) (fa-run reports it as a mismatch)"),
+    cl::Hidden);
 
 static int badInput(const std::string &message) {
   llvm::errs() << "fa-compile: " << message << "\n";
@@ -141,12 +148,13 @@ int main(int argc, char **argv) {
        std::initializer_list<cl::Option *>{
            &outputDir, &headDim, &valueDim, &dtype, &mask,
            &softcap, &scale, &blockM, &blockN, &alibi, &target, &name,
-           &standardSetFlag, &backward})
+           &standardSetFlag, &backward, &omitRowDot})
     if (option->getNumOccurrences() > 1)
       return badInput("--" + option->ArgStr.str() + " is given more than once");
-  if (backward)
-    return badInput("--bwd: GPU backward kernels are not generated yet "
-                    "(the backward runs on --device cpu through fa-run)");
+  if (omitRowDot && !backward)
+    return badInput("--test-omit-row-dot builds a backward: give --bwd");
+  if (backward && (standardSetFlag || !inputFile.empty()))
+    return badInput("--bwd takes a kernel built from flags (--d ...)");
   if (!llvm::sys::fs::is_directory(outputDir) &&
       llvm::sys::fs::create_directories(outputDir))
     return badInput("cannot create output directory " + outputDir);
@@ -230,6 +238,22 @@ int main(int argc, char **argv) {
       return rejected ? 2 : 1;
     }
     emit(kernel);
+    if (!backward)
+      continue;
+    // The backward's own tile (the strategy's), one name per direction.
+    fa::AttentionSpec backwardSpec = spec;
+    mlir::fa::applyTunedBackwardTile(backwardSpec, chip);
+    std::string backwardName = name.empty()
+                                   ? mlir::fa::backwardKernelName(spec, chip)
+                                   : std::string(name) + "_bwd";
+    mlir::fa::CompiledKernel gradients;
+    if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip,
+                                         backwardName, gradients, error,
+                                         rejected, omitRowDot)) {
+      llvm::errs() << "fa-compile: " << backwardName << ": " << error << "\n";
+      return rejected ? 2 : 1;
+    }
+    emit(gradients);
   }
   return status;
 }

@@ -128,7 +128,8 @@ int fa::runCpu(const Options &options) {
   if (options.spec.empty())
     return badInput("--spec is required, e.g. --spec \"d=64,dtype=bf16,mask=causal\"");
   // Options only the CUDA path honours are refused, not ignored.
-  for (const char *cudaOnly : {"kernel", "layout", "bench", "iters"})
+  for (const char *cudaOnly :
+       {"kernel", "bwd-kernel", "layout", "bench", "iters"})
     if (options.given.count(cudaOnly))
       return badInput(std::string("--") + cudaOnly +
                       " is a --device cuda option");

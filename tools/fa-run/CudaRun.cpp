@@ -6,13 +6,13 @@
 // chosen memory layout with NaN-poisoned outputs, verifies against the
 // float64 reference (every row for small problems, at least 512 sampled
 // rows across block boundaries for large ones), and times it with CUDA
-// events (--bench). Needs no MLIR: it builds on the GPU machine.
+// events (--bench). With --bwd the backward kernel runs after it
+// (CudaBackward.cpp). Needs no MLIR: it builds on the GPU machine.
 //
 //===----------------------------------------------------------------------===//
 
-#include "FaRun.h"
+#include "CudaRun.h"
 
-#include "fa/runtime/Kernel.h"
 #include "fa/runtime/Npy.h"
 #include "fa/runtime/Verify.h"
 
@@ -20,49 +20,17 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
-#include <random>
 
 using namespace fa;
 using namespace fa::cuda;
+using namespace fa::cudarun;
 
-namespace {
+//===----------------------------------------------------------------------===//
+// What the forward and the backward share (CudaRun.h)
+//===----------------------------------------------------------------------===//
 
-/// A tensor's logical [B, H, S, W] shape and its physical strides.
-struct Layout {
-  int64_t batch, heads, seq, width;
-  int64_t stride[3]; // batch, head, sequence
-
-  static Layout make(int64_t b, int64_t h, int64_t s, int64_t w,
-                     bool sequenceMajor) {
-    Layout l{b, h, s, w, {}};
-    if (sequenceMajor) { // [B, S, H, W]
-      l.stride[0] = s * h * w;
-      l.stride[1] = w;
-      l.stride[2] = h * w;
-    } else { // [B, H, S, W]
-      l.stride[0] = h * s * w;
-      l.stride[1] = s * w;
-      l.stride[2] = w;
-    }
-    return l;
-  }
-  int64_t count() const { return batch * heads * seq * width; }
-  int64_t physical(int64_t logical) const {
-    int64_t e = logical % width, s = (logical / width) % seq,
-            h = (logical / width / seq) % heads,
-            b = logical / width / seq / heads;
-    return b * stride[0] + h * stride[1] + s * stride[2] + e;
-  }
-};
-
-/// Host copies: the logical values (as doubles) and the stored bits in
-/// the physical layout.
-struct HostData {
-  std::vector<double> logical;
-  std::vector<uint16_t> bits;
-};
-
-HostData randomData(const Layout &l, ElementType type, std::mt19937_64 &gen) {
+HostData fa::cudarun::randomData(const Layout &l, ElementType type,
+                                 std::mt19937_64 &gen) {
   std::normal_distribution<double> normal(0.0, 1.0);
   HostData d;
   d.logical.resize(l.count());
@@ -75,19 +43,17 @@ HostData randomData(const Layout &l, ElementType type, std::mt19937_64 &gen) {
   return d;
 }
 
-/// Device buffers; freed on scope exit.
-struct DeviceBuffer {
-  Driver *cu = nullptr;
-  CUdeviceptr ptr = 0;
-  size_t bytes = 0;
-  ~DeviceBuffer() {
-    if (ptr)
-      cu->cuMemFree(ptr);
-  }
-};
+std::vector<double>
+fa::cudarun::logicalValues(const Layout &l, ElementType type,
+                           const std::vector<uint16_t> &bits) {
+  std::vector<double> values(l.count());
+  for (int64_t i = 0; i < l.count(); ++i)
+    values[i] = storageValue(type, bits[l.physical(i)]);
+  return values;
+}
 
-bool allocate(Driver &cu, DeviceBuffer &buffer, size_t bytes,
-              std::string &error) {
+bool fa::cudarun::allocate(Driver &cu, DeviceBuffer &buffer, size_t bytes,
+                           std::string &error) {
   buffer.cu = &cu;
   buffer.bytes = bytes;
   CUresult r = cu.cuMemAlloc(&buffer.ptr, std::max<size_t>(bytes, 16));
@@ -96,45 +62,63 @@ bool allocate(Driver &cu, DeviceBuffer &buffer, size_t bytes,
   return r == 0;
 }
 
-bool upload(Driver &cu, DeviceBuffer &buffer, const void *data,
-            std::string &error) {
+bool fa::cudarun::upload(Driver &cu, DeviceBuffer &buffer, const void *data,
+                         std::string &error) {
   CUresult r = cu.cuMemcpyHtoD(buffer.ptr, data, buffer.bytes);
   if (r)
     error = cu.describe(r, "cuMemcpyHtoD");
   return r == 0;
 }
 
-bool download(Driver &cu, void *data, const DeviceBuffer &buffer,
-              std::string &error) {
+bool fa::cudarun::download(Driver &cu, void *data, const DeviceBuffer &buffer,
+                           std::string &error) {
   CUresult r = cu.cuMemcpyDtoH(data, buffer.ptr, buffer.bytes);
   if (r)
     error = cu.describe(r, "cuMemcpyDtoH");
   return r == 0;
 }
 
-int fail(const std::string &message, int code) {
+int fa::cudarun::fail(const std::string &message, int code) {
   std::cerr << "fa-run: " << message << "\n";
   return code;
 }
 
-/// One run's tensors: their layouts, the host copies and the device
-/// buffers. Neither copied nor moved (it owns device memory), and it must
-/// go before the Kernel whose driver frees that memory.
-struct Tensors {
-  Layout qL, kL, vL, oL;
-  HostData q, k, v;
-  /// The output and LSE as the kernel stored them (NaN before the run).
-  std::vector<uint16_t> outBits;
-  std::vector<float> lse;
-  /// The same, as logical values.
-  std::vector<double> output, lseValues;
-  /// ALiBi slopes for the reference, and as f32 for the kernel.
-  std::vector<double> alibiSlopes;
-  std::vector<float> slopeBits;
-  DeviceBuffer dq, dk, dv, dout, dlse, dslopes;
-};
+bool fa::cudarun::copyBuffers(Driver &cu, const std::vector<BufferCopy> &copies,
+                              std::vector<std::unique_ptr<DeviceBuffer>> &owned,
+                              std::string &error) {
+  for (const BufferCopy &copy : copies) {
+    owned.push_back(std::make_unique<DeviceBuffer>());
+    if (!allocate(cu, *owned.back(), copy.bytes, error) ||
+        (copy.host && !upload(cu, *owned.back(), copy.host, error)))
+      return false;
+    *copy.field = owned.back()->ptr;
+  }
+  return true;
+}
 
-} // namespace
+int64_t fa::cudarun::benchSets(size_t setBytes) {
+  return std::min<int64_t>(
+      8, std::max<int64_t>(1, (200ll << 20) / std::max<size_t>(setBytes, 1)));
+}
+
+float fa::cudarun::median(std::vector<float> &times) {
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+double fa::cudarun::forwardFlops(const AttentionSpec &spec,
+                                 const ProblemSize &size) {
+  double flops = 4.0 * size.batch * size.queryHeads * size.queryLen *
+                 size.keyLen * spec.headDim;
+  if (spec.mask.kind == ref::MaskKind::Causal ||
+      spec.mask.kind == ref::MaskKind::CausalTopLeft)
+    flops /= 2;
+  return flops;
+}
+
+//===----------------------------------------------------------------------===//
+// The forward
+//===----------------------------------------------------------------------===//
 
 /// Rejects options that --device cuda does not take; kPass if none.
 static int checkCudaOptions(const Options &o) {
@@ -143,11 +127,15 @@ static int checkCudaOptions(const Options &o) {
                 "fa-compile, e.g. kernels_generated/), or --spec in a build "
                 "with the compiler",
                 kBadInput);
-  if (o.negativeControl != "none")
-    return fail("--negative-control is a CPU (compiler) option", kBadInput);
-  if (o.backward)
-    return fail("--bwd: there is no GPU backward kernel yet; use --device cpu",
+  // The forward's controls need the CPU path's compiler; the backward's
+  // is a kernel of its own (--bwd-kernel, or compiled from --spec).
+  if (o.negativeControl != "none" &&
+      (o.negativeControl != "no-row-dot" || !o.backward))
+    return fail("--negative-control with --device cuda: only no-row-dot, "
+                "with --bwd (the others are CPU (compiler) options)",
                 kBadInput);
+  if (!o.bwdKernel.empty() && !o.backward)
+    return fail("--bwd-kernel needs --bwd", kBadInput);
   if (o.layout != "bhsd" && o.layout != "bshd")
     return fail("--layout must be bhsd ([B,H,S,D]) or bshd ([B,S,H,D])",
                 kBadInput);
@@ -167,7 +155,7 @@ static int readKernelSpec(const Options &o, const ProblemSize &size,
   spec = manifest.spec;
   if (!validateProblem(spec, size, error) ||
       !manifest.checkLaunch(size, error) ||
-      !checkHostMemory(spec, size, /*backward=*/false, error))
+      !checkHostMemory(spec, size, o.backward, error))
     return fail(error, kBadInput);
   if (!o.spec.empty()) {
     AttentionSpec given;
@@ -205,10 +193,10 @@ static bool prepareTensors(Driver &cu, const Options &o,
   t.kL = Layout::make(B, Hkv, N, D, sequenceMajor);
   t.vL = Layout::make(B, Hkv, N, Dv, sequenceMajor);
   t.oL = Layout::make(B, Hq, M, Dv, sequenceMajor);
-  std::mt19937_64 gen(o.seed);
-  t.q = randomData(t.qL, type, gen);
-  t.k = randomData(t.kL, type, gen);
-  t.v = randomData(t.vL, type, gen);
+  t.gen.seed(o.seed);
+  t.q = randomData(t.qL, type, t.gen);
+  t.k = randomData(t.kL, type, t.gen);
+  t.v = randomData(t.vL, type, t.gen);
 
   size_t eb = elementTypeSize(type);
   if (!allocate(cu, t.dq, t.qL.count() * eb, error) ||
@@ -283,9 +271,7 @@ static bool runOnce(const Kernel &kernel, const ForwardArgs &args,
       !download(cu, t.lse.data(), t.dlse, error))
     return false;
 
-  t.output.resize(t.oL.count());
-  for (int64_t i = 0; i < t.oL.count(); ++i)
-    t.output[i] = storageValue(type, t.outBits[t.oL.physical(i)]);
+  t.output = logicalValues(t.oL, type, t.outBits);
   t.lseValues.assign(t.lse.begin(), t.lse.end());
   return true;
 }
@@ -317,33 +303,21 @@ static int runBench(const Options &o, const Kernel &kernel,
   std::string error;
   CUresult r;
   size_t eb = elementTypeSize(spec.dtype);
-  // Rotate among input sets larger than L2 together, so that each launch
-  // reads K and V from HBM, as a real model does.
   size_t setBytes =
       (t.qL.count() + t.kL.count() + t.vL.count() + t.oL.count()) * eb;
-  int64_t sets = std::min<int64_t>(8, std::max<int64_t>(1, (200ll << 20) / setBytes));
   std::vector<std::unique_ptr<DeviceBuffer>> extra;
   std::vector<ForwardArgs> rotation = {args};
-  for (int64_t s = 1; s < sets; ++s) {
+  for (int64_t s = 1, sets = benchSets(setBytes); s < sets; ++s) {
     ForwardArgs a = args;
     // Copies of the real inputs (timing never runs on zeros).
-    struct Copy {
-      CUdeviceptr *field;
-      size_t bytes;
-      const void *host;
-    };
-    for (const Copy &copy :
-         {Copy{&a.q, t.dq.bytes, t.q.bits.data()},
-          Copy{&a.k, t.dk.bytes, t.k.bits.data()},
-          Copy{&a.v, t.dv.bytes, t.v.bits.data()},
-          Copy{&a.o, t.dout.bytes, t.outBits.data()},
-          Copy{&a.lse, t.dlse.bytes, t.lse.data()}}) {
-      extra.push_back(std::make_unique<DeviceBuffer>());
-      if (!allocate(cu, *extra.back(), copy.bytes, error) ||
-          !upload(cu, *extra.back(), copy.host, error))
-        return fail(error, kMismatch);
-      *copy.field = extra.back()->ptr;
-    }
+    if (!copyBuffers(cu,
+                     {{&a.q, t.dq.bytes, t.q.bits.data()},
+                      {&a.k, t.dk.bytes, t.k.bits.data()},
+                      {&a.v, t.dv.bytes, t.v.bits.data()},
+                      {&a.o, t.dout.bytes, t.outBits.data()},
+                      {&a.lse, t.dlse.bytes, t.lse.data()}},
+                     extra, error))
+      return fail(error, kMismatch);
     rotation.push_back(a);
   }
   CUevent start, stop;
@@ -365,21 +339,14 @@ static int runBench(const Options &o, const Kernel &kernel,
   }
   cu.cuEventDestroy(start);
   cu.cuEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  double median = times[times.size() / 2];
-  // DESIGN.md's convention: 4·B·Hq·M·N·D, halved for the causal masks.
-  double flops = 4.0 * size.batch * size.queryHeads * size.queryLen *
-                 size.keyLen * spec.headDim;
-  if (spec.mask.kind == ref::MaskKind::Causal ||
-      spec.mask.kind == ref::MaskKind::CausalTopLeft)
-    flops /= 2;
+  double ms = median(times);
   char line[256];
   std::snprintf(line, sizeof(line),
                 "bench: median %.4f ms over %lld launches (%lld input sets), "
                 "%.1f TFLOP/s\n",
-                median, static_cast<long long>(o.benchIters),
+                ms, static_cast<long long>(o.benchIters),
                 static_cast<long long>(rotation.size()),
-                flops / (median * 1e-3) / 1e12);
+                forwardFlops(spec, size) / (ms * 1e-3) / 1e12);
   std::cout << line;
   return kPass;
 }
@@ -410,14 +377,24 @@ int fa::runCuda(const Options &o) {
   AttentionSpec spec;
   if (int code = readKernelSpec(o, size, manifest, spec); code != kPass)
     return code;
+  std::string backwardPath;
+  BackwardManifest backwardManifest;
+  if (o.backward)
+    if (int code = readBackwardManifest(o, manifest, size, backwardPath,
+                                        backwardManifest);
+        code != kPass)
+      return code;
   std::string error;
   bool noDevice = false;
   std::unique_ptr<Kernel> kernel = Kernel::load(o.kernel, error, noDevice);
-  if (!kernel)
+  std::unique_ptr<BackwardKernel> backward;
+  if (kernel && o.backward)
+    backward = BackwardKernel::load(backwardPath, error, noDevice);
+  if (!kernel || (o.backward && !backward))
     return fail(error, noDevice ? kNoGpu : kMismatch);
   Driver &cu = kernel->driver();
 
-  // Declared after the kernel, so its buffers are freed while the driver
+  // Declared after the kernels, so its buffers are freed while the driver
   // is still there.
   Tensors t;
   if (!prepareTensors(cu, o, spec, size, t, error))
@@ -439,12 +416,19 @@ int fa::runCuda(const Options &o) {
   bool pass = true;
   if (o.verify)
     pass = verifyOutputs(o, spec, size, t);
-  if (o.bench)
-    if (int code = runBench(o, *kernel, spec, size, args, t); code != kPass)
-      return code;
   if (!o.dump.empty())
     if (int code = writeDump(o.dump, spec, size, t); code != kPass)
       return code;
+  if (o.backward) {
+    // The backward's --bench times the forward with it.
+    if (int code =
+            runBackward(o, *kernel, *backward, spec, size, args, t, pass);
+        code != kPass)
+      return code;
+  } else if (o.bench) {
+    if (int code = runBench(o, *kernel, spec, size, args, t); code != kPass)
+      return code;
+  }
   if (!o.verify)
     return kPass;
   std::cout << (pass ? "PASS" : "FAIL") << "\n";

@@ -28,6 +28,9 @@ struct Options {
   std::string layout = "bhsd";
   /// The chip a --spec is compiled for (--device cuda); empty: the default.
   std::string target;
+  /// --device cuda --bwd: the backward kernel's manifest; empty: the one
+  /// named after the forward kernel, beside it (fa_fwd_X -> fa_bwd_X).
+  std::string bwdKernel;
   int64_t batch = 1, queryHeads = 1, kvHeads = 1, queryLen = 128, keyLen = 128;
   uint64_t seed = 0;
   bool verify = false, backward = false, bench = false;
@@ -71,11 +74,12 @@ int runCpu(const Options &options);
 /// --device cuda (CudaRun.cpp).
 int runCuda(const Options &options);
 
-/// With the compiler built in: compiles `spec` for sm_80 into a temporary
-/// directory and returns its manifest (SpecKernel.cpp).
-bool compileSpecKernel(const std::string &spec, const std::string &target,
-                       std::string &manifestPath,
-                       std::string &error, bool &badInput);
+/// With the compiler built in: compiles --spec for --target (the default
+/// chip when empty) into a temporary directory, setting `kernel` to the
+/// forward kernel's manifest and, with --bwd and no --bwd-kernel,
+/// `bwdKernel` to the backward kernel's (--negative-control no-row-dot:
+/// built without the delta term) in the same directory (SpecKernel.cpp).
+bool compileSpecKernel(Options &options, std::string &error, bool &badInput);
 
 } // namespace fa
 

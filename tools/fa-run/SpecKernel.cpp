@@ -4,7 +4,8 @@
 //
 // Only in builds with the compiler: turns a --spec into NAME.ptx +
 // NAME.json in a fresh temporary directory, exactly as fa-compile would,
-// so that the CUDA path can load it like a committed kernel.
+// so that the CUDA path can load it like a committed kernel; with --bwd,
+// the backward kernel too, beside it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,31 +23,28 @@
 #include <algorithm>
 #include <cstdlib>
 
-bool fa::compileSpecKernel(const std::string &specText,
-                           const std::string &targetChip,
-                           std::string &manifestPath, std::string &error,
-                           bool &badInput) {
+bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
   std::string target =
-      targetChip.empty() ? mlir::fa::defaultChip().str() : targetChip;
+      o.target.empty() ? mlir::fa::defaultChip().str() : o.target;
   badInput = true;
   AttentionSpec spec;
   std::vector<std::string> keys;
-  if (!parseSpec(specText, spec, error, &keys))
+  if (!parseSpec(o.spec, spec, error, &keys))
     return false;
   // block_m/block_n not given: the chip's tuned tile, as fa-compile uses.
   auto given = [&](const char *key) {
     return std::find(keys.begin(), keys.end(), key) != keys.end();
   };
-  AttentionSpec tuned = spec;
+  AttentionSpec forward = spec, tuned = spec;
   mlir::fa::applyTunedTile(tuned, target);
   if (!given("block_m"))
-    spec.blockM = tuned.blockM;
+    forward.blockM = tuned.blockM;
   if (!given("block_n"))
-    spec.blockN = tuned.blockN;
+    forward.blockN = tuned.blockN;
   std::unique_ptr<mlir::MLIRContext> context = mlir::fa::createCompilerContext();
   mlir::fa::CompiledKernel kernel;
-  std::string name = mlir::fa::kernelName(spec, target);
-  if (!mlir::fa::compileForwardKernel(*context, spec, target, name, kernel,
+  std::string name = mlir::fa::kernelName(forward, target);
+  if (!mlir::fa::compileForwardKernel(*context, forward, target, name, kernel,
                                       error, badInput))
     return false;
   char directory[] = "/tmp/fa-run-XXXXXX";
@@ -59,6 +57,21 @@ bool fa::compileSpecKernel(const std::string &specText,
     badInput = false;
     return false;
   }
-  manifestPath = std::string(directory) + "/" + name + ".json";
+  o.kernel = std::string(directory) + "/" + name + ".json";
+  if (!o.backward || !o.bwdKernel.empty())
+    return true;
+  // The backward gets the spec's tile as given: the forward's tuned tile
+  // is tuned for the forward.
+  mlir::fa::CompiledKernel backward;
+  std::string backwardName = mlir::fa::backwardKernelName(spec, target);
+  if (!mlir::fa::compileBackwardKernel(
+          *context, spec, target, backwardName, backward, error, badInput,
+          /*omitRowDot=*/o.negativeControl == "no-row-dot"))
+    return false;
+  if (!mlir::fa::writeKernel(backward, directory, error)) {
+    badInput = false;
+    return false;
+  }
+  o.bwdKernel = std::string(directory) + "/" + backwardName + ".json";
   return true;
 }

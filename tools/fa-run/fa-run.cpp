@@ -5,6 +5,7 @@
 // fa-run --device cpu --spec "d=72,dv=72,dtype=bf16,mask=causal,softcap=0"
 //        --b 2 --hq 6 --hkv 2 --m 113 --n 203 --seed 7 --verify [--bwd]
 //        [--dump DIR]
+// fa-run --device cuda --kernel F.json [--bwd [--bwd-kernel B.json]] ...
 //
 // Fresh random normal inputs (rounded to the dtype), outputs poisoned with
 // NaN before every launch, every element checked against the float64
@@ -30,7 +31,7 @@ const char *kUsage =
     "usage: fa-run --device cpu|cuda (--spec SPEC | --kernel NAME.json)\n"
     "              [--b B] [--hq HQ] [--hkv HKV] [--m M] [--n N] [--seed S]\n"
     "              [--verify] [--bwd] [--bench] [--iters K] [--layout bhsd|bshd]\n"
-    "              [--dump DIR] [--target CHIP]\n"
+    "              [--dump DIR] [--target CHIP] [--bwd-kernel B.json]\n"
     "              [--negative-control none|no-rescale|no-row-dot|no-alibi]\n"
     "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
     "      window(L,R),softcap=..,alibi=none|head|batch_head,scale=..,\n"
@@ -39,6 +40,12 @@ const char *kUsage =
     "      the run's host tensors within half of this machine's memory.\n"
     "--target: the chip a --spec is compiled for with --device cuda (the\n"
     "      default chip otherwise; fa-compile --help lists them)\n"
+    "--bwd with --device cuda: runs the forward kernel, then the backward\n"
+    "      kernel on its O and LSE, and checks dQ, dK, dV (--verify);\n"
+    "      --bench times both. The backward kernel: --bwd-kernel B.json,\n"
+    "      else fa_bwd_X.json beside the forward's fa_fwd_X.json, or with\n"
+    "      --spec (no --kernel) compiled here. Its negative control:\n"
+    "      --negative-control no-row-dot (a kernel built so; must FAIL).\n"
     "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 
 bool parseInt64(const std::string &text, int64_t &out) {
@@ -56,7 +63,8 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
   std::map<std::string, std::string *> strings = {
       {"device", &o.device}, {"spec", &o.spec}, {"kernel", &o.kernel},
       {"dump", &o.dump}, {"negative-control", &o.negativeControl},
-      {"layout", &o.layout}, {"target", &o.target}};
+      {"layout", &o.layout}, {"target", &o.target},
+      {"bwd-kernel", &o.bwdKernel}};
   std::map<std::string, int64_t *> ints = {
       {"b", &o.batch}, {"hq", &o.queryHeads}, {"hkv", &o.kvHeads},
       {"m", &o.queryLen}, {"n", &o.keyLen}, {"iters", &o.benchIters}};
@@ -180,12 +188,15 @@ int main(int argc, char **argv) {
     // --spec without --kernel: compile it here, as fa-compile would.
     if (options.kernel.empty() && !options.spec.empty()) {
       bool rejected = false;
-      if (!compileSpecKernel(options.spec, options.target, options.kernel,
-                             error, rejected)) {
+      std::string given = options.bwdKernel;
+      if (!compileSpecKernel(options, error, rejected)) {
         std::cerr << "fa-run: " << error << "\n";
         return rejected ? kBadInput : kMismatch;
       }
-      std::cout << "fa-run: compiled --spec to " << options.kernel << "\n";
+      std::cout << "fa-run: compiled --spec to " << options.kernel;
+      if (options.bwdKernel != given)
+        std::cout << " and " << options.bwdKernel;
+      std::cout << "\n";
     }
 #endif
     return runCuda(options);

@@ -44,6 +44,20 @@ bool compileForwardKernel(MLIRContext &context, const ::fa::AttentionSpec &spec,
                           CompiledKernel &out, std::string &error,
                           bool &badInput);
 
+/// The conventional backward name: fa_bwd_sm80_bf16_d128_causal.
+std::string backwardKernelName(const ::fa::AttentionSpec &spec,
+                               const std::string &target);
+
+/// Compiles the backward of `spec`: one PTX module with three entries
+/// (NAME_preprocess, NAME_main, NAME_postprocess; KernelAbi.h's
+/// BackwardStep) and a manifest of kind "backward" describing each.
+/// `omitRowDot` builds the negative control (dS = P ∘ dP, no D term).
+bool compileBackwardKernel(MLIRContext &context,
+                           const ::fa::AttentionSpec &spec,
+                           const std::string &target, const std::string &name,
+                           CompiledKernel &out, std::string &error,
+                           bool &badInput, bool omitRowDot = false);
+
 /// Compiles the module of a .mlir file holding one fa.attention in a
 /// function (the kernel is named after the function).
 bool compileForwardModule(MLIRContext &context, ModuleOp module,
@@ -58,6 +72,9 @@ bool writeKernel(const CompiledKernel &kernel, const std::string &directory,
 /// strategy's tuned tile (measured; see docs/perf-notes.md). `target` must
 /// be a registered chip.
 void applyTunedTile(::fa::AttentionSpec &spec, const std::string &target);
+
+/// The same for the backward: the strategy's tuned backward tile.
+void applyTunedBackwardTile(::fa::AttentionSpec &spec, const std::string &target);
 
 /// One kernel of the committed standard set.
 struct StandardKernel {

@@ -82,6 +82,10 @@ struct FAToPTXOptions : public PassPipelineOptions<FAToPTXOptions> {
   Option<int64_t> blockN{*this, "block-n",
                          llvm::cl::desc("Key/value rows per block"),
                          llvm::cl::init(64)};
+  Option<bool> testOmitRowDot{
+      *this, "test-omit-row-dot",
+      llvm::cl::desc("Negative control: the backward without D = rowsum(dO ∘ O)"),
+      llvm::cl::init(false)};
 };
 
 /// fa-to-ptx: L1 fa.attention -> gpu.binary holding PTX: fa-tile,

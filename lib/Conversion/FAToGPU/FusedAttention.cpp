@@ -107,6 +107,12 @@ AttentionKernelConfig mlir::fa::configOf(FusedAttention a) {
 
 AttentionGPUStrategy::~AttentionGPUStrategy() = default;
 
+LogicalResult AttentionGPUStrategy::buildBackwardKernels(
+    OpBuilder &, gpu::GPUModuleOp module, const AttentionBackward &,
+    const AttentionKernelConfig &c, StringRef) const {
+  return module.emitError() << unsupportedBackwardReason(c);
+}
+
 std::string mlir::fa::unsupported16BitOperands(StringRef chip,
                                                const AttentionKernelConfig &c) {
   auto headDimOk = [](int64_t d) { return d >= 8 && d <= 256 && d % 8 == 0; };

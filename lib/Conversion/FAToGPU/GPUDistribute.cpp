@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+#include "fa/Conversion/FAToGPU/BackwardKernel.h"
 #include "fa/Conversion/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -32,8 +32,7 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
   // Semantic ops left here were not tiled (or have no GPU lowering yet).
   WalkResult untiled = module.walk([&](Operation *op) {
     if (isa<AttentionGradOp>(op)) {
-      op->emitError("fa-gpu-distribute: the GPU backward is not generated "
-                    "yet (the backward runs on the CPU path)");
+      op->emitError("fa-gpu-distribute: run fa-recompute-backward first");
       return WalkResult::interrupt();
     }
     if (isa<AttentionOp>(op)) {
@@ -63,6 +62,22 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
     gpuModule = gpu::GPUModuleOp::create(builder, module.getLoc(), "fa_kernels");
   }
   for (func::FuncOp func : funcs) {
+    // fa-recompute-backward's nest (it has dS) or the fused forward.
+    if (func.walk([](SoftmaxGradOp) { return WalkResult::interrupt(); })
+            .wasInterrupted()) {
+      FailureOr<AttentionBackward> backward = analyzeAttentionBackward(func);
+      if (failed(backward))
+        return failure();
+      AttentionKernelConfig config = configOf(*backward);
+      std::string reason = strategy->unsupportedBackwardReason(config);
+      if (!reason.empty())
+        return func.emitError() << chip << ": " << reason;
+      if (failed(strategy->buildBackwardKernels(builder, gpuModule, *backward,
+                                                config, func.getSymName())))
+        return failure();
+      func.erase();
+      continue;
+    }
     FailureOr<FusedAttention> attention = analyzeFusedAttention(func);
     if (failed(attention))
       return failure();
@@ -80,7 +95,7 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
 
 namespace {
 struct FAGPUDistributePass
-    : fa::impl::FAGPUDistributeBase<FAGPUDistributePass> {
+    : mlir::fa::impl::FAGPUDistributeBase<FAGPUDistributePass> {
   using FAGPUDistributeBase::FAGPUDistributeBase;
   void runOnOperation() override {
     if (failed(distributeAttentionToGPU(getOperation(), chip)))

@@ -19,11 +19,17 @@ using namespace mlir::fa;
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
                               const AttentionKernelConfig &c, StringRef name,
                               int64_t threads, bool tensorMaps) {
+  return create(b, module, c.elementType, name, threads,
+                ::fa::abi::forwardKernelParams(c.alibi, tensorMaps));
+}
+
+KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
+                              Type elementType, StringRef name, int64_t threads,
+                              ArrayRef<::fa::abi::Param> params) {
   KernelArgs args;
   SmallVector<Type> types;
   SmallVector<int64_t> gridConstants;
-  for (const ::fa::abi::Param &p :
-       ::fa::abi::forwardKernelParams(c.alibi, tensorMaps)) {
+  for (const ::fa::abi::Param &p : params) {
     args.names.push_back(p.name);
     switch (p.type) {
     case ::fa::abi::ParamType::TensorMap:
@@ -33,7 +39,7 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
       types.push_back(LLVM::LLVMPointerType::get(b.getContext()));
       break;
     case ::fa::abi::ParamType::ElementBuffer:
-      types.push_back(MemRefType::get({ShapedType::kDynamic}, c.elementType));
+      types.push_back(MemRefType::get({ShapedType::kDynamic}, elementType));
       break;
     case ::fa::abi::ParamType::F32Buffer:
       types.push_back(MemRefType::get({ShapedType::kDynamic}, b.getF32Type()));

@@ -116,7 +116,13 @@ void mlir::fa::buildConvertFAToGPUPipeline(OpPassManager &pm,
 
 void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
                                    const FAToPTXOptions &options) {
-  addTileAndFuse(pm, options.blockM, options.blockN, /*omitRescale=*/false);
+  OpPassManager &funcPm =
+      addTileAndFuse(pm, options.blockM, options.blockN, /*omitRescale=*/false);
+  FARecomputeBackwardOptions backward;
+  backward.blockM = options.blockM;
+  backward.blockN = options.blockN;
+  backward.testOmitRowDot = options.testOmitRowDot;
+  funcPm.addPass(createFARecomputeBackward(backward));
   buildConvertFAToGPUPipeline(pm, options.chip);
   // NVVM at the chip's PTX ISA (the default 6.0 aborts the process). An
   // unknown chip is fa-gpu-distribute's to report.
@@ -145,8 +151,9 @@ void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
 void mlir::fa::registerFAConversionPassesAndPipelines() {
   PassPipelineRegistration<FAToPTXOptions>(
       "fa-to-ptx",
-      "fa.attention (L1) to gpu.binary holding PTX: fa-tile, "
-      "fa-fuse-online-softmax, convert-fa-to-gpu, NVVM, gpu-module-to-binary",
+      "fa.attention and fa.attention_grad (L1) to gpu.binary holding PTX: "
+      "fa-tile, fa-fuse-online-softmax, fa-recompute-backward, "
+      "convert-fa-to-gpu, NVVM, gpu-module-to-binary",
       buildFAToPTXPipeline);
   PassPipelineRegistration<FAConvertToGPUOptions>(
       "convert-fa-to-gpu",

@@ -59,6 +59,8 @@ struct FusedAttention {
 /// none or more than one.
 FailureOr<FusedAttention> analyzeFusedAttention(func::FuncOp func);
 
+struct AttentionBackward; // BackwardKernel.h
+
 /// The facts a strategy needs to plan a kernel.
 struct AttentionKernelConfig {
   Type elementType;     ///< f16 or bf16
@@ -120,6 +122,27 @@ public:
                                            const FusedAttention &attention,
                                            const AttentionKernelConfig &c,
                                            StringRef name) const = 0;
+  /// Empty if the chip builds the backward of `c`; otherwise the reason,
+  /// one line.
+  virtual std::string unsupportedBackwardReason(const AttentionKernelConfig &c) const {
+    return (chip() + " has no GPU backward yet").str();
+  }
+  /// Bytes of dynamic shared memory of the backward's main kernel.
+  virtual int64_t backwardSharedMemoryBytes(const AttentionKernelConfig &c) const {
+    return 0;
+  }
+  /// The tuned backward tile (block_m, block_n) for a head dim pair.
+  virtual Tile tunedBackwardTile(int64_t headDim, int64_t valueDim,
+                                 bool masked) const {
+    return {64, 64};
+  }
+  /// Builds the backward's NAME_preprocess, NAME_main and NAME_postprocess
+  /// (KernelAbi.h's BackwardStep) in `module` (fa-gpu-distribute).
+  virtual LogicalResult buildBackwardKernels(OpBuilder &builder,
+                                             gpu::GPUModuleOp module,
+                                             const AttentionBackward &backward,
+                                             const AttentionKernelConfig &c,
+                                             StringRef name) const;
   /// How the chip-neutral patterns of fa-gpu-lower-fragments should lower
   /// for this chip (FragmentPatterns.h).
   virtual FragmentLoweringOptions fragmentLoweringOptions() const {

@@ -121,6 +121,11 @@ private:
   FragmentShape shape;
 };
 
+/// #fa.shared's swizzle: the column (in elements) where 16-byte chunk
+/// `chunk` of `row` is stored, chunk ^ (row % 8). The copies that fill a
+/// shared tile, fa.store_shared and the ldmatrix reads all use this map.
+Value sharedSwizzledColumn(OpBuilder &b, Location loc, Value row, Value chunk);
+
 /// fa.qk_scores' epilogue on one raw dot product q·k: scale, softcap,
 /// log2(e) in log2 units (the op's attributes).
 Value transformScore(OpBuilder &b, Location loc, QKScoresOp op, Value dot);

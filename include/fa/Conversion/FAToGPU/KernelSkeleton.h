@@ -22,6 +22,8 @@
 
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 
+#include "fa/runtime/KernelAbi.h"
+
 #include "mlir/IR/IRMapping.h"
 
 #include <functional>
@@ -43,6 +45,11 @@ public:
   static KernelArgs create(OpBuilder &b, gpu::GPUModuleOp module,
                            const AttentionKernelConfig &c, StringRef name,
                            int64_t threads, bool tensorMaps = false);
+  /// The same with the parameters `params` (a backward step's, say),
+  /// buffers of `elementType` or f32.
+  static KernelArgs create(OpBuilder &b, gpu::GPUModuleOp module,
+                           Type elementType, StringRef name, int64_t threads,
+                           ArrayRef<::fa::abi::Param> params);
   gpu::GPUFuncOp func() const { return kernel; }
   /// The argument `name` of the ABI table (a memref or an i64).
   Value operator[](StringRef name) const;

@@ -28,6 +28,22 @@ LogicalResult buildAmpereForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,
                                        const AttentionKernelConfig &c,
                                        StringRef name);
 
+/// The backward's main kernel: K_j, V_j once; Q_i, dO_i in a two-stage
+/// ring; P and dS through shared memory (AmpereBackward.cpp).
+struct BackwardSharedMemoryPlan {
+  explicit BackwardSharedMemoryPlan(const AttentionKernelConfig &c);
+  int64_t keyRow, valueRow, probsRow; ///< elements per shared row
+  int64_t valueOffset, queryOffset, gradOutOffset, probsOffset,
+      gradScoresOffset; ///< bytes (K at 0)
+  int64_t bytes;
+};
+
+/// NAME_main of the sm_80 backward.
+LogicalResult buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp module,
+                                      const AttentionBackward &backward,
+                                      const AttentionKernelConfig &c,
+                                      StringRef name);
+
 } // namespace ampere
 } // namespace fa
 } // namespace mlir

@@ -7,6 +7,8 @@
 #include "AmpereStrategy.h"
 #include "AmpereSchedule.h"
 
+#include "fa/Conversion/FAToGPU/BackwardKernel.h"
+
 #include <sstream>
 
 using namespace mlir;
@@ -60,6 +62,48 @@ public:
                                    const AttentionKernelConfig &c,
                                    StringRef name) const override {
     return buildAmpereForwardKernel(builder, module, attention, c, name);
+  }
+
+  std::string
+  unsupportedBackwardReason(const AttentionKernelConfig &c) const override {
+    std::string operands = unsupported16BitOperands(chip(), c);
+    if (!operands.empty())
+      return operands;
+    std::ostringstream os;
+    // dK_j and dV_j stay in registers: [block_n, D] and [block_n, Dv] f32.
+    if (c.headDim > 128 || c.valueDim > 128)
+      os << "the sm_80 backward keeps dK and dV in registers and takes D and "
+            "Dv up to 128, got D="
+         << c.headDim << " Dv=" << c.valueDim;
+    else if (c.blockM % (16 * c.warps) || c.blockN % (16 * c.warps))
+      os << "the sm_80 backward needs block_m and block_n multiples of "
+         << 16 * c.warps << " (16 rows per warp), got " << c.blockM << " x "
+         << c.blockN;
+    else if (c.blockN > 128)
+      os << "the sm_80 backward takes block_n up to 128, got " << c.blockN;
+    else if (backwardSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
+      os << "the backward tile needs " << backwardSharedMemoryBytes(c)
+         << " bytes of shared memory, more than sm_80's "
+         << kMaxSharedMemoryBytes;
+    return os.str();
+  }
+
+  int64_t backwardSharedMemoryBytes(const AttentionKernelConfig &c) const override {
+    return BackwardSharedMemoryPlan(c).bytes;
+  }
+
+  Tile tunedBackwardTile(int64_t, int64_t, bool) const override {
+    // Not tuned yet: 16 rows per warp of 4 warps on both sides.
+    return {64, 64};
+  }
+
+  LogicalResult buildBackwardKernels(OpBuilder &builder, gpu::GPUModuleOp module,
+                                     const AttentionBackward &backward,
+                                     const AttentionKernelConfig &c,
+                                     StringRef name) const override {
+    if (failed(buildBackwardEdgeKernels(builder, module, backward, c, name)))
+      return failure();
+    return buildAmpereBackwardMain(builder, module, backward, c, name);
   }
 
   void populateFragmentLoweringPatterns(

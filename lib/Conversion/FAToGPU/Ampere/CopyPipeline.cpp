@@ -17,13 +17,8 @@ using namespace mlir::fa;
 using namespace mlir::fa::ampere;
 
 Value ampere::swizzledColumn(OpBuilder &b, Location loc, Value row, Value chunk) {
-  // XOR the chunk with row % 8 to spread eight rows over all 32 banks; the
-  // cp.async writes and the ldmatrix reads use the same map.
-  Value phase = arith::AndIOp::create(
-      b, loc, row, arith::ConstantIndexOp::create(b, loc, 7));
-  Value physical = arith::XOrIOp::create(b, loc, chunk, phase);
-  return arith::MulIOp::create(
-      b, loc, physical, arith::ConstantIndexOp::create(b, loc, kChunkElements));
+  static_assert(kChunkElements == 8, "#fa.shared's chunks are 16 bytes");
+  return sharedSwizzledColumn(b, loc, row, chunk);
 }
 
 void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,

@@ -72,6 +72,18 @@ struct WarpMma {
                     add(cst(2 * kc), div(lane, 16)), /*transpose=*/false);
   }
 
+  /// The A fragment (16 rows × k16 chunk kc) of Aᵀ for A stored [k][m]
+  /// (P or dS, written by rows of queries): ldmatrix.trans of 8 × 8 blocks
+  /// of A, matrix i covering k rows 16·kc + 8·(i/2) .. +7 at m chunk
+  /// m0/8 + i % 2, which gives a0 = (m 0-7, k 0-7), a1 = (m 8-15, k 0-7),
+  /// a2 = (m 0-7, k 8-15), a3 = (m 8-15, k 8-15) as loadA does.
+  Fragment loadATransposed(Value tile, Value m0, int64_t kc) {
+    Value matrix = div(lane, 8);
+    Value row = add(add(cst(16 * kc), mul(div(matrix, 2), 8)), rem(lane, 8));
+    Value chunk = add(div(m0, 8), rem(matrix, 2));
+    return ldmatrix(tile, row, chunk, /*transpose=*/true);
+  }
+
   /// B fragments of n-tiles n0/8 and n0/8 + 1 at k16 chunk kc, from a tile
   /// stored [n][k] (K for S = QKᵀ): matrix i = l/8 covers n rows
   /// n0 + 8·(i/2) .. +7 at k chunk 2·kc + i % 2.
@@ -160,8 +172,89 @@ struct LoadOperandLowering : OpConversionPattern<LoadOperandOp> {
   }
 };
 
-/// fa.qk_scores: S = QKᵀ per m-tile over n8 tiles, each K fragment pair
-/// feeding every m-tile; then the op's score epilogue (scale, softcap,
+/// acc += A·Bᵀ for a B stored by rows ([n][k]: K in QKᵀ, V in dO·Vᵀ), per
+/// m-tile over n8 tiles, each B fragment pair feeding every m-tile. A is a
+/// shared tile (ldmatrix) or its fragments already in registers
+/// (#fa.operand, the query of the forward).
+void multiplyByRows(ConversionPatternRewriter &rewriter, WarpMma &w,
+                    Value lhs, Value rhs, int64_t depth,
+                    const FragmentShape &shape, SmallVector<Fragment> &acc) {
+  Location loc = w.loc;
+  bool lhsInRegisters = isa<VectorType>(lhs.getType());
+  int64_t chunks = kChunks(depth);
+  for (int64_t kc = 0; kc < chunks; ++kc) {
+    SmallVector<Fragment> a;
+    for (int64_t mt = 0; mt < shape.mTiles; ++mt) {
+      if (!lhsInRegisters) {
+        a.push_back(w.loadA(lhs, w.tileRow0(shape.mTiles, mt), kc));
+        continue;
+      }
+      Fragment regs;
+      for (int64_t r = 0; r < 4; ++r)
+        regs[r] = vector::ExtractOp::create(
+            rewriter, loc, lhs, ArrayRef<int64_t>{(mt * chunks + kc) * 4 + r});
+      a.push_back(regs);
+    }
+    for (int64_t n0 = 0; n0 < shape.columns; n0 += 16) {
+      auto rhsFrags = w.loadBFromRows(rhs, n0, kc);
+      for (int64_t mt = 0; mt < shape.mTiles; ++mt)
+        for (int64_t half = 0; half < 2; ++half) {
+          if (n0 / 8 + half >= shape.nTiles())
+            continue; // the padding half of a width that is 8 mod 16
+          Fragment &c = acc[mt * shape.nTiles() + n0 / 8 + half];
+          c = w.mma(a[mt], rhsFrags[half], c);
+        }
+    }
+  }
+}
+
+/// An accumulator's fragments (vector<size x f32> in FragmentShape order).
+SmallVector<Fragment> fragmentsOf(OpBuilder &b, Location loc, Value acc) {
+  SmallVector<Value> values = unpackVector(b, loc, acc);
+  SmallVector<Fragment> fragments;
+  for (size_t i = 0; i < values.size(); i += 4)
+    fragments.push_back({values[i], values[i + 1], values[i + 2], values[i + 3]});
+  return fragments;
+}
+
+Value packFragments(OpBuilder &b, Location loc, Type type,
+                    ArrayRef<Fragment> fragments) {
+  SmallVector<Value> values;
+  for (const Fragment &f : fragments)
+    values.append(f.begin(), f.end());
+  return packVector(b, loc, type, values);
+}
+
+/// fa.matmul's alpha (acc + α·A·B) around MMAs that accumulate in place:
+/// acc·(1/α) before, ·α after, so that no second accumulator is live.
+struct MatmulAlpha {
+  OpBuilder &b;
+  Location loc;
+  FloatAttr alpha;
+  void scale(MutableArrayRef<Value> values, double factor) {
+    Value c = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(factor));
+    for (Value &v : values)
+      v = arith::MulFOp::create(b, loc, v, c);
+  }
+  void before(MutableArrayRef<Value> values) {
+    if (alpha)
+      scale(values, 1.0 / alpha.getValueAsDouble());
+  }
+  void after(MutableArrayRef<Value> values) {
+    if (alpha)
+      scale(values, alpha.getValueAsDouble());
+  }
+  void before(MutableArrayRef<Fragment> acc) {
+    for (Fragment &f : acc)
+      before(MutableArrayRef<Value>(f));
+  }
+  void after(MutableArrayRef<Fragment> acc) {
+    for (Fragment &f : acc)
+      after(MutableArrayRef<Value>(f));
+  }
+};
+
+/// fa.qk_scores: S = QKᵀ, then the op's score epilogue (scale, softcap,
 /// log2 e) per element.
 struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -173,36 +266,12 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getType());
     WarpMma w(rewriter, loc);
-    Value query = adaptor.getQuery(), key = adaptor.getKey();
-    bool queryInRegisters = isa<VectorType>(query.getType());
-    int64_t chunks = kChunks(op.getQuery().getType().getDimSize(1));
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getF32FloatAttr(0.0));
     SmallVector<Fragment> acc(shape.mTiles * shape.nTiles(),
                               Fragment{zero, zero, zero, zero});
-    for (int64_t kc = 0; kc < chunks; ++kc) {
-      SmallVector<Fragment> a;
-      for (int64_t mt = 0; mt < shape.mTiles; ++mt) {
-        if (!queryInRegisters) {
-          a.push_back(w.loadA(query, w.tileRow0(shape.mTiles, mt), kc));
-          continue;
-        }
-        Fragment regs;
-        for (int64_t r = 0; r < 4; ++r)
-          regs[r] = vector::ExtractOp::create(
-              rewriter, loc, query,
-              ArrayRef<int64_t>{(mt * chunks + kc) * 4 + r});
-        a.push_back(regs);
-      }
-      for (int64_t n0 = 0; n0 < shape.columns; n0 += 16) {
-        auto keyFrags = w.loadBFromRows(key, n0, kc);
-        for (int64_t mt = 0; mt < shape.mTiles; ++mt)
-          for (int64_t half = 0; half < 2; ++half) {
-            Fragment &c = acc[mt * shape.nTiles() + n0 / 8 + half];
-            c = w.mma(a[mt], keyFrags[half], c);
-          }
-      }
-    }
+    multiplyByRows(rewriter, w, adaptor.getQuery(), adaptor.getKey(),
+                   op.getQuery().getType().getDimSize(1), shape, acc);
     SmallVector<Value> scores;
     for (const Fragment &f : acc)
       for (Value dot : f)
@@ -210,6 +279,72 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
     rewriter.replaceOp(op, packVector(rewriter, loc,
                                       getTypeConverter()->convertType(op.getType()),
                                       scores));
+    return success();
+  }
+};
+
+/// fa.matmul {transpose_b} with both operands in shared memory: acc +
+/// A·Bᵀ, the backward's dP = dO·Vᵀ (the same MMAs as S = QKᵀ).
+struct RowsTimesRowsLowering : OpConversionPattern<TileMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op) || !op.getTransposeB() || op.getTransposeA())
+      return rewriter.notifyMatchFailure(op, "not a distributed acc + A·Bᵀ");
+    Location loc = op.getLoc();
+    FragmentShape shape = FragmentShape::of(op.getAcc().getType());
+    WarpMma w(rewriter, loc);
+    SmallVector<Fragment> acc = fragmentsOf(rewriter, loc, adaptor.getAcc());
+    MatmulAlpha alpha{rewriter, loc, op.getAlphaAttr()};
+    alpha.before(acc);
+    multiplyByRows(rewriter, w, adaptor.getLhs(), adaptor.getRhs(),
+                   op.getLhs().getType().getDimSize(1), shape, acc);
+    alpha.after(acc);
+    rewriter.replaceOp(op, packFragments(rewriter, loc,
+                                         adaptor.getAcc().getType(), acc));
+    return success();
+  }
+};
+
+/// fa.matmul {transpose_a}: acc + Aᵀ·B with A [k][m] and B [k][n] in
+/// shared memory (the backward's dV += Pᵀ·dO and dK += dSᵀ·Q, P and dS
+/// written there by fa.store_shared): A's fragments by ldmatrix.trans of
+/// A's columns, B's as V's in P·V.
+struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op) || !op.getTransposeA() || op.getTransposeB() ||
+        !isa<MemRefType>(adaptor.getLhs().getType()))
+      return rewriter.notifyMatchFailure(op, "not a distributed acc + Aᵀ·B");
+    Location loc = op.getLoc();
+    FragmentShape out = FragmentShape::of(op.getAcc().getType());
+    WarpMma w(rewriter, loc);
+    SmallVector<Fragment> acc = fragmentsOf(rewriter, loc, adaptor.getAcc());
+    MatmulAlpha alpha{rewriter, loc, op.getAlphaAttr()};
+    alpha.before(acc);
+    int64_t depth = op.getLhs().getType().getDimSize(0);
+    for (int64_t kc = 0; kc < kChunks(depth); ++kc) {
+      SmallVector<Fragment> a;
+      for (int64_t mt = 0; mt < out.mTiles; ++mt)
+        a.push_back(w.loadATransposed(adaptor.getLhs(),
+                                      w.tileRow0(out.mTiles, mt), kc));
+      for (int64_t n0 = 0; n0 < out.columns; n0 += 16) {
+        auto rhsFrags = w.loadBFromColumns(adaptor.getRhs(), n0, kc);
+        for (int64_t mt = 0; mt < out.mTiles; ++mt)
+          for (int64_t half = 0; half < 2; ++half) {
+            if (n0 / 8 + half >= out.nTiles())
+              continue;
+            Fragment &c = acc[mt * out.nTiles() + n0 / 8 + half];
+            c = w.mma(a[mt], rhsFrags[half], c);
+          }
+      }
+    }
+    alpha.after(acc);
+    rewriter.replaceOp(op, packFragments(rewriter, loc,
+                                         adaptor.getAcc().getType(), acc));
     return success();
   }
 };
@@ -224,8 +359,8 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!isDistributed(op))
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
-    if (op.getTransposeA() || op.getTransposeB() || op.getAlpha())
-      return rewriter.notifyMatchFailure(op, "only acc + P·V on sm_80 yet");
+    if (op.getTransposeA() || op.getTransposeB())
+      return rewriter.notifyMatchFailure(op, "a transposed operand");
     Location loc = op.getLoc();
     FragmentShape probs = FragmentShape::of(op.getLhs().getType());
     FragmentShape out = FragmentShape::of(op.getAcc().getType());
@@ -234,6 +369,8 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
     AccumulatorOperand probsOperand(rewriter, loc, adaptor.getLhs(),
                                     op.getLhs().getType(), mmaType);
     SmallVector<Value> accValues = unpackVector(rewriter, loc, adaptor.getAcc());
+    MatmulAlpha alpha{rewriter, loc, op.getAlphaAttr()};
+    alpha.before(accValues);
     auto fragmentAt = [&](int64_t first) {
       return Fragment{accValues[first], accValues[first + 1],
                       accValues[first + 2], accValues[first + 3]};
@@ -256,6 +393,7 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
           }
       }
     }
+    alpha.after(accValues);
     rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(),
                                       accValues));
     return success();
@@ -271,6 +409,10 @@ void ampere::populateAmpereMmaPatterns(const TypeConverter &converter,
   patterns.add<LoadOperandLowering>(converter, ctx);
   // fa.qk_scores: ldmatrix K fragments, mma.sync, the score epilogue.
   patterns.add<QKScoresLowering>(converter, ctx);
-  // fa.matmul (acc + P·V): P from registers, ldmatrix.trans V, mma.sync.
+  // fa.matmul (acc + P·V, dS·K): P from registers, ldmatrix.trans V, mma.sync.
   patterns.add<ProbsTimesValueLowering>(converter, ctx);
+  // fa.matmul {transpose_b} (dO·Vᵀ) and {transpose_a} (Pᵀ·dO, dSᵀ·Q): the
+  // backward's operands in shared memory.
+  patterns.add<RowsTimesRowsLowering, TransposedTimesColumnsLowering>(converter,
+                                                                      ctx);
 }

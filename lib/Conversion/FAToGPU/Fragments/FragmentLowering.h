@@ -24,7 +24,11 @@ void populateScoreModPatterns(const TypeConverter &converter,
 /// arith and math ops, and constants, on distributed tiles.
 void populateElementwisePatterns(const TypeConverter &converter,
                                  RewritePatternSet &patterns);
-/// shared_tile and store_fragment.
+/// softmax_grad and softcap_grad (the backward's elementwise math).
+void populateGradientPatterns(const TypeConverter &converter,
+                              RewritePatternSet &patterns);
+/// shared_tile, store_fragment, load_fragment, store_shared and
+/// accumulate_fragment.
 void populateMemoryPatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns);
 

@@ -20,6 +20,10 @@ void mlir::fa::populateFragmentPatterns(const TypeConverter &converter,
   // arith / math on fragments (the recurrence's scalars, the epilogue),
   // and splat constants.
   populateElementwisePatterns(converter, patterns);
-  // fa.shared_tile (a strided view), fa.store_fragment (O and LSE).
+  // fa.softmax_grad, fa.softcap_grad: the backward's dS, per element.
+  populateGradientPatterns(converter, patterns);
+  // fa.shared_tile (a strided view), fa.store_fragment (O and LSE), and
+  // the backward's fa.load_fragment (LSE, D), fa.store_shared (P, dS) and
+  // fa.accumulate_fragment (dQ).
   populateMemoryPatterns(converter, patterns);
 }

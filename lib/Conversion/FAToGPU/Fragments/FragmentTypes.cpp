@@ -51,6 +51,18 @@ Value ThreadFragment::column(const FragmentShape &shape, int64_t i) {
       cst(8 * shape.nTile(i) + shape.columnParity(i)));
 }
 
+Value mlir::fa::sharedSwizzledColumn(OpBuilder &b, Location loc, Value row,
+                                     Value chunk) {
+  // XOR the chunk with row % 8 to spread eight rows over all 32 banks: rows
+  // are a multiple of 128 bytes apart, so unswizzled, eight rows at one
+  // chunk (an ldmatrix) would hit the same four banks.
+  Value phase = arith::AndIOp::create(
+      b, loc, row, arith::ConstantIndexOp::create(b, loc, 7));
+  Value physical = arith::XOrIOp::create(b, loc, chunk, phase);
+  return arith::MulIOp::create(b, loc, physical,
+                               arith::ConstantIndexOp::create(b, loc, 8));
+}
+
 Value ThreadFragment::isRowLeader() {
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,

@@ -109,10 +109,160 @@ struct StoreFragmentLowering : OpConversionPattern<StoreFragmentOp> {
   }
 };
 
+/// fa.load_fragment: each thread reads its own elements (a 2-D tile as
+/// 32-bit pairs, rows as one value per row slot, which the four lanes of a
+/// quad read together); a missing row's address is clamped to the last
+/// row that exists and its values replaced by the padding.
+struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadFragmentOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
+    Location loc = op.getLoc();
+    auto type = op.getResult().getType();
+    FragmentShape shape = FragmentShape::of(type);
+    ThreadFragment thread(rewriter, loc,
+                          cast<FragmentLayoutAttr>(type.getEncoding()));
+    Type element = type.getElementType();
+    Value padding = arith::ConstantOp::create(
+        rewriter, loc, FloatAttr::get(element, op.getPadding().convertToDouble()));
+    Value lastRow = arith::SubIOp::create(
+        rewriter, loc, adaptor.getRowLimit(),
+        arith::ConstantIndexOp::create(rewriter, loc, 1));
+    SmallVector<Value> values(shape.size());
+    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
+      Value row = arith::AddIOp::create(rewriter, loc, adaptor.getRow0(),
+                                        thread.row(slot));
+      Value exists = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::slt, row, adaptor.getRowLimit());
+      Value safeRow = arith::MinSIOp::create(rewriter, loc, row, lastRow);
+      auto padded = [&](Value v) {
+        return arith::SelectOp::create(rewriter, loc, exists, v, padding)
+            .getResult();
+      };
+      if (type.getRank() == 1) {
+        Value offset = arith::AddIOp::create(rewriter, loc, adaptor.getBase(),
+                                             safeRow);
+        values[slot] = padded(memref::LoadOp::create(
+            rewriter, loc, adaptor.getBuffer(), ValueRange{offset}));
+        continue;
+      }
+      Value rowBase = arith::AddIOp::create(
+          rewriter, loc, adaptor.getBase(),
+          arith::MulIOp::create(rewriter, loc, safeRow, adaptor.getRowStride()));
+      for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
+        int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
+        Value offset = arith::AddIOp::create(rewriter, loc, rowBase,
+                                             thread.column(shape, first));
+        Value pair = vector::LoadOp::create(
+            rewriter, loc, VectorType::get({2}, element), adaptor.getBuffer(),
+            ValueRange{offset}, /*nontemporal=*/false, llvm::MaybeAlign(4));
+        for (int64_t k = 0; k < 2; ++k)
+          values[first + k] = padded(vector::ExtractOp::create(
+              rewriter, loc, pair, ArrayRef<int64_t>{k}));
+      }
+    }
+    rewriter.replaceOp(op, packVector(rewriter, loc,
+                                      getTypeConverter()->convertType(type),
+                                      values));
+    return success();
+  }
+};
+
+/// fa.store_shared: each thread writes its 32-bit pairs at the swizzled
+/// column of #fa.shared; the four lanes of a quad fill one 16-byte chunk
+/// and the eight quads eight rows' chunks, which the swizzle spreads over
+/// distinct banks.
+struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreSharedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
+    Location loc = op.getLoc();
+    auto type = op.getTile().getType();
+    FragmentShape shape = FragmentShape::of(type);
+    ThreadFragment thread(rewriter, loc,
+                          cast<FragmentLayoutAttr>(type.getEncoding()));
+    auto cst = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    Value tile = adaptor.getTile();
+    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
+      Value row = thread.row(slot);
+      for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
+        int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
+        Value column = thread.column(shape, first);
+        Value chunk = arith::DivUIOp::create(rewriter, loc, column, cst(8));
+        Value within = arith::RemUIOp::create(rewriter, loc, column, cst(8));
+        Value physical = arith::AddIOp::create(
+            rewriter, loc, sharedSwizzledColumn(rewriter, loc, row, chunk),
+            within);
+        Value pair = vector::FromElementsOp::create(
+            rewriter, loc, VectorType::get({2}, type.getElementType()),
+            ValueRange{vector::ExtractOp::create(rewriter, loc, tile,
+                                                 ArrayRef<int64_t>{first}),
+                       vector::ExtractOp::create(rewriter, loc, tile,
+                                                 ArrayRef<int64_t>{first + 1})});
+        vector::StoreOp::create(rewriter, loc, pair, adaptor.getBuffer(),
+                                ValueRange{row, physical},
+                                /*nontemporal=*/false, llvm::MaybeAlign(4));
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// fa.accumulate_fragment: an atomic f32 add per element of the rows that
+/// exist (the result unused, so ptxas issues RED, not ATOM).
+struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AccumulateFragmentOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
+    Location loc = op.getLoc();
+    auto type = op.getTile().getType();
+    FragmentShape shape = FragmentShape::of(type);
+    ThreadFragment thread(rewriter, loc,
+                          cast<FragmentLayoutAttr>(type.getEncoding()));
+    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getTile());
+    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
+      Value row = arith::AddIOp::create(rewriter, loc, adaptor.getRow0(),
+                                        thread.row(slot));
+      Value exists = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::slt, row, adaptor.getRowLimit());
+      auto ifOp = scf::IfOp::create(rewriter, loc, exists);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      Value rowBase = arith::AddIOp::create(
+          rewriter, loc, adaptor.getBase(),
+          arith::MulIOp::create(rewriter, loc, row, adaptor.getRowStride()));
+      for (int64_t nt = 0; nt < shape.nTiles(); ++nt)
+        for (int64_t parity = 0; parity < 2; ++parity) {
+          int64_t i = shape.index(slot / 2, nt, 2 * (slot % 2) + parity);
+          Value offset = arith::AddIOp::create(rewriter, loc, rowBase,
+                                               thread.column(shape, i));
+          memref::AtomicRMWOp::create(rewriter, loc, arith::AtomicRMWKind::addf,
+                                      values[i], adaptor.getBuffer(),
+                                      ValueRange{offset});
+        }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::fa::populateMemoryPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
-  patterns.add<SharedTileLowering, StoreFragmentLowering>(converter,
-                                                          patterns.getContext());
+  patterns.add<SharedTileLowering, StoreFragmentLowering, LoadFragmentLowering,
+               StoreSharedLowering, AccumulateFragmentLowering>(
+      converter, patterns.getContext());
 }

@@ -105,6 +105,55 @@ LogicalResult StoreFragmentOp::verify() {
   return success();
 }
 
+LogicalResult LoadFragmentOp::verify() {
+  auto tile = getResult().getType();
+  auto layout = layoutOf<FragmentLayoutAttr>(tile);
+  if (!layout || layout.getQuadPartial() || layout.getDeferredScale() ||
+      (tile.getRank() != 1 && tile.getRank() != 2))
+    return emitOpError("result must be a 1-D or 2-D tile with a plain "
+                       "#fa.fragment layout");
+  if (tile.getDimSize(0) != layout.getRows())
+    return emitOpError("result has ") << tile.getDimSize(0)
+                                      << " rows, its layout " << layout.getRows();
+  if (tile.getRank() == 2 && !getRowStride())
+    return emitOpError("a 2-D tile needs a row stride");
+  if (getBuffer().getType().getElementType() != tile.getElementType())
+    return emitOpError("tile and buffer element types differ");
+  return success();
+}
+
+LogicalResult StoreSharedOp::verify() {
+  auto tile = getTile().getType();
+  auto layout = layoutOf<FragmentLayoutAttr>(tile);
+  if (!layout || layout.getQuadPartial() || layout.getDeferredScale() ||
+      tile.getRank() != 2)
+    return emitOpError("tile must be 2-D with a plain #fa.fragment layout");
+  auto buffer = getBuffer().getType();
+  if (buffer.getRank() != 2 || buffer.getDimSize(0) != tile.getDimSize(0) ||
+      buffer.getDimSize(1) < tile.getDimSize(1) || buffer.getDimSize(1) % 64)
+    return emitOpError("buffer must be [rows, W], W >= the tile's columns "
+                       "and a multiple of 64 (#fa.shared rows)");
+  if (buffer.getElementType() != tile.getElementType() ||
+      tile.getElementTypeBitWidth() != 16)
+    return emitOpError("stores a 16-bit tile into a buffer of its type");
+  return success();
+}
+
+LogicalResult AccumulateFragmentOp::verify() {
+  auto tile = getTile().getType();
+  auto layout = layoutOf<FragmentLayoutAttr>(tile);
+  if (!layout || layout.getQuadPartial() || layout.getDeferredScale() ||
+      tile.getRank() != 2)
+    return emitOpError("tile must be 2-D with a plain #fa.fragment layout");
+  if (!tile.getElementType().isF32() ||
+      !getBuffer().getType().getElementType().isF32())
+    return emitOpError("adds an f32 tile into an f32 buffer");
+  if (tile.getDimSize(0) != layout.getRows())
+    return emitOpError("tile has ") << tile.getDimSize(0)
+                                    << " rows, its layout " << layout.getRows();
+  return success();
+}
+
 LogicalResult MmaWaitOp::verify() {
   if (getPending() < 0 || getPending() > 7)
     return emitOpError("pending must be in [0, 7], got ") << getPending();

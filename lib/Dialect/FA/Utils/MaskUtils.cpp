@@ -124,6 +124,39 @@ mlir::fa::buildVisibleKeyRange(OpBuilder &b, Location loc, MaskAttr mask,
   return {begin, end};
 }
 
+std::pair<Value, Value>
+mlir::fa::buildVisibleQueryRange(OpBuilder &b, Location loc, MaskAttr mask,
+                                 Value k0, Value cols, Value queryLen,
+                                 Value keyLen, int64_t blockM) {
+  IndexMath m{b, loc};
+  Value zero = m.constant(0);
+  Value begin = zero, end = queryLen;
+  // Query i sits on key i + shift (bottom-right alignment), so key j is on
+  // query j - shift.
+  Value shift = m.sub(keyLen, queryLen);
+  Value lastKey = m.sub(m.add(k0, cols), m.constant(1));
+  auto clamp = [&](Value row) { return m.min(queryLen, m.max(zero, row)); };
+  switch (mask.getKind()) {
+  case MaskKind::None:
+    break;
+  case MaskKind::Causal: // j <= i + shift: i >= k0 - shift
+    begin = clamp(m.sub(k0, shift));
+    break;
+  case MaskKind::CausalTopLeft: // j <= i
+    begin = clamp(k0);
+    break;
+  case MaskKind::Window: // i + shift - left <= j <= i + shift + right
+    if (mask.getRight() >= 0)
+      begin = clamp(m.sub(m.sub(k0, shift), m.constant(mask.getRight())));
+    if (mask.getLeft() >= 0)
+      end = clamp(m.add(m.sub(lastKey, shift), m.constant(mask.getLeft() + 1)));
+    break;
+  }
+  Value blocks = arith::DivUIOp::create(b, loc, begin, m.constant(blockM));
+  begin = arith::MulIOp::create(b, loc, blocks, m.constant(blockM));
+  return {begin, end};
+}
+
 Value mlir::fa::buildTileNeedsMask(OpBuilder &b, Location loc, MaskAttr mask,
                                    Value q0, Value k0, int64_t blockM,
                                    int64_t blockN, Value queryLen,

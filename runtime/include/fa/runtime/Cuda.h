@@ -60,6 +60,9 @@ struct Driver {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  /// Sets `count` 32-bit words, in order with `stream`'s work.
+  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t count,
+                               CUstream stream);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);

@@ -17,21 +17,30 @@
 
 namespace fa {
 
-/// What fa-compile wrote in NAME.json.
-struct Manifest {
+/// A kernel's parameters in launch order, as the compiler wrote them from
+/// the ABI table (KernelAbi.h): name and type.
+using ParamList = std::vector<std::pair<std::string, std::string>>;
+
+/// What every manifest states, forward or backward ("kernel", "ptx",
+/// "target", "spec", "tile", "generator").
+struct KernelInfo {
   std::string kernelName, ptxFile, target, generator, dtypeName;
   AttentionSpec spec; ///< d, dv, dtype, mask, softcap, scale, block_m/n
-  int64_t stages = 2, warps = 4, blockThreads = 128;
+  int64_t stages = 2, warps = 4;
+};
+
+/// What fa-compile wrote in NAME.json for a forward kernel.
+struct Manifest : KernelInfo {
+  int64_t blockThreads = 128;
   int64_t dynamicSharedMemory = 0;
   /// How the grid covers the tiles ("scheduler"; per_block when absent,
   /// as in manifests older than the persistent kernels).
   abi::TileScheduler scheduler = abi::TileScheduler::PerBlock;
-  /// The kernel's parameters in launch order, as the compiler wrote them
-  /// from the ABI table (KernelAbi.h): name and type.
-  std::vector<std::pair<std::string, std::string>> params;
+  ParamList params;
 
   /// Reads and checks a manifest (its numbers integers in range, its PTX
-  /// file readable); false with a reason.
+  /// file readable); false with a reason. A backward manifest is refused
+  /// with a line that says so (BackwardManifest reads it).
   static bool read(const std::string &path, Manifest &out, std::string &error);
 
   /// ceil(queryLen / block_m): the Q blocks of one (batch, head).

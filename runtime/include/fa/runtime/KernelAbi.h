@@ -39,7 +39,46 @@ struct ForwardArgs {
   int64_t alibiStrideB = 0;
 };
 
+/// One backward launch: the forward's tensors and sizes (Q, K, V, O and the
+/// LSE the forward saved), dO, the gradients, and the workspace (below).
+struct BackwardArgs {
+  ForwardArgs forward;
+  cuda::CUdeviceptr gradOut = 0, dq = 0, dk = 0, dv = 0;
+  int64_t gradOutStride[3] = {0, 0, 0}; ///< batch, head, sequence
+  int64_t dqStride[3] = {0, 0, 0};
+  int64_t dkStride[3] = {0, 0, 0};
+  int64_t dvStride[3] = {0, 0, 0};
+  /// backwardWorkspaceBytes() bytes of device memory, 256-byte aligned.
+  cuda::CUdeviceptr workspace = 0;
+};
+
 namespace abi {
+
+/// The backward's three kernels, launched in this order (one PTX module,
+/// one manifest of kind "backward").
+enum class BackwardStep {
+  /// delta = rowsum(dO ∘ O) per query row; grid (ceil(M / 128), Hq, B).
+  Preprocess,
+  /// KV blocks outer: dK, dV per KV block, dQ added into dq_acc (f32);
+  /// grid (ceil(N / block_n), Hkv, B).
+  Main,
+  /// dQ = dq_acc in the input dtype; grid (ceil(M / 128), Hq, B).
+  Postprocess,
+};
+/// "preprocess", "main", "postprocess": the manifest's keys.
+const char *backwardStepName(BackwardStep step);
+/// Query rows per block of the preprocess and postprocess kernels.
+constexpr int64_t kBackwardRowsPerBlock = 128;
+
+/// The backward's workspace, owned by the caller (O(M) plus dQ's f32
+/// accumulator, DESIGN.md's memory rule): delta [B, Hq, M] f32, then
+/// dq_acc [B, Hq, M, D] f32, both contiguous. The runtime zeroes dq_acc
+/// before the main kernel.
+struct BackwardWorkspace {
+  int64_t deltaOffset = 0, dqAccOffset = 0, bytes = 0;
+  static BackwardWorkspace of(int64_t batch, int64_t queryHeads,
+                              int64_t queryLen, int64_t headDim);
+};
 
 /// How a parameter is passed. A buffer is a flat memref<?xT>: five launch
 /// words (allocated pointer, aligned pointer, offset, size, stride).
@@ -69,6 +108,9 @@ struct Param {
 /// first, so that their positions survive the expansion of memrefs into
 /// launch words (the compiler marks them grid-constant by position).
 std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false);
+
+/// The parameters of backward kernel `step`, in launch order.
+std::vector<Param> backwardKernelParams(BackwardStep step, bool alibi);
 
 /// How a TensorMap parameter maps its tensor: which one ("q", "k", "v"),
 /// and the TMA box, `panelBytes` of one row by `rows` rows, where `rows`
@@ -107,6 +149,9 @@ std::string paramTypeName(ParamType type, const std::string &elementType);
 /// or an integer. False if the runtime does not know the name.
 bool forwardParamValue(const ForwardArgs &args, const std::string &name,
                        int64_t &value);
+/// The same for a backward kernel (`headDim` places dq_acc's strides).
+bool backwardParamValue(const BackwardArgs &args, int64_t headDim,
+                        const std::string &name, int64_t &value);
 
 } // namespace abi
 } // namespace fa

@@ -49,6 +49,36 @@ int64_t fa_kernel_head_dim(const fa_kernel *kernel);
 int64_t fa_kernel_value_dim(const fa_kernel *kernel);
 const char *fa_kernel_name(const fa_kernel *kernel);
 
+/* The backward of a kernel fa-compile generated (a manifest of kind
+ * "backward": three kernels in one PTX module, launched in order). */
+typedef struct fa_backward_kernel fa_backward_kernel;
+
+/* The forward's tensors and sizes (O and LSE as the forward wrote them),
+ * dO [B,Hq,M,Dv], and the gradients dQ [B,Hq,M,D], dK [B,Hkv,N,D], dV
+ * [B,Hkv,N,Dv], all in the kernel's dtype, with strides as for the forward.
+ * `workspace`: fa_backward_workspace_size() bytes of device memory,
+ * 256-byte aligned (cuMemAlloc's are), not shared by backwards running at
+ * the same time; its contents need not be initialised. */
+typedef struct fa_backward_args {
+  fa_forward_args forward;
+  const void *d_out;
+  void *dq, *dk, *dv;
+  int64_t d_out_stride[3], dq_stride[3], dk_stride[3], dv_stride[3];
+  void *workspace;
+} fa_backward_args;
+
+/* NULL on failure (see fa_last_error); fa_no_gpu() tells "no GPU here". */
+fa_backward_kernel *fa_backward_kernel_load(const char *manifest_path);
+/* The workspace's bytes for these sizes; -1 on failure. */
+int64_t fa_backward_workspace_size(const fa_backward_kernel *kernel,
+                                   int64_t batch, int64_t q_heads,
+                                   int64_t q_len);
+/* 0 on success: the three kernels are queued on `stream` (a CUstream;
+ * NULL: the default stream), which the caller synchronises. */
+int fa_kernel_backward(const fa_backward_kernel *kernel,
+                       const fa_backward_args *args, void *stream);
+void fa_backward_kernel_free(fa_backward_kernel *kernel);
+
 /* The reason of the last failure on this thread ("" if none). */
 const char *fa_last_error(void);
 /* 1 if the last failure was that no GPU or driver is present. */

@@ -99,6 +99,80 @@ def FA_StoreFragmentOp : FA_Op<"store_fragment"> {
   let hasVerifier = 1;
 }
 
+def FA_LoadFragmentOp : FA_Op<"load_fragment"> {
+  let summary = "Read a global tile's rows into a distributed tile";
+  let description = [{
+    The inverse of `fa.store_fragment`: element `(i, j)` of the
+    `#fa.fragment` result is `buffer[base + (row0 + i)·row_stride + j]`
+    when `row0 + i < row_limit`, else `padding` (the rows of a partial last
+    block). A 1-D result (per-row values) reads `buffer[base + row0 + i]`.
+    The backward reads the saved LSE (padding +inf: P of a missing row is
+    exactly 0), D = rowsum(dO ∘ O) (padding 0), and the tiles its
+    preprocess and postprocess kernels work on this way.
+
+    ```mlir
+    %lse = fa.load_fragment %lse_buf[%base] rows [%q0, %m] padding 0x7F800000
+        : memref<?xf32> -> tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1>>
+    %do = fa.load_fragment %do_buf[%base] rows [%q0, %m] stride %s padding 0.0
+        : memref<?xbf16> -> tensor<128x64xbf16, #fa.fragment<warps = 8, mTiles = 1>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$buffer, Index:$base,
+                       Index:$row0, Index:$row_limit,
+                       Optional<Index>:$row_stride, F32Attr:$padding);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $buffer `[` $base `]` `rows` `[` $row0 `,` $row_limit `]`
+    (`stride` $row_stride^)? `padding` $padding
+    attr-dict `:` type($buffer) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_StoreSharedOp : FA_Op<"store_shared"> {
+  let summary = "Write a distributed tile into a shared-memory buffer";
+  let description = [{
+    Writes the `#fa.fragment` tile `[R, C]` (16-bit) into `buffer`
+    (`[R, W]`, `W >= C`) in the swizzled layout `#fa.shared<rowElements =
+    W>` (`fa.shared_tile` reads it back after a barrier). The backward
+    writes P and dS this way, because Pᵀ·dO and dSᵀ·Q read them
+    transposed, which the accumulator's registers cannot give.
+
+    ```mlir
+    fa.store_shared %p, %smem_p : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>,
+        memref<64x64xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$buffer);
+  let assemblyFormat = "$tile `,` $buffer attr-dict `:` type($tile) `,` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def FA_AccumulateFragmentOp : FA_Op<"accumulate_fragment"> {
+  let summary = "Add a distributed f32 tile's existing rows into a global f32 buffer, atomically";
+  let description = [{
+    `buffer[base + (row0 + i)·row_stride + j] += tile[i, j]` for every
+    `row0 + i < row_limit`, each addition atomic (`red.global.add.f32`), so
+    thread blocks that own different KV blocks may add into the same rows:
+    the backward's dQ accumulator.
+
+    ```mlir
+    fa.accumulate_fragment %dq, %dq_acc[%base] rows [%q0, %m] stride %s
+        : tensor<64x128xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile,
+                       Arg<AnyMemRef, "", [MemRead, MemWrite]>:$buffer,
+                       Index:$base, Index:$row0, Index:$row_limit,
+                       Index:$row_stride);
+  let assemblyFormat = [{
+    $tile `,` $buffer `[` $base `]` `rows` `[` $row0 `,` $row_limit `]`
+    `stride` $row_stride attr-dict `:` type($tile) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 def FA_MmaWaitOp : FA_Op<"mma_wait", [AllTypesMatch<["input", "result"]>]> {
   let summary = "An asynchronous MMA's result, once at most `pending` MMA groups are in flight";
   let description = [{

@@ -41,6 +41,15 @@ std::pair<Value, Value> buildVisibleKeyRange(OpBuilder &b, Location loc,
                                              Value rows, Value queryLen,
                                              Value keyLen, int64_t blockN);
 
+/// The transpose of buildVisibleKeyRange, for the backward's KV-outer
+/// loop: [begin, end), the queries that see some key of [k0, k0 + cols),
+/// `begin` rounded down to a multiple of `blockM`. For no mask [0,
+/// queryLen). All index values.
+std::pair<Value, Value> buildVisibleQueryRange(OpBuilder &b, Location loc,
+                                               MaskAttr mask, Value k0,
+                                               Value cols, Value queryLen,
+                                               Value keyLen, int64_t blockM);
+
 /// True (i1) when the tile of queries [q0, q0 + blockM) × keys [k0, k0 +
 /// blockN) has an invisible (query, key) pair under `mask`, or keys past N:
 /// the tiles whose scores must be masked element by element. Every other

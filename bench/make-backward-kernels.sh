@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Generates forward + backward kernel pairs (fa-compile --bwd) into
+# bench/backward-kernels/ (not committed; carried to the GPU machine, where
+# bench/verify-backward.sh verifies them), and the negative control (the
+# backward without D = rowsum(dO ∘ O)) into bench/backward-kernels/negative/.
+# Usage: bash bench/make-backward-kernels.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FA_COMPILE="${1:-build}/bin/fa-compile"
+OUT=bench/backward-kernels
+rm -rf "$OUT"; mkdir -p "$OUT/negative"
+for dtype in bf16 f16; do
+  for d in 64 128; do
+    for mask in none causal; do
+      "$FA_COMPILE" --d $d --dtype $dtype --mask $mask --bwd -o "$OUT" >/dev/null
+    done
+  done
+done
+"$FA_COMPILE" --d 128 --mask "window(256,0)" --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --d 96 --mask causal_top_left --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --d 128 --dv 64 --mask causal --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --d 64 --mask causal --softcap 20 --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --d 64 --mask causal --alibi head --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --d 64 --bwd --test-omit-row-dot -o "$OUT/negative" >/dev/null
+ls "$OUT"/fa_bwd_*.json | wc -l | xargs echo "backward kernels:"

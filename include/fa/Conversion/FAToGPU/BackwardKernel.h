@@ -1,0 +1,126 @@
+//===- BackwardKernel.h - the GPU backward's analysis and math ---*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// The backward's half of the GPU lowering, on the same split as the
+// forward's (AttentionKernel.h, KernelSkeleton.h): fa-recompute-backward's
+// L2 loop nest is read once (`analyzeAttentionBackward`), a chip's strategy
+// builds the schedule of the main kernel (KV blocks outer, one thread block
+// per KV block), and `BackwardMath` clones the Q-block loop's tile ops into
+// it with layouts on their tensors. The preprocess (D = rowsum(dO ∘ O)) and
+// postprocess (dQ to the input type) kernels are chip-neutral
+// (`buildBackwardEdgeKernels`): their math is the L2 IR's fa.row_dot and
+// arith.truncf, over tiles read with fa.load_fragment.
+//
+// Kernels: NAME_preprocess, NAME_main, NAME_postprocess (KernelAbi.h's
+// BackwardStep; the runtime launches them in that order).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_CONVERSION_FATOGPU_BACKWARDKERNEL_H
+#define FA_CONVERSION_FATOGPU_BACKWARDKERNEL_H
+
+#include "fa/Conversion/FAToGPU/KernelSkeleton.h"
+
+#include "fa/runtime/KernelAbi.h"
+
+namespace mlir {
+namespace fa {
+
+/// fa-recompute-backward's loop nest, as the GPU lowering reads it.
+struct AttentionBackward {
+  func::FuncOp func;
+  RowDotOp rowDot;            ///< D = rowsum(dO ∘ O); null in the negative control
+  arith::TruncFOp gradQueryCast; ///< dQ (f32 accumulator) to the input type
+  scf::ForOp queryLoop; ///< carries (dK_j, dV_j, dQ), inside the KV loop
+  QKScoresOp scores;
+  TileMatmulOp gradValue;  ///< dV_j += Pᵀ dO_i     {transpose_a}
+  TileMatmulOp gradProbs;  ///< dP = dO_i V_jᵀ      {transpose_b}
+  TileMatmulOp gradKey;    ///< dK_j += α dSᵀ Q_i   {transpose_a}
+  TileMatmulOp gradQuery;  ///< dQ_i += α dS K_j
+  Value queryTile, keyTile, valueTile, gradOutTile; ///< [BM|BN, D|Dv]
+  Value lseRows, rowDotRows;  ///< [BM] f32
+  Value gradQueryTile;        ///< gradQuery's accumulator: dQ's slice
+  Value alibiSlope;           ///< the head's slope (f32), or null
+};
+
+/// Finds the backward nest in `func`; a diagnostic on `func` if it is not
+/// fa-recompute-backward's form.
+FailureOr<AttentionBackward> analyzeAttentionBackward(func::FuncOp func);
+
+/// The configuration of the backward nest (its block sizes, mask, scale).
+AttentionKernelConfig configOf(const AttentionBackward &backward);
+
+/// The Q-block loop body, placed in a kernel.
+class BackwardMath {
+public:
+  /// `queryRows` lays out tiles of block_m rows (S, P, dP, dS, dQ_i, LSE,
+  /// D), `keyRows` tiles of block_n rows (dK_j, dV_j).
+  BackwardMath(const AttentionBackward &backward, FragmentLayoutAttr queryRows,
+               FragmentLayoutAttr keyRows);
+
+  /// dK_j and dV_j before the first Q block: zeros.
+  SmallVector<Value> initialGradients(OpBuilder &b, Location loc);
+
+  /// Where the body's inputs come from and where dQ_i goes; each is called
+  /// once per body, right before the first op that needs it.
+  struct Sources {
+    /// The shared tile (Q, dO, K, V) or the rows (LSE, D) for an L2 tile.
+    std::function<Value(OpBuilder &, Value l2Tile)> tile;
+    /// A fragment read transposed by `matmul` (P by dV's, dS by dK's): the
+    /// shared tile it was written to, readable.
+    std::function<Value(OpBuilder &, TileMatmulOp matmul, Value fragment)>
+        transposedOperand;
+    /// dQ_i (f32, with α applied) added into the accumulator.
+    std::function<void(OpBuilder &, Value gradQuery)> accumulateGradQuery;
+  };
+
+  /// Clones one Q block's step at the builder: `gradients` are (dK_j,
+  /// dV_j); returns their new values. Masks and biases get `grid`'s
+  /// coordinates (its queryStart is this Q block's first row).
+  FailureOr<SmallVector<Value>> emitBody(OpBuilder &b, const GridCoords &grid,
+                                         Value keyStart, ValueRange gradients,
+                                         Value alibiSlope,
+                                         const Sources &sources);
+
+  /// The distributed type of an L2 value.
+  Type distribute(Value l2Value) const;
+
+private:
+  Value lookup(OpBuilder &b, Value l2Value);
+  LogicalResult cloneOp(OpBuilder &b, Operation *op);
+
+  AttentionBackward backward; // op handles: cheap to copy, not const-correct
+  FragmentLayoutAttr queryRows, keyRows;
+  /// The body's ops that compute dK_j, dV_j and dQ_i from the tiles.
+  llvm::DenseSet<Operation *> math;
+  /// L2 values of block_n rows (dK_j, dV_j and their updates).
+  llvm::DenseSet<Value> keyRowValues;
+  IRMapping mapping;
+  /// P and dS rounded to the MMA type, once per body.
+  DenseMap<Value, Value> roundedOf;
+  const Sources *sources = nullptr;
+  const GridCoords *grid = nullptr;
+  Value keyStart;
+};
+
+/// The preprocess and postprocess kernels (chip-neutral): NAME_preprocess
+/// writes D = rowsum(dO ∘ O) (the L2 fa.row_dot) for kBackwardRowsPerBlock
+/// query rows per block, NAME_postprocess dQ = the accumulator in the
+/// input type (the L2 arith.truncf).
+LogicalResult buildBackwardEdgeKernels(OpBuilder &b, gpu::GPUModuleOp module,
+                                       const AttentionBackward &backward,
+                                       const AttentionKernelConfig &c,
+                                       StringRef name);
+
+/// Threads of the preprocess and postprocess blocks: 16 rows per warp.
+constexpr int64_t kBackwardEdgeThreads =
+    2 * ::fa::abi::kBackwardRowsPerBlock;
+
+/// The name of backward step `step`'s kernel: NAME_preprocess, ...
+std::string backwardEntryName(StringRef name, ::fa::abi::BackwardStep step);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_CONVERSION_FATOGPU_BACKWARDKERNEL_H

@@ -1,0 +1,275 @@
+//===- AmpereBackward.cpp - the sm_80 backward's main kernel --------------===//
+//
+// Part of fa-mlir.
+//
+// One thread block per (KV block j, KV head, batch); dK_j and dV_j live in
+// registers for the whole block. K_j and V_j are copied once; then for each
+// query head of the group and each Q block i that sees K_j (the mask's
+// range, exactly), Q_i and dO_i stream through a two-stage cp.async ring:
+//
+//   wait for Q_i, dO_i; barrier; issue Q_{i+1}, dO_{i+1} into the other stage
+//   the L2 step (BackwardMath), with
+//     P  -> shared (fa.store_shared), barrier, dV += Pᵀ dO_i  (ldmatrix.trans)
+//     dS -> shared,                   barrier, dK += dSᵀ Q_i
+//     dQ_i = dS K_j from dS's registers, added into dq_acc (red.global.add)
+//   (the next iteration's barrier orders P/dS's reuse and the ring's)
+//
+// After the last Q block, dK_j and dV_j are stored by the rows that exist.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AmpereSchedule.h"
+#include "AmpereStrategy.h"
+
+#include "fa/Conversion/FAToGPU/BackwardKernel.h"
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::ampere;
+
+BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &c) {
+  int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
+  keyRow = sharedRowElements(c.headDim);
+  valueRow = sharedRowElements(c.valueDim);
+  probsRow = sharedRowElements(c.blockN);
+  valueOffset = elementBytes * c.blockN * keyRow;
+  queryOffset = valueOffset + elementBytes * c.blockN * valueRow;
+  gradOutOffset = queryOffset + elementBytes * 2 * c.blockM * keyRow;
+  probsOffset = gradOutOffset + elementBytes * 2 * c.blockM * valueRow;
+  gradScoresOffset = probsOffset + elementBytes * c.blockM * probsRow;
+  bytes = gradScoresOffset + elementBytes * c.blockM * probsRow;
+}
+
+namespace {
+
+/// The block's views of shared memory and its place in the problem.
+struct BackwardBlock {
+  const AttentionKernelConfig &c;
+  KernelArgs &args;
+  Location loc;
+  Value threadId, keyStart, batch, kvHead;
+  Value sharedKey, sharedValue, sharedQuery, sharedGradOut, sharedProbs,
+      sharedGradScores;
+  BackwardSharedMemoryPlan plan;
+
+  BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
+                const AttentionKernelConfig &c, Location loc)
+      : c(c), args(args), loc(loc), plan(c) {
+    threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    keyStart = arith::MulIOp::create(
+        b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), cst(b, c.blockN));
+    kvHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    Value smem = sharedMemoryBase(b, module, loc, plan.bytes);
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    auto view = [&](int64_t offset, ArrayRef<int64_t> shape) -> Value {
+      auto type = MemRefType::get(shape, c.elementType, nullptr, workgroup);
+      return memref::ViewOp::create(b, loc, type, smem, cst(b, offset),
+                                    ValueRange{});
+    };
+    sharedKey = view(0, {c.blockN, plan.keyRow});
+    sharedValue = view(plan.valueOffset, {c.blockN, plan.valueRow});
+    sharedQuery = view(plan.queryOffset, {2, c.blockM, plan.keyRow});
+    sharedGradOut = view(plan.gradOutOffset, {2, c.blockM, plan.valueRow});
+    sharedProbs = view(plan.probsOffset, {c.blockM, plan.probsRow});
+    sharedGradScores = view(plan.gradScoresOffset, {c.blockM, plan.probsRow});
+  }
+
+  Value cst(OpBuilder &b, int64_t v) const {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  /// Tensor `name`'s rows of head `head` as a copy source.
+  GlobalTile global(OpBuilder &b, const GridCoords &grid, StringRef name,
+                    Value head, Value limit) const {
+    return GlobalTile{args[name], grid.tensorBase(b, loc, args, name, head),
+                      args.index(b, (name + "_stride_s").str()), limit};
+  }
+  /// The tile of `buffer` (behind `stage` when non-null) as a math value.
+  Value tile(OpBuilder &b, Value buffer, Value stage, int64_t rows,
+             int64_t width) const {
+    auto bufferType = cast<MemRefType>(buffer.getType());
+    auto type = RankedTensorType::get(
+        {rows, width}, c.elementType,
+        SharedLayoutAttr::get(b.getContext(), bufferType.getShape().back()));
+    return SharedTileOp::create(b, loc, type, buffer, stage);
+  }
+  void copy(OpBuilder &b, const GlobalTile &src, Value rowStart, Value dst,
+            Value stage, int64_t rows, int64_t width) const {
+    copyTileAsync(b, loc, src, rowStart, dst, stage, rows, width, 32 * c.warps,
+                  threadId);
+  }
+};
+
+/// The coordinates of query head `head` of the group at KV block j.
+GridCoords memberCoords(OpBuilder &b, const BackwardBlock &block, Value head) {
+  GridCoords g;
+  g.batch = block.batch;
+  g.head = head;
+  g.kvHead = block.kvHead;
+  g.queryLen = block.args.index(b, "q_len");
+  g.keyLen = block.args.index(b, "kv_len");
+  return g;
+}
+
+/// The Q-block loop of one query head: returns (dK_j, dV_j).
+FailureOr<SmallVector<Value>>
+emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
+              const AttentionBackward &backward, GridCoords grid,
+              ValueRange gradients) {
+  const AttentionKernelConfig &c = block.c;
+  Location loc = block.loc;
+  Value cols = arith::MinSIOp::create(
+      b, loc, block.cst(b, c.blockN),
+      arith::SubIOp::create(b, loc, grid.keyLen, block.keyStart));
+  auto [begin, end] = buildVisibleQueryRange(b, loc, c.mask, block.keyStart, cols,
+                                             grid.queryLen, grid.keyLen, c.blockM);
+  Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, end, begin),
+                                      block.cst(b, 0));
+  Value blocks = arith::CeilDivUIOp::create(b, loc, span, block.cst(b, c.blockM));
+  GlobalTile query = block.global(b, grid, "q", grid.head, grid.queryLen);
+  GlobalTile gradOut = block.global(b, grid, "do", grid.head, grid.queryLen);
+  auto copyQueryBlock = [&](OpBuilder &ib, Value condition, Value q0, Value stage) {
+    scf::IfOp::create(ib, loc, condition, [&](OpBuilder &then, Location) {
+      block.copy(then, query, q0, block.sharedQuery, stage, c.blockM, c.headDim);
+      block.copy(then, gradOut, q0, block.sharedGradOut, stage, c.blockM,
+                 c.valueDim);
+      scf::YieldOp::create(then, loc);
+    });
+    commitGroup(ib, loc);
+  };
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, blocks,
+                                    block.cst(b, 0));
+  copyQueryBlock(b, any, begin, block.cst(b, 0));
+  Value slope = c.alibi ? grid.alibiSlope(b, loc, block.args) : Value();
+
+  LogicalResult result = success();
+  auto loop = scf::ForOp::create(
+      b, loc, block.cst(b, 0), blocks, block.cst(b, 1), gradients,
+      [&](OpBuilder &lb, Location, Value i, ValueRange carried) {
+        Value stage = arith::RemUIOp::create(lb, loc, i, block.cst(lb, 2));
+        Value q0 = arith::AddIOp::create(
+            lb, loc, begin, arith::MulIOp::create(lb, loc, i, block.cst(lb, c.blockM)));
+        // Q_i and dO_i have landed, and every warp is done with the last
+        // step's shared tiles; then Q_{i+1}, dO_{i+1} stream in under it.
+        waitUntilPending(lb, loc, 0);
+        gpu::BarrierOp::create(lb, loc);
+        Value next = arith::AddIOp::create(lb, loc, i, block.cst(lb, 1));
+        copyQueryBlock(lb,
+                       arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt,
+                                             next, blocks),
+                       arith::AddIOp::create(lb, loc, q0, block.cst(lb, c.blockM)),
+                       arith::SubIOp::create(lb, loc, block.cst(lb, 1), stage));
+        GridCoords at = grid;
+        at.queryStart = q0;
+        BackwardMath::Sources sources;
+        sources.tile = [&](OpBuilder &tb, Value l2Tile) -> Value {
+          if (l2Tile == backward.queryTile)
+            return block.tile(tb, block.sharedQuery, stage, c.blockM, c.headDim);
+          if (l2Tile == backward.gradOutTile)
+            return block.tile(tb, block.sharedGradOut, stage, c.blockM, c.valueDim);
+          if (l2Tile == backward.keyTile)
+            return block.tile(tb, block.sharedKey, Value(), c.blockN, c.headDim);
+          if (l2Tile == backward.valueTile)
+            return block.tile(tb, block.sharedValue, Value(), c.blockN, c.valueDim);
+          // Rows past M: LSE +inf (P = 0), D 0.
+          bool lse = l2Tile == backward.lseRows;
+          StringRef name = lse ? "lse" : "delta";
+          double padding = lse ? std::numeric_limits<double>::infinity() : 0.0;
+          return LoadFragmentOp::create(
+              tb, loc, cast<RankedTensorType>(math.distribute(l2Tile)),
+              block.args[name], at.tensorBase(tb, loc, block.args, name, at.head),
+              q0, at.queryLen, Value(), tb.getF32FloatAttr(padding));
+        };
+        sources.transposedOperand = [&](OpBuilder &tb, TileMatmulOp matmul,
+                                        Value fragment) -> Value {
+          Value buffer = matmul == backward.gradValue ? block.sharedProbs
+                                                      : block.sharedGradScores;
+          StoreSharedOp::create(tb, loc, fragment, buffer);
+          gpu::BarrierOp::create(tb, loc);
+          return block.tile(tb, buffer, Value(), c.blockM, c.blockN);
+        };
+        sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
+          AccumulateFragmentOp::create(
+              tb, loc, gradQuery, block.args["dq_acc"],
+              at.tensorBase(tb, loc, block.args, "dq_acc", at.head), q0,
+              at.queryLen, block.args.index(tb, "dq_acc_stride_s"));
+        };
+        FailureOr<SmallVector<Value>> yielded =
+            math.emitBody(lb, at, block.keyStart, carried, slope, sources);
+        if (failed(yielded)) {
+          result = failure();
+          scf::YieldOp::create(lb, loc, carried);
+          return;
+        }
+        scf::YieldOp::create(lb, loc, *yielded);
+      });
+  if (failed(result))
+    return failure();
+  return SmallVector<Value>(loop.getResults());
+}
+
+} // namespace
+
+LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp module,
+                                              const AttentionBackward &backward,
+                                              const AttentionKernelConfig &c,
+                                              StringRef name) {
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = backward.queryLoop->getLoc();
+  KernelArgs args = KernelArgs::create(
+      b, module, c.elementType,
+      backwardEntryName(name, ::fa::abi::BackwardStep::Main), 32 * c.warps,
+      ::fa::abi::backwardKernelParams(::fa::abi::BackwardStep::Main, c.alibi));
+  BackwardBlock block(b, module, args, c, loc);
+  GridCoords kv = memberCoords(b, block, Value());
+  // K_j and V_j, once: the first Q block's wait covers them.
+  block.copy(b, block.global(b, kv, "k", block.kvHead, kv.keyLen), block.keyStart,
+             block.sharedKey, Value(), c.blockN, c.headDim);
+  block.copy(b, block.global(b, kv, "v", block.kvHead, kv.keyLen), block.keyStart,
+             block.sharedValue, Value(), c.blockN, c.valueDim);
+  commitGroup(b, loc);
+
+  auto layoutFor = [&](int64_t rows) {
+    return FragmentLayoutAttr::get(b.getContext(), c.warps, rows / (16 * c.warps),
+                                   /*quadPartial=*/false, FloatAttr());
+  };
+  BackwardMath math(backward, layoutFor(c.blockM), layoutFor(c.blockN));
+  // GQA: every query head of the group adds into dK_j, dV_j.
+  Value group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
+                                       args.index(b, "kv_heads"));
+  LogicalResult result = success();
+  auto members = scf::ForOp::create(
+      b, loc, block.cst(b, 0), group, block.cst(b, 1),
+      math.initialGradients(b, loc),
+      [&](OpBuilder &gb, Location, Value member, ValueRange gradients) {
+        Value head = arith::AddIOp::create(
+            gb, loc, arith::MulIOp::create(gb, loc, block.kvHead, group), member);
+        FailureOr<SmallVector<Value>> updated = emitQueryLoop(
+            gb, block, math, backward, memberCoords(gb, block, head), gradients);
+        if (failed(updated))
+          result = failure();
+        scf::YieldOp::create(gb, loc,
+                             succeeded(updated) ? ValueRange(*updated) : gradients);
+      });
+  if (failed(result))
+    return failure();
+  // dK_j, dV_j in the input type, by the rows that exist.
+  static constexpr StringLiteral kGradients[] = {"dk", "dv"};
+  for (auto [i, name] : llvm::enumerate(kGradients)) {
+    Value grad = members.getResult(i);
+    auto type = cast<RankedTensorType>(grad.getType());
+    Value cast = arith::TruncFOp::create(b, loc, type.clone(c.elementType), grad);
+    StoreFragmentOp::create(b, loc, cast, args[name],
+                            kv.tensorBase(b, loc, args, name, block.kvHead),
+                            block.keyStart, kv.keyLen,
+                            args.index(b, (name + "_stride_s").str()));
+  }
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}

@@ -1,0 +1,204 @@
+//===- BackwardMath.cpp - the backward's Q-block step, placed in a kernel -===//
+//
+// Part of fa-mlir.
+//
+// The Q-block loop body of fa-recompute-backward is cloned op by op; only
+// tensor types change (#fa.fragment, block_m rows or block_n rows), plus
+// what a distributed tile needs:
+//
+// * tiles read from memory (Q, dO, K, V, the LSE and D rows) come from the
+//   strategy, at the point it chooses;
+// * the operands read transposed (P by dV += Pᵀ·dO, dS by dK += dSᵀ·Q) are
+//   rounded to the MMA type and handed to the strategy, which writes them
+//   to shared memory and returns the readable tile;
+// * dQ_i = α·dS·K_j starts from zero in registers and the strategy adds it
+//   into the f32 accumulator (the L2 IR's slice of dQ and its
+//   insert_slice are that accumulator's, not tiles).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Conversion/FAToGPU/BackwardKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+/// The splat value of a constant or filled tile, or null.
+static Attribute splatOf(Value value) {
+  DenseElementsAttr dense;
+  if (matchPattern(value, m_Constant(&dense)) && dense.isSplat())
+    return dense.getSplatValue<Attribute>();
+  if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
+    Attribute scalar;
+    if (matchPattern(fill.getInputs()[0], m_Constant(&scalar)))
+      return scalar;
+  }
+  return Attribute();
+}
+
+BackwardMath::BackwardMath(const AttentionBackward &bw,
+                           FragmentLayoutAttr queryRows,
+                           FragmentLayoutAttr keyRows)
+    : backward(bw), queryRows(queryRows), keyRows(keyRows) {
+  Block *body = backward.queryLoop.getBody();
+  // The math: what dK_j, dV_j and dQ_i depend on in the body, up to the
+  // tiles (which the strategy provides). Slicing, padding and dQ's
+  // insert_slice are the global tensors' business, not the kernel's.
+  llvm::DenseSet<Value> tiles = {backward.queryTile,  backward.keyTile,
+                                 backward.valueTile,  backward.gradOutTile,
+                                 backward.lseRows,    backward.rowDotRows,
+                                 backward.gradQueryTile};
+  auto yielded = body->getTerminator()->getOperands();
+  SmallVector<Value> worklist = {yielded[0], yielded[1],
+                                 backward.gradQuery.getResult()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    if (tiles.contains(value) || !def || def->getBlock() != body ||
+        !math.insert(def).second)
+      continue;
+    if (isa<ApplyMaskOp>(def))
+      worklist.push_back(def->getOperand(0)); // coordinates are the kernel's
+    else if (isa<AlibiBiasOp>(def))
+      worklist.append({def->getOperand(0), def->getOperand(1)});
+    else
+      worklist.append(def->operand_begin(), def->operand_end());
+  }
+  for (unsigned i : {0u, 1u})
+    keyRowValues.insert(backward.queryLoop.getRegionIterArgs()[i]);
+  keyRowValues.insert(backward.gradKey.getResult());
+  keyRowValues.insert(backward.gradValue.getResult());
+}
+
+Type BackwardMath::distribute(Value l2Value) const {
+  auto tensor = dyn_cast<RankedTensorType>(l2Value.getType());
+  if (!tensor || tensor.getEncoding() || tensor.getRank() < 1 ||
+      tensor.getRank() > 2)
+    return l2Value.getType();
+  FragmentLayoutAttr layout =
+      keyRowValues.contains(l2Value) ? keyRows : queryRows;
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               layout);
+}
+
+SmallVector<Value> BackwardMath::initialGradients(OpBuilder &b, Location loc) {
+  SmallVector<Value> values;
+  for (unsigned i : {0u, 1u}) {
+    Value carried = backward.queryLoop.getRegionIterArgs()[i];
+    auto type = cast<RankedTensorType>(distribute(carried));
+    values.push_back(arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(0.0))));
+  }
+  return values;
+}
+
+Value BackwardMath::lookup(OpBuilder &b, Value l2Value) {
+  if (Value mapped = mapping.lookupOrNull(l2Value))
+    return mapped;
+  Value value;
+  Attribute splat = splatOf(l2Value);
+  if (l2Value == backward.gradQueryTile) {
+    splat = b.getF32FloatAttr(0.0); // dQ_i starts from zero in registers
+  } else if (!splat &&
+             llvm::is_contained({backward.queryTile, backward.keyTile,
+                                 backward.valueTile, backward.gradOutTile,
+                                 backward.lseRows, backward.rowDotRows},
+                                l2Value)) {
+    value = sources->tile(b, l2Value);
+  }
+  if (!value && splat) {
+    Type type = distribute(l2Value);
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    value = arith::ConstantOp::create(
+        b, l2Value.getLoc(),
+        tensor ? cast<TypedAttr>(DenseElementsAttr::get(tensor, splat))
+               : cast<TypedAttr>(splat));
+  }
+  if (value)
+    mapping.map(l2Value, value);
+  return value;
+}
+
+LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
+  // Tiles come from the strategy; constants and filled tiles are made on
+  // demand (lookup), and so are never cloned with their empty tensors.
+  if (!math.contains(op) || op->hasTrait<OpTrait::ConstantLike>() ||
+      isa<tensor::EmptyOp>(op) ||
+      (op->getNumResults() == 1 && splatOf(op->getResult(0))))
+    return success();
+  unsigned firstCoordinate = isa<ApplyMaskOp>(op)   ? 1
+                             : isa<AlibiBiasOp>(op) ? 2
+                                                    : op->getNumOperands();
+  IRMapping operands;
+  for (Value operand : op->getOperands().take_front(firstCoordinate)) {
+    Value value = lookup(b, operand);
+    if (!value)
+      return op->emitError("the GPU backward cannot place this op's operand "
+                           "in a kernel (defined outside the Q-block loop)");
+    operands.map(operand, value);
+  }
+  if (auto matmul = dyn_cast<TileMatmulOp>(op)) {
+    // An f32 left operand (P, dS) is rounded to the MMA's type, once; a
+    // transposed one goes through shared memory.
+    Type mmaType = matmul.getRhs().getType().getElementType();
+    Value lhs = operands.lookup(matmul.getLhs());
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    if (lhsType.getElementType().isF32() && !mmaType.isF32()) {
+      Value &rounded = roundedOf[matmul.getLhs()];
+      if (!rounded) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointAfterValue(lhs);
+        rounded = arith::TruncFOp::create(b, op->getLoc(),
+                                          lhsType.clone(mmaType), lhs);
+      }
+      lhs = rounded;
+    }
+    if (matmul.getTransposeA())
+      lhs = sources->transposedOperand(b, matmul, lhs);
+    operands.map(matmul.getLhs(), lhs);
+  }
+  Operation *clone = b.clone(*op, operands);
+  for (auto [original, cloned] : llvm::zip(op->getResults(), clone->getResults())) {
+    cloned.setType(distribute(original));
+    mapping.map(original, cloned);
+  }
+  auto placeAt = [&](auto tileOp) {
+    tileOp.getQueryOffsetMutable().assign(grid->queryStart);
+    tileOp.getKeyOffsetMutable().assign(keyStart);
+    tileOp.getQueryLenMutable().assign(grid->queryLen);
+    tileOp.getKeyLenMutable().assign(grid->keyLen);
+  };
+  if (auto mask = dyn_cast<ApplyMaskOp>(clone))
+    placeAt(mask);
+  if (auto bias = dyn_cast<AlibiBiasOp>(clone))
+    placeAt(bias);
+  if (op == backward.gradQuery.getOperation())
+    sources->accumulateGradQuery(b, clone->getResult(0));
+  return success();
+}
+
+FailureOr<SmallVector<Value>>
+BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
+                       ValueRange gradients, Value alibiSlope,
+                       const Sources &bodySources) {
+  grid = &coords;
+  keyStart = tileStart;
+  sources = &bodySources;
+  mapping.clear();
+  roundedOf.clear();
+  Block *body = backward.queryLoop.getBody();
+  mapping.map(body->getArguments().slice(1, 2), gradients);
+  if (backward.alibiSlope)
+    mapping.map(backward.alibiSlope, alibiSlope);
+  for (Operation &op : body->without_terminator())
+    if (failed(cloneOp(b, &op)))
+      return failure();
+  SmallVector<Value> yielded;
+  for (Value value : body->getTerminator()->getOperands().take_front(2))
+    yielded.push_back(lookup(b, value));
+  return yielded;
+}

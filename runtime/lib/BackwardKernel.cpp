@@ -1,0 +1,282 @@
+//===- BackwardKernel.cpp - the backward's three kernels ------------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/runtime/BackwardKernel.h"
+
+#include "KernelCommon.h"
+
+#include "fa/runtime/Limits.h"
+
+#include <sstream>
+
+using namespace fa;
+using namespace fa::cuda;
+using abi::BackwardStep;
+
+/// The steps in launch order.
+static constexpr BackwardStep kSteps[] = {
+    BackwardStep::Preprocess, BackwardStep::Main, BackwardStep::Postprocess};
+
+/// The manifest's spelling of the type the ABI table gives backward
+/// parameter `name`; false if the table has no such name.
+static bool tableType(const std::string &name, ElementType dtype,
+                      std::string &type) {
+  for (BackwardStep s : kSteps)
+    for (const abi::Param &p : abi::backwardKernelParams(s, /*alibi=*/true))
+      if (name == p.name) {
+        type = abi::paramTypeName(p.type, elementTypeName(dtype));
+        return true;
+      }
+  return false;
+}
+
+/// Reads steps[name] into `step`: its entry, block, shared memory and
+/// parameters, each parameter of the ABI table's type.
+static bool readStep(detail::ManifestReader &reader, const json::Value &steps,
+                     const char *name, ElementType dtype,
+                     BackwardManifest::Step &step) {
+  const json::Value *object = steps.get(name);
+  if (!object || object->kind != json::Value::Object)
+    return reader.fail(std::string("missing step \"") + name + "\"");
+  reader.setContext(std::string("step \"") + name + "\": ");
+  if (!reader.string(object, "entry", step.entry))
+    return false;
+  if (!limits::isPtxIdentifier(step.entry))
+    return reader.fail("\"entry\" must be a PTX identifier, not \"" +
+                       step.entry + "\"");
+  auto known = [](const std::string &param) {
+    int64_t unused;
+    return abi::backwardParamValue(BackwardArgs(), 0, param, unused);
+  };
+  if (!reader.blockThreads(object, step.blockThreads) ||
+      !reader.number(object, "dynamic_shared_memory",
+                     step.dynamicSharedMemory) ||
+      !reader.params(object, dtype, known, step.params))
+    return false;
+  // A buffer is five launch words and an i64 one: a type other than the
+  // table's would shift every later word.
+  for (const auto &[param, type] : step.params) {
+    std::string expected;
+    tableType(param, dtype, expected);
+    if (type != expected)
+      return reader.fail("kernel parameter \"" + param + "\" has type \"" +
+                         type + "\" (the ABI table's is \"" + expected + "\")");
+  }
+  reader.setContext("");
+  return true;
+}
+
+bool BackwardManifest::read(const std::string &path, BackwardManifest &out,
+                            std::string &error) {
+  detail::ManifestReader reader(path, error);
+  if (!reader.open() || !reader.expectKind("backward") ||
+      !reader.readCommon(out))
+    return false;
+  const json::Value &root = reader.root();
+  if (const json::Value *control = root.get("negative_control")) {
+    if (control->kind != json::Value::String ||
+        (control->string != "none" && control->string != "no-row-dot"))
+      return reader.fail(
+          "\"negative_control\" must be \"none\" or \"no-row-dot\"");
+    out.negativeControl = control->string;
+  }
+  // The main step's grid is ceil(N / block_n) of the spec's block_n: a
+  // tile that says otherwise is a kernel the grid would not cover.
+  const json::Value *tile = root.get("tile");
+  if (tile && tile->get("block_n")) {
+    int64_t blockN = 0;
+    if (!reader.number(tile, "block_n", blockN))
+      return false;
+    if (blockN != out.spec.blockN)
+      return reader.fail("\"tile\"'s block_n (" + std::to_string(blockN) +
+                         ") is not the spec's (" +
+                         std::to_string(out.spec.blockN) + ")");
+  }
+  const json::Value *steps = root.get("steps");
+  if (!steps || steps->kind != json::Value::Object)
+    return reader.fail("missing object \"steps\"");
+  for (const auto &entry : steps->object) {
+    bool isStep = false;
+    for (BackwardStep s : kSteps)
+      isStep |= entry.first == abi::backwardStepName(s);
+    if (!isStep)
+      return reader.fail("unknown step \"" + entry.first +
+                         "\" (the steps are preprocess, main and "
+                         "postprocess)");
+  }
+  for (BackwardStep s : kSteps)
+    if (!readStep(reader, *steps, abi::backwardStepName(s), out.spec.dtype,
+                  out.steps[static_cast<size_t>(s)]))
+      return false;
+  return reader.locatePtx(out);
+}
+
+bool BackwardManifest::takesAlibiSlopes() const {
+  for (const auto &param : step(BackwardStep::Main).params)
+    if (param.first == "alibi_slopes")
+      return true;
+  return false;
+}
+
+std::array<int64_t, 3> BackwardManifest::grid(BackwardStep s,
+                                              const ProblemSize &size) const {
+  auto ceilDiv = [](int64_t a, int64_t b) { return a / b + (a % b != 0); };
+  if (s == BackwardStep::Main)
+    return {ceilDiv(size.keyLen, spec.blockN), size.kvHeads, size.batch};
+  return {ceilDiv(size.queryLen, abi::kBackwardRowsPerBlock), size.queryHeads,
+          size.batch};
+}
+
+bool BackwardManifest::checkLaunch(const ProblemSize &size,
+                                   std::string &error) const {
+  using detail::kMaxGridX, detail::kMaxGridYZ;
+  for (BackwardStep s : kSteps) {
+    std::array<int64_t, 3> g = grid(s, size);
+    bool main = s == BackwardStep::Main;
+    std::ostringstream os;
+    if (g[0] > kMaxGridX)
+      os << (main ? "n=" : "m=") << (main ? size.keyLen : size.queryLen)
+         << " needs " << g[0] << " blocks of "
+         << (main ? spec.blockN : abi::kBackwardRowsPerBlock)
+         << (main ? " keys" : " query rows") << ", more than a launch's "
+         << kMaxGridX << " (grid x)";
+    else if (g[1] > kMaxGridYZ)
+      os << (main ? "hkv=" : "hq=") << g[1] << " is more than a launch's "
+         << kMaxGridYZ << " (grid y)";
+    else if (g[2] > kMaxGridYZ)
+      os << "b=" << g[2] << " is more than a launch's " << kMaxGridYZ
+         << " (grid z)";
+    if (!os.str().empty()) {
+      error =
+          os.str() + " in the backward's " + abi::backwardStepName(s) + " step";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::unique_ptr<BackwardKernel>
+BackwardKernel::load(const std::string &manifestPath, std::string &error,
+                     bool &noDevice) {
+  noDevice = false;
+  std::unique_ptr<BackwardKernel> kernel(new BackwardKernel());
+  if (!BackwardManifest::read(manifestPath, kernel->info, error))
+    return nullptr;
+  std::string ptx;
+  if (!detail::readFile(kernel->info.ptxFile, ptx, error))
+    return nullptr;
+  kernel->cu = cuda::driver(error, noDevice);
+  if (!kernel->cu)
+    return nullptr;
+  // One module, three entries.
+  if (!detail::loadModule(*kernel->cu, ptx, kernel->module, error))
+    return nullptr;
+  for (size_t i = 0; i < kernel->functions.size(); ++i) {
+    const BackwardManifest::Step &step = kernel->info.steps[i];
+    if (!detail::loadFunction(*kernel->cu, kernel->module, step.entry,
+                              step.dynamicSharedMemory, kernel->functions[i],
+                              kernel->numRegisters[i], error))
+      return nullptr;
+  }
+  return kernel;
+}
+
+BackwardKernel::~BackwardKernel() {
+  if (module && cu)
+    cu->cuModuleUnload(module);
+}
+
+int64_t BackwardKernel::workspaceBytes(int64_t batch, int64_t queryHeads,
+                                       int64_t queryLen) const {
+  // dq_acc is the largest part, and Q-sized: bounded like every tensor.
+  if (limits::checkedElements(
+          {batch, queryHeads, queryLen, info.spec.headDim}) < 0)
+    return -1;
+  return abi::BackwardWorkspace::of(batch, queryHeads, queryLen,
+                                    info.spec.headDim)
+      .bytes;
+}
+
+bool BackwardKernel::checkArgs(const BackwardArgs &a,
+                               std::string &error) const {
+  const ForwardArgs &f = a.forward;
+  if (f.batch < 1 || f.queryHeads < 1 || f.kvHeads < 1 || f.queryLen < 1 ||
+      f.keyLen < 1 || f.queryHeads % f.kvHeads) {
+    error = "bad problem size (need sizes >= 1 and hq a multiple of hkv)";
+    return false;
+  }
+  ProblemSize size{f.batch, f.queryHeads, f.kvHeads, f.queryLen, f.keyLen};
+  if (!validateProblem(info.spec, size, error) ||
+      !info.checkLaunch(size, error))
+    return false;
+  if (!f.q || !f.k || !f.v || !f.o || !f.lse || !a.gradOut || !a.dq || !a.dk ||
+      !a.dv) {
+    error = "null tensor pointer";
+    return false;
+  }
+  if (!a.workspace) {
+    error = "null workspace (the backward needs workspaceBytes() bytes of "
+            "device memory)";
+    return false;
+  }
+  // Its parts are placed at 256-byte offsets (abi::BackwardWorkspace) for
+  // the kernels' vector accesses; cuMemAlloc's pointers are so aligned.
+  if (a.workspace % 256) {
+    error = "the workspace must be 256-byte aligned";
+    return false;
+  }
+  if (info.takesAlibiSlopes() && !f.alibiSlopes) {
+    error = "the kernel takes ALiBi slopes; none given";
+    return false;
+  }
+  return true;
+}
+
+bool BackwardKernel::backward(const BackwardArgs &a, CUstream stream,
+                              std::string &error) const {
+  if (!checkArgs(a, error))
+    return false;
+  const ForwardArgs &f = a.forward;
+  int64_t headDim = info.spec.headDim;
+  abi::BackwardWorkspace w =
+      abi::BackwardWorkspace::of(f.batch, f.queryHeads, f.queryLen, headDim);
+  // The main step adds each KV block's share of dQ into dq_acc, so it
+  // starts at zero: on the stream, ahead of the launches that read it.
+  CUresult r = cu->cuMemsetD32Async(
+      a.workspace + w.dqAccOffset, 0,
+      static_cast<size_t>(f.batch * f.queryHeads * f.queryLen * headDim),
+      stream);
+  if (r) {
+    error = cu->describe(r, "zeroing the dQ accumulator");
+    return false;
+  }
+  // The names were checked against the ABI table when the manifest was
+  // read.
+  auto valueOf = [&](const std::string &name) {
+    int64_t value = 0;
+    abi::backwardParamValue(a, headDim, name, value);
+    return value;
+  };
+  ProblemSize size{f.batch, f.queryHeads, f.kvHeads, f.queryLen, f.keyLen};
+  for (BackwardStep s : kSteps) {
+    const BackwardManifest::Step &step = info.step(s);
+    detail::LaunchParams launch;
+    if (!launch.pack(step.params, valueOf, nullptr, error))
+      return false;
+    std::array<int64_t, 3> g = info.grid(s, size);
+    r = cu->cuLaunchKernel(
+        functions[static_cast<size_t>(s)], static_cast<unsigned>(g[0]),
+        static_cast<unsigned>(g[1]), static_cast<unsigned>(g[2]),
+        static_cast<unsigned>(step.blockThreads), 1, 1,
+        static_cast<unsigned>(step.dynamicSharedMemory), stream, launch.data(),
+        nullptr);
+    if (r) {
+      error = cu->describe(r, ("launching " + step.entry).c_str());
+      return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,236 @@
+//===- KernelCommon.cpp - what forward and backward kernels share ---------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelCommon.h"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace fa;
+using namespace fa::cuda;
+using namespace fa::detail;
+
+bool fa::detail::readFile(const std::string &path, std::string &out,
+                          std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = "cannot read " + path;
+    return false;
+  }
+  std::ostringstream os;
+  os << file.rdbuf();
+  out = os.str();
+  return true;
+}
+
+static std::string directoryOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+//===----------------------------------------------------------------------===//
+// ManifestReader
+//===----------------------------------------------------------------------===//
+
+bool ManifestReader::fail(const std::string &message) {
+  error = path + ": " + context + message;
+  return false;
+}
+
+bool ManifestReader::open() {
+  std::string text;
+  if (!readFile(path, text, error))
+    return false;
+  if (!json::parse(text, value, error))
+    return fail("bad JSON: " + error);
+  return true;
+}
+
+bool ManifestReader::expectKind(const std::string &kind) {
+  std::string actual = "forward";
+  if (const json::Value *v = value.get("kind")) {
+    if (v->kind != json::Value::String)
+      return fail("\"kind\" must be a string");
+    actual = v->string;
+  }
+  if (actual == kind)
+    return true;
+  if (actual == "forward" || actual == "backward") {
+    error = path + " is a " + actual + " manifest; load it as the " + actual +
+            " kernel";
+    return false;
+  }
+  return fail("unknown \"kind\" \"" + actual +
+              "\" (this runtime is older than the kernel)");
+}
+
+bool ManifestReader::string(const json::Value *object, const char *key,
+                            std::string &out) {
+  const json::Value *v = object ? object->get(key) : nullptr;
+  if (!v || v->kind != json::Value::String)
+    return fail(std::string("missing string \"") + key + "\"");
+  out = v->string;
+  return true;
+}
+
+bool ManifestReader::integer(const json::Value *v, const char *key, int64_t min,
+                             int64_t max, int64_t &out) {
+  if (!v || v->kind != json::Value::Number)
+    return fail(std::string("missing number \"") + key + "\"");
+  if (!(v->number >= static_cast<double>(min) &&
+        v->number <= static_cast<double>(max)) ||
+      v->number != std::floor(v->number))
+    return fail(std::string("\"") + key + "\" must be an integer in [" +
+                std::to_string(min) + ", " + std::to_string(max) + "]");
+  out = static_cast<int64_t>(v->number);
+  return true;
+}
+
+bool ManifestReader::number(const json::Value *object, const char *key,
+                            int64_t &out) {
+  return integer(object ? object->get(key) : nullptr, key, 0, INT32_MAX, out);
+}
+
+bool ManifestReader::blockThreads(const json::Value *object, int64_t &threads) {
+  const json::Value *block = object ? object->get("block") : nullptr;
+  if (!block || block->kind != json::Value::Array || block->array.empty())
+    return fail("missing \"block\"");
+  return integer(&block->array[0], "block", 1, 1024, threads);
+}
+
+bool ManifestReader::readCommon(KernelInfo &info) {
+  std::string specText;
+  if (!string(&value, "kernel", info.kernelName) ||
+      !string(&value, "ptx", info.ptxFile) ||
+      !string(&value, "target", info.target) ||
+      !string(&value, "spec", specText) ||
+      !string(&value, "generator", info.generator))
+    return false;
+  if (!parseSpec(specText, info.spec, error))
+    return fail("bad spec: " + error);
+  const json::Value *tile = value.get("tile");
+  return number(tile, "stages", info.stages) &&
+         number(tile, "warps", info.warps);
+}
+
+bool ManifestReader::params(
+    const json::Value *object, ElementType dtype,
+    const std::function<bool(const std::string &)> &known, ParamList &out) {
+  const json::Value *list = object ? object->get("params") : nullptr;
+  if (!list || list->kind != json::Value::Array)
+    return fail("missing \"params\"");
+  std::set<std::string> seen;
+  for (const json::Value &p : list->array) {
+    const json::Value *name = p.get("name"), *type = p.get("type");
+    if (!name || !type || name->kind != json::Value::String ||
+        type->kind != json::Value::String)
+      return fail("each of \"params\" needs a string name and type");
+    const std::string &n = name->string, &t = type->string;
+    if (!known(n))
+      return fail("unknown kernel parameter \"" + n +
+                  "\" (this runtime is older than the kernel)");
+    // The ABI table lists each name once: a repeat is no manifest the
+    // compiler wrote from it.
+    if (!seen.insert(n).second)
+      return fail("kernel parameter \"" + n + "\" is listed twice");
+    abi::TensorMapInfo mapInfo;
+    bool isMap = abi::tensorMapOf(n, mapInfo);
+    if (isMap != (t == "tensormap"))
+      return fail("kernel parameter \"" + n + "\" has type \"" + t + "\"" +
+                  (isMap ? " (a tensormap expected)" : ""));
+    if (!isMap && t != "i64" && t != "memref<?xf32>" &&
+        t != std::string("memref<?x") + elementTypeName(dtype) + ">")
+      return fail("kernel parameter \"" + n + "\" has type \"" + t +
+                  "\" (i64 or a memref of f32 or the kernel's element type "
+                  "expected)");
+    out.push_back({n, t});
+  }
+  return true;
+}
+
+bool ManifestReader::locatePtx(KernelInfo &info) {
+  info.ptxFile = directoryOf(path) + "/" + info.ptxFile;
+  if (!std::ifstream(info.ptxFile, std::ios::binary))
+    return fail("its PTX file " + info.ptxFile + " cannot be read");
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Launching
+//===----------------------------------------------------------------------===//
+
+bool LaunchParams::pack(const ParamList &params, const ValueOf &valueOf,
+                        const MapOf &mapOf, std::string &error) {
+  words.clear();
+  pointers.clear();
+  // Reserved up front, so that the pointers into them stay valid. The
+  // kernel indexes with its own offsets, so a buffer's size is
+  // informational.
+  words.reserve(5 * params.size());
+  maps.assign(params.size(), TensorMapStorage());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto &[name, type] = params[i];
+    if (type == "tensormap") {
+      if (!mapOf) {
+        error = "kernel parameter \"" + name +
+                "\" is a tensor map, which "
+                "this kernel kind does not take";
+        return false;
+      }
+      if (!mapOf(name, maps[i], error))
+        return false;
+      pointers.push_back(&maps[i]);
+      continue;
+    }
+    int64_t value = valueOf(name);
+    size_t first = words.size();
+    if (type.rfind("memref", 0) == 0)
+      words.insert(words.end(), {value, value, 0, INT64_MAX, 1});
+    else
+      words.push_back(value);
+    for (size_t w = first; w < words.size(); ++w)
+      pointers.push_back(&words[w]);
+  }
+  return true;
+}
+
+bool fa::detail::loadModule(Driver &d, const std::string &ptx, CUmodule &module,
+                            std::string &error) {
+  char infoLog[8192] = {0}, errorLog[8192] = {0};
+  int options[] = {kJitInfoLogBuffer, kJitInfoLogBufferSize, kJitErrorLogBuffer,
+                   kJitErrorLogBufferSize};
+  void *values[] = {infoLog, reinterpret_cast<void *>(sizeof(infoLog)),
+                    errorLog, reinterpret_cast<void *>(sizeof(errorLog))};
+  CUresult r = d.cuModuleLoadDataEx(&module, ptx.c_str(), 4, options, values);
+  if (r) {
+    error =
+        d.describe(r, "loading the PTX") + (errorLog[0] ? ": " : "") + errorLog;
+    return false;
+  }
+  return true;
+}
+
+bool fa::detail::loadFunction(Driver &d, CUmodule module,
+                              const std::string &entry,
+                              int64_t dynamicSharedMemory, CUfunction &function,
+                              int &registers, std::string &error) {
+  CUresult r;
+  if ((r = d.cuModuleGetFunction(&function, module, entry.c_str()))) {
+    error = d.describe(r, ("finding kernel " + entry).c_str());
+    return false;
+  }
+  // More than 48 KiB of dynamic shared memory must be asked for.
+  if ((r = d.cuFuncSetAttribute(function, kFuncAttributeMaxDynamicSharedBytes,
+                                static_cast<int>(dynamicSharedMemory)))) {
+    error = d.describe(
+        r, ("raising the dynamic shared memory limit of " + entry).c_str());
+    return false;
+  }
+  d.cuFuncGetAttribute(&registers, kFuncAttributeNumRegs, function);
+  return true;
+}

@@ -1,0 +1,131 @@
+//===- KernelCommon.h - what forward and backward kernels share -*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// Private to the runtime: reading the fields every manifest has, packing a
+// kernel's parameters into launch words, and loading a PTX module. The
+// forward kernel (Kernel.cpp) and the backward's three (BackwardKernel.cpp)
+// go through the same code, so that the two cannot drift apart.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_RUNTIME_LIB_KERNELCOMMON_H
+#define FA_RUNTIME_LIB_KERNELCOMMON_H
+
+#include "fa/runtime/Json.h"
+#include "fa/runtime/Kernel.h"
+
+#include <climits>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fa {
+namespace detail {
+
+/// CUDA's grid limits: x up to 2^31 - 1 blocks, y and z up to 65535.
+constexpr int64_t kMaxGridX = INT32_MAX, kMaxGridYZ = 65535;
+
+/// The whole file; false with "cannot read PATH".
+bool readFile(const std::string &path, std::string &out, std::string &error);
+
+/// A manifest's JSON and the checked readers of its fields. Every reason
+/// they give starts with the manifest's path.
+class ManifestReader {
+public:
+  ManifestReader(const std::string &path, std::string &error)
+      : path(path), error(error) {}
+
+  /// Reads and parses the file.
+  bool open();
+  /// Checks "kind" is `kind` ("forward" when absent: manifests older than
+  /// the backward kernels); a manifest of the other kind is refused with a
+  /// line naming the loader that reads it.
+  bool expectKind(const std::string &kind);
+  /// The fields of KernelInfo: "kernel", "ptx" (the file name as written),
+  /// "target", "spec", "generator", and the tile's stages and warps.
+  bool readCommon(KernelInfo &info);
+
+  bool string(const json::Value *object, const char *key, std::string &value);
+  /// `v`, an integer in [min, max] (a fraction or 1e300 is refused before
+  /// a cast could wrap it).
+  bool integer(const json::Value *v, const char *key, int64_t min, int64_t max,
+               int64_t &value);
+  /// object[key], an integer in [0, INT32_MAX].
+  bool number(const json::Value *object, const char *key, int64_t &value);
+  /// object["block"][0]: the threads of a block, in [1, 1024].
+  bool blockThreads(const json::Value *object, int64_t &threads);
+  /// object["params"]: each a known name (`known`), listed once, of a type
+  /// the launch can pass (i64, memref<?xf32>, memref<?xT> for the kernel's
+  /// element type, tensormap for exactly the tensor-map names).
+  bool params(const json::Value *object, ElementType dtype,
+              const std::function<bool(const std::string &)> &known,
+              ParamList &out);
+  /// Makes info.ptxFile the path beside the manifest and checks that it
+  /// can be read: a manifest is a promise of its PTX.
+  bool locatePtx(KernelInfo &info);
+  /// Sets the reason "PATH: <context>`message`" and returns false.
+  bool fail(const std::string &message);
+  /// What the reasons name after the path from now on ("step \"main\": ").
+  void setContext(const std::string &text) { context = text; }
+
+  const json::Value &root() const { return value; }
+
+private:
+  const std::string &path;
+  std::string &error;
+  std::string context;
+  json::Value value;
+};
+
+/// A CUtensorMap's storage: 128 bytes, 64-byte aligned (cuda.h).
+struct alignas(abi::kTensorMapAlignment) TensorMapStorage {
+  uint64_t words[abi::kTensorMapBytes / 8];
+};
+
+/// One launch's kernel parameters, as cuLaunchKernel reads them: a pointer
+/// per launch word, into storage this object owns (so it must outlive the
+/// cuLaunchKernel call, and is neither copied nor moved).
+class LaunchParams {
+public:
+  LaunchParams() = default;
+  LaunchParams(const LaunchParams &) = delete;
+  LaunchParams &operator=(const LaunchParams &) = delete;
+
+  /// The value of a buffer (its device address) or i64 parameter.
+  using ValueOf = std::function<int64_t(const std::string &name)>;
+  /// Encodes the tensor map parameter `name`; false with a reason.
+  using MapOf = std::function<bool(const std::string &name,
+                                   TensorMapStorage &map, std::string &error)>;
+
+  /// Packs `params` in order: a memref<?xT> is MLIR's descriptor of five
+  /// words (allocated, aligned, offset, size, stride), an i64 one word, a
+  /// tensormap its 128 bytes by value. `mapOf` may be empty for kernels
+  /// that take no maps. False with a reason.
+  bool pack(const ParamList &params, const ValueOf &valueOf, const MapOf &mapOf,
+            std::string &error);
+  void **data() { return pointers.data(); }
+
+private:
+  std::vector<int64_t> words;
+  std::vector<TensorMapStorage> maps;
+  std::vector<void *> pointers;
+};
+
+/// Loads `ptx` into `module`; false with the driver's reason and the JIT's
+/// error log.
+bool loadModule(cuda::Driver &d, const std::string &ptx, cuda::CUmodule &module,
+                std::string &error);
+
+/// Finds kernel `entry` in `module`, lets it use `dynamicSharedMemory`
+/// bytes (more than 48 KiB must be asked for) and reads its register
+/// count. False with a reason.
+bool loadFunction(cuda::Driver &d, cuda::CUmodule module,
+                  const std::string &entry, int64_t dynamicSharedMemory,
+                  cuda::CUfunction &function, int &registers,
+                  std::string &error);
+
+} // namespace detail
+} // namespace fa
+
+#endif // FA_RUNTIME_LIB_KERNELCOMMON_H
