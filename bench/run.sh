@@ -33,7 +33,7 @@ echo "== 2. verify kernels_generated/ and bench/feature-kernels/ (fa-run --verif
 # bench/feature-kernels/ (softcap, ALiBi, any head dim, Dv != D) is made by
 # bench/make-feature-kernels.sh where the compiler is, and carried here.
 fails=0; runs=0
-for manifest in kernels_generated/*.json bench/feature-kernels/*.json; do
+for manifest in kernels_generated/fa_fwd_*.json bench/feature-kernels/*.json; do
   [ -f "$manifest" ] || continue
   name=$(basename "$manifest" .json)
   [[ "$name" == *"${FA_VERIFY_FILTER:-}"* ]] || continue
@@ -87,7 +87,7 @@ done
 # odd-sized GQA problem. FA_SANITIZERS narrows the tools, FA_VERIFY_FILTER
 # the kernels (to split the work over device calls).
 san_fail=0; san_runs=0
-kernels=(kernels_generated/*.json)
+kernels=(kernels_generated/fa_fwd_*.json)
 [ "${FA_SANITIZE_FEATURES:-0}" = 1 ] && kernels+=(bench/feature-kernels/*.json)
 for kernel in "${kernels[@]}"; do
   [ -f "$kernel" ] || continue

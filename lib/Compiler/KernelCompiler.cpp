@@ -457,9 +457,10 @@ static ::fa::AttentionSpec standardSpec(::fa::ElementType dtype, int64_t d,
 
 std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
   std::vector<StandardKernel> kernels;
-  auto add = [&](const ::fa::AttentionSpec &spec, const char *chip) {
+  auto add = [&](const ::fa::AttentionSpec &spec, const char *chip,
+                 bool withBackward = false) {
     if (target.empty() || target == chip)
-      kernels.push_back({spec, chip});
+      kernels.push_back({spec, chip, withBackward});
   };
   auto addGrid = [&](const char *chip) {
     for (::fa::ElementType dtype :
@@ -467,7 +468,9 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
       for (int64_t d : {64, 128, 256})
         for (::fa::ref::MaskKind mask :
              {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
-          add(standardSpec(dtype, d, mask), chip);
+          // The backward: sm_80 keeps dK, dV in registers up to D = 128.
+          add(standardSpec(dtype, d, mask), chip,
+              std::string(chip) == "sm_80" && d <= 128);
   };
   addGrid("sm_80");
   ::fa::AttentionSpec window;

@@ -153,8 +153,9 @@ int main(int argc, char **argv) {
       return badInput("--" + option->ArgStr.str() + " is given more than once");
   if (omitRowDot && !backward)
     return badInput("--test-omit-row-dot builds a backward: give --bwd");
-  if (backward && (standardSetFlag || !inputFile.empty()))
-    return badInput("--bwd takes a kernel built from flags (--d ...)");
+  if (backward && !inputFile.empty())
+    return badInput("--bwd takes a kernel built from flags (--d ...) or "
+                    "--standard-set");
   if (!llvm::sys::fs::is_directory(outputDir) &&
       llvm::sys::fs::create_directories(outputDir))
     return badInput("cannot create output directory " + outputDir);
@@ -225,7 +226,7 @@ int main(int argc, char **argv) {
     return status;
   }
 
-  for (const auto &[spec, chip] : specs) {
+  for (const auto &[spec, chip, standardBackward] : specs) {
     mlir::fa::CompiledKernel kernel;
     std::string error;
     bool rejected = false;
@@ -238,12 +239,12 @@ int main(int argc, char **argv) {
       return rejected ? 2 : 1;
     }
     emit(kernel);
-    if (!backward)
+    if (!(standardSetFlag ? standardBackward : bool(backward)))
       continue;
     // The backward's own tile (the strategy's), one name per direction.
     fa::AttentionSpec backwardSpec = spec;
     mlir::fa::applyTunedBackwardTile(backwardSpec, chip);
-    std::string backwardName = name.empty()
+    std::string backwardName = name.empty() || standardSetFlag
                                    ? mlir::fa::backwardKernelName(spec, chip)
                                    : std::string(name) + "_bwd";
     mlir::fa::CompiledKernel gradients;

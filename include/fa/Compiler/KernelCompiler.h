@@ -80,11 +80,14 @@ void applyTunedBackwardTile(::fa::AttentionSpec &spec, const std::string &target
 struct StandardKernel {
   ::fa::AttentionSpec spec;
   std::string target;
+  /// Also its backward (fa_bwd_...), with the strategy's backward tile.
+  bool withBackward = false;
 };
 
 /// The committed standard set: sm_80 x {f16, bf16} x D {64, 128, 256} x
 /// mask {none, causal}, plus window, Dv != D, D = 96, softcap and ALiBi
 /// kernels; sm_90a x {f16, bf16} x D {64, 128, 256} x {none, causal}.
+/// sm_80's D 64 and 128 kernels of the grid come with their backward.
 /// Only `target`'s kernels when it is not empty.
 std::vector<StandardKernel> standardSet(const std::string &target = "");
 

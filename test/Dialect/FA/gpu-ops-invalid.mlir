@@ -279,3 +279,46 @@ func.func @mma_wait$not_an_mma(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTi
   %w = fa.mma_wait %t pending = 0 : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>
   return
 }
+
+// -----
+
+func.func @load_fragment$no_stride(%b: memref<?xbf16>, %i: index) {
+  // expected-error @+1 {{'fa.load_fragment' op a 2-D tile needs a row stride}}
+  %t = fa.load_fragment %b[%i] rows [%i, %i] padding 0.0 : memref<?xbf16> -> tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>
+  return
+}
+
+// -----
+
+func.func @load_fragment$rows(%b: memref<?xf32>, %i: index) {
+  // expected-error @+1 {{'fa.load_fragment' op result has 32 rows, its layout 64}}
+  %t = fa.load_fragment %b[%i] rows [%i, %i] padding 0.0 : memref<?xf32> -> tensor<32xf32, #fa.fragment<warps = 4, mTiles = 1>>
+  return
+}
+
+// -----
+
+func.func @store_shared$narrow(%t: tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>,
+                               %smem: memref<64x32xbf16, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{'fa.store_shared' op buffer must be [rows, W], W >= the tile's columns and a multiple of 64 (#fa.shared rows)}}
+  fa.store_shared %t, %smem : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>, memref<64x32xbf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @store_shared$f32(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>,
+                            %smem: memref<64x64xf32, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{'fa.store_shared' op stores a 16-bit tile into a buffer of its type}}
+  fa.store_shared %t, %smem : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<64x64xf32, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @accumulate_fragment$bf16(%t: tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>,
+                                    %b: memref<?xbf16>, %i: index) {
+  // expected-error @+1 {{'fa.accumulate_fragment' op adds an f32 tile into an f32 buffer}}
+  fa.accumulate_fragment %t, %b[%i] rows [%i, %i] stride %i : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xbf16>
+  return
+}

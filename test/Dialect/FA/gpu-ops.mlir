@@ -90,3 +90,24 @@ func.func @distributed_step(%qa: tensor<128x64xbf16, #operand>, %k: tensor<64x64
   %ls = fa.scale_rows %l, %bm : tensor<128xf32, #partial>, tensor<128xf32, #row>
   return %rs, %ls : tensor<128xf32, #partial>, tensor<128xf32, #partial>
 }
+
+// -----
+
+// The backward's memory ops: rows and tiles read into the fragment layout,
+// a fragment written to shared memory, an f32 fragment added into a buffer.
+// CHECK-LABEL: func.func @backward_memory_ops
+// CHECK: fa.load_fragment %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] padding 0x7F800000 : memref<?xf32> -> tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1>>
+// CHECK: fa.load_fragment %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] stride %{{.*}} padding 0.000000e+00 : memref<?xbf16> -> tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>
+// CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>, memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: fa.accumulate_fragment %{{.*}}, %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] stride %{{.*}} : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xf32>
+#frag = #fa.fragment<warps = 4, mTiles = 1>
+func.func @backward_memory_ops(%lse: memref<?xf32>, %do: memref<?xbf16>, %acc: memref<?xf32>,
+                               %smem: memref<64x64xbf16, #gpu.address_space<workgroup>>,
+                               %i: index, %s: index) {
+  %rows = fa.load_fragment %lse[%i] rows [%i, %s] padding 0x7F800000 : memref<?xf32> -> tensor<64xf32, #frag>
+  %t = fa.load_fragment %do[%i] rows [%i, %s] stride %s padding 0.0 : memref<?xbf16> -> tensor<64x64xbf16, #frag>
+  fa.store_shared %t, %smem : tensor<64x64xbf16, #frag>, memref<64x64xbf16, #gpu.address_space<workgroup>>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32, #frag>
+  fa.accumulate_fragment %z, %acc[%i] rows [%i, %s] stride %s : tensor<64x64xf32, #frag>, memref<?xf32>
+  return
+}

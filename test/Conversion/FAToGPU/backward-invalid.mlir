@@ -1,0 +1,18 @@
+// RUN: fa-opt %s --split-input-file --verify-diagnostics --fa-recompute-backward --fa-gpu-distribute="chip=sm_80"
+// RUN: not fa-opt %s --split-input-file --fa-recompute-backward --fa-gpu-distribute="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=SM90
+// RUN: not fa-opt %s --split-input-file --fa-gpu-distribute="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=UNTILED
+
+// What the GPU backward cannot build is said once, on the function.
+// SM90: error: sm_90a: sm_90a has no GPU backward yet
+// UNTILED: error: fa-gpu-distribute: run fa-recompute-backward first
+
+// expected-error @+1 {{sm_80: the sm_80 backward keeps dK and dV in registers and takes D and Dv up to 128, got D=256 Dv=256}}
+func.func @grad_d256(%q: tensor<1x1x64x256xf16>, %k: tensor<1x1x64x256xf16>, %v: tensor<1x1x64x256xf16>,
+                     %o: tensor<1x1x64x256xf16>, %do: tensor<1x1x64x256xf16>, %lse: tensor<1x1x64xf32>)
+    -> (tensor<1x1x64x256xf16>, tensor<1x1x64x256xf16>, tensor<1x1x64x256xf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      : (tensor<1x1x64x256xf16>, tensor<1x1x64x256xf16>, tensor<1x1x64x256xf16>,
+         tensor<1x1x64x256xf16>, tensor<1x1x64x256xf16>, tensor<1x1x64xf32>)
+      -> (tensor<1x1x64x256xf16>, tensor<1x1x64x256xf16>, tensor<1x1x64x256xf16>)
+  return %dq, %dk, %dv : tensor<1x1x64x256xf16>, tensor<1x1x64x256xf16>, tensor<1x1x64x256xf16>
+}

@@ -1,0 +1,90 @@
+// RUN: fa-opt %s --fa-recompute-backward="block-m=64 block-n=64" --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s
+// RUN: fa-opt %s --fa-recompute-backward="block-m=64 block-n=64" --convert-fa-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=LOWER
+// RUN: fa-opt %s --fa-recompute-backward="block-m=64 block-n=64 test-omit-row-dot" --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s --check-prefix=NOROWDOT
+
+// The backward's GPU lowering (BackwardKernel.h): fa-recompute-backward's
+// nest (GQA 4 / 2 heads, causal, M = 96 and N = 80: partial last blocks)
+// becomes three kernels. Their math is the L2 ops, with layouts.
+
+// 1. D = rowsum(dO ∘ O): fa.row_dot on 128-row tiles read by fa.load_fragment.
+// CHECK-LABEL: gpu.func @grad_preprocess
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: %[[DO:.+]] = fa.load_fragment %{{.*}} stride %{{.*}} padding 0.000000e+00 : memref<?xbf16> -> tensor<128x64xbf16, [[EDGE:#fa.fragment<warps = 8, mTiles = 1>]]>
+// CHECK: %[[O:.+]] = fa.load_fragment %{{.*}} : memref<?xbf16> -> tensor<128x64xbf16, [[EDGE]]>
+// CHECK: %[[D:.+]] = fa.row_dot %[[DO]], %[[O]]
+// CHECK: fa.store_fragment %[[D]]
+
+// 3. dQ = the f32 accumulator in the input type.
+// CHECK-LABEL: gpu.func @grad_postprocess
+// CHECK: %[[ACC:.+]] = fa.load_fragment %{{.*}} : memref<?xf32> -> tensor<128x64xf32, [[EDGE2:#fa.fragment<warps = 8, mTiles = 1>]]>
+// CHECK: %[[DQ:.+]] = arith.truncf %[[ACC]]
+// CHECK: fa.store_fragment %[[DQ]]
+
+// 2. KV blocks outer: one thread block per (KV block, KV head, batch).
+// CHECK-LABEL: gpu.func @grad_main
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK: %[[KVB:.+]] = gpu.block_id  x
+// K_j and V_j copied once (cp.async), before the loops.
+// CHECK: nvgpu.device_async_copy
+// The group's query heads, then the Q blocks that see K_j (causal: from
+// the first query on its diagonal).
+// CHECK: scf.for %{{.*}} iter_args(%[[DK0:.+]] = %{{.*}}, %[[DV0:.+]] = %{{.*}}) -> (tensor<64x64xf32, [[ROWS:#fa.fragment<warps = 4, mTiles = 1>]]>, tensor<64x64xf32, [[ROWS]]>)
+// CHECK: scf.for %{{.*}} iter_args(%[[DK:.+]] = %[[DK0]], %[[DV:.+]] = %[[DV0]])
+// Wait for Q_i, dO_i; then prefetch the next Q block into the other stage.
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// S, recomputed from shared Q_i and K_j; P = exp(S - LSE) with LSE's rows
+// past M +inf (their P is 0).
+// CHECK: %[[QI:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[KJ:.+]] = fa.shared_tile %{{.*}} : memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[S:.+]] = fa.qk_scores %[[QI]], %[[KJ]] {scale = 1.250000e-01 : f32}
+// CHECK: %[[SM:.+]] = fa.apply_mask %[[S]], <causal>
+// CHECK: %[[LSE:.+]] = fa.load_fragment %{{.*}} padding 0x7F800000 : memref<?xf32> -> tensor<64xf32, [[ROWS]]>
+// CHECK: %[[P:.+]] = fa.exp_shifted %[[SM]], %[[LSE]]
+// dV += Pᵀ dO_i: P through shared memory, read transposed.
+// CHECK: %[[P16:.+]] = arith.truncf %[[P]] : tensor<64x64xf32, [[ROWS]]> to tensor<64x64xbf16, [[ROWS]]>
+// CHECK: fa.store_shared %[[P16]], %[[SP:[^ ]+]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[PT:.+]] = fa.shared_tile %[[SP]]
+// CHECK: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI:[^ ,]+]], %[[DV]] {transpose_a}
+// dP = dO_i V_jᵀ; dS = P ∘ (dP - D_i)
+// CHECK: %[[DP:.+]] = fa.matmul %[[DOI]], %{{.*}} {transpose_b}
+// CHECK: %[[DROWS:.+]] = fa.load_fragment %{{.*}} padding 0.000000e+00 : memref<?xf32> -> tensor<64xf32, [[ROWS]]>
+// CHECK: %[[DS:.+]] = fa.softmax_grad %[[P]], %[[DP]], %[[DROWS]]
+// dK += α dSᵀ Q_i (shared, transposed); dQ_i = α dS K_j from dS's registers,
+// added into the f32 accumulator.
+// CHECK: %[[DS16:.+]] = arith.truncf %[[DS]]
+// CHECK: fa.store_shared %[[DS16]], %[[SDS:[^ ]+]]
+// CHECK: %[[DST:.+]] = fa.shared_tile %[[SDS]]
+// CHECK: %[[DKN:.+]] = fa.matmul %[[DST]], %[[QI]], %[[DK]] {alpha = 1.250000e-01 : f32, transpose_a}
+// CHECK: %[[DQI:.+]] = fa.matmul %[[DS16]], %[[KJ]], %{{.*}} {alpha = 1.250000e-01 : f32}
+// CHECK: fa.accumulate_fragment %[[DQI]]
+// CHECK: scf.yield %[[DKN]], %[[DVN]]
+// dK_j, dV_j stored by the rows that exist.
+// CHECK: arith.truncf
+// CHECK: fa.store_fragment
+// CHECK: arith.truncf
+// CHECK: fa.store_fragment
+
+// After fa-gpu-lower-fragments: ldmatrix.trans for Pᵀ, dSᵀ (and dO, Q as
+// B by columns), atomic adds for dQ, no fa ops left.
+// LOWER-LABEL: gpu.func @grad_main
+// LOWER: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// LOWER: nvvm.mma.sync
+// LOWER: memref.atomic_rmw addf
+// LOWER-NOT: fa.
+
+// The negative control: the main kernel reads no D, dS = P ∘ dP.
+// NOROWDOT-LABEL: gpu.func @grad_main
+// NOROWDOT-NOT: padding 0.000000e+00 : memref<?xf32> -> tensor<64xf32
+// NOROWDOT: fa.softmax_grad %{{.*}}, %{{.*}}, %cst
+func.func @grad(%q: tensor<1x4x96x64xbf16>, %k: tensor<1x2x80x64xbf16>, %v: tensor<1x2x80x64xbf16>,
+                %o: tensor<1x4x96x64xbf16>, %do: tensor<1x4x96x64xbf16>, %lse: tensor<1x4x96xf32>)
+    -> (tensor<1x4x96x64xbf16>, tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      {mask = #fa.mask<causal>}
+      : (tensor<1x4x96x64xbf16>, tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16>,
+         tensor<1x4x96x64xbf16>, tensor<1x4x96x64xbf16>, tensor<1x4x96xf32>)
+      -> (tensor<1x4x96x64xbf16>, tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16>)
+  return %dq, %dk, %dv : tensor<1x4x96x64xbf16>, tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16>
+}
