@@ -68,6 +68,20 @@ BackwardMath::BackwardMath(const AttentionBackward &bw,
     else
       worklist.append(def->operand_begin(), def->operand_end());
   }
+  // α folds into an f32 operand every matmul of which applies the same α.
+  for (TileMatmulOp matmul : {backward.gradKey, backward.gradQuery,
+                              backward.gradValue}) {
+    Value lhs = matmul.getLhs();
+    if (foldedAlpha.count(lhs))
+      continue;
+    FloatAttr common = matmul.getAlphaAttr();
+    for (Operation *user : lhs.getUsers()) {
+      auto other = dyn_cast<TileMatmulOp>(user);
+      if (!other || other.getLhs() != lhs || other.getAlphaAttr() != common)
+        common = FloatAttr();
+    }
+    foldedAlpha[lhs] = common;
+  }
   for (unsigned i : {0u, 1u})
     keyRowValues.insert(backward.queryLoop.getRegionIterArgs()[i]);
   keyRowValues.insert(backward.gradKey.getResult());
@@ -141,27 +155,42 @@ LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
                            "in a kernel (defined outside the Q-block loop)");
     operands.map(operand, value);
   }
-  if (auto matmul = dyn_cast<TileMatmulOp>(op)) {
-    // An f32 left operand (P, dS) is rounded to the MMA's type, once; a
-    // transposed one goes through shared memory.
+  auto matmul = dyn_cast<TileMatmulOp>(op);
+  FloatAttr folded;
+  if (matmul) {
+    // An f32 left operand (P, dS) is rounded to the MMA's type once, times
+    // the α its matmuls share; a transposed one goes through shared memory
+    // and its matmul waits for the end of the body.
     Type mmaType = matmul.getRhs().getType().getElementType();
     Value lhs = operands.lookup(matmul.getLhs());
     auto lhsType = cast<RankedTensorType>(lhs.getType());
     if (lhsType.getElementType().isF32() && !mmaType.isF32()) {
+      folded = foldedAlpha.lookup(matmul.getLhs());
       Value &rounded = roundedOf[matmul.getLhs()];
       if (!rounded) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointAfterValue(lhs);
+        Value scaled = lhs;
+        if (folded)
+          scaled = arith::MulFOp::create(
+              b, op->getLoc(), lhs,
+              arith::ConstantOp::create(
+                  b, op->getLoc(), DenseElementsAttr::get(lhsType, folded)));
         rounded = arith::TruncFOp::create(b, op->getLoc(),
-                                          lhsType.clone(mmaType), lhs);
+                                          lhsType.clone(mmaType), scaled);
       }
       lhs = rounded;
     }
-    if (matmul.getTransposeA())
-      lhs = sources->transposedOperand(b, matmul, lhs);
+    if (matmul.getTransposeA()) {
+      operands.map(matmul.getLhs(), sources->transposedOperand(b, matmul, lhs));
+      deferred.push_back({op, operands});
+      return success();
+    }
     operands.map(matmul.getLhs(), lhs);
   }
   Operation *clone = b.clone(*op, operands);
+  if (folded)
+    cast<TileMatmulOp>(clone).removeAlphaAttr();
   for (auto [original, cloned] : llvm::zip(op->getResults(), clone->getResults())) {
     cloned.setType(distribute(original));
     mapping.map(original, cloned);
@@ -190,6 +219,7 @@ BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
   sources = &bodySources;
   mapping.clear();
   roundedOf.clear();
+  deferred.clear();
   Block *body = backward.queryLoop.getBody();
   mapping.map(body->getArguments().slice(1, 2), gradients);
   if (backward.alibiSlope)
@@ -197,6 +227,17 @@ BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
   for (Operation &op : body->without_terminator())
     if (failed(cloneOp(b, &op)))
       return failure();
+  // The matmuls that read written tiles, after one barrier for all.
+  if (!deferred.empty())
+    sources->sharedWritten(b);
+  for (auto &[op, operands] : deferred) {
+    auto matmul = cast<TileMatmulOp>(op);
+    Operation *clone = b.clone(*op, operands);
+    if (foldedAlpha.lookup(matmul.getLhs()))
+      cast<TileMatmulOp>(clone).removeAlphaAttr();
+    clone->getResult(0).setType(distribute(op->getResult(0)));
+    mapping.map(op->getResult(0), clone->getResult(0));
+  }
   SmallVector<Value> yielded;
   for (Value value : body->getTerminator()->getOperands().take_front(2))
     yielded.push_back(lookup(b, value));

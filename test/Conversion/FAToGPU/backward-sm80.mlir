@@ -41,25 +41,28 @@
 // CHECK: %[[SM:.+]] = fa.apply_mask %[[S]], <causal>
 // CHECK: %[[LSE:.+]] = fa.load_fragment %{{.*}} padding 0x7F800000 : memref<?xf32> -> tensor<64xf32, [[ROWS]]>
 // CHECK: %[[P:.+]] = fa.exp_shifted %[[SM]], %[[LSE]]
-// dV += Pᵀ dO_i: P through shared memory, read transposed.
+// P to shared memory (dV += Pᵀ dO_i reads it transposed, below).
 // CHECK: %[[P16:.+]] = arith.truncf %[[P]] : tensor<64x64xf32, [[ROWS]]> to tensor<64x64xbf16, [[ROWS]]>
 // CHECK: fa.store_shared %[[P16]], %[[SP:[^ ]+]]
-// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
 // CHECK: %[[PT:.+]] = fa.shared_tile %[[SP]]
-// CHECK: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI:[^ ,]+]], %[[DV]] {transpose_a}
-// dP = dO_i V_jᵀ; dS = P ∘ (dP - D_i)
-// CHECK: %[[DP:.+]] = fa.matmul %[[DOI]], %{{.*}} {transpose_b}
+// dP = dO_i V_jᵀ; dS = P ∘ (dP - D_i), times the α its two matmuls share
+// (folded once instead of applied to each product), to shared memory.
+// CHECK: %[[DP:.+]] = fa.matmul %[[DOI:[^ ,]+]], %{{.*}} {transpose_b}
 // CHECK: %[[DROWS:.+]] = fa.load_fragment %{{.*}} padding 0.000000e+00 : memref<?xf32> -> tensor<64xf32, [[ROWS]]>
 // CHECK: %[[DS:.+]] = fa.softmax_grad %[[P]], %[[DP]], %[[DROWS]]
-// dK += α dSᵀ Q_i (shared, transposed); dQ_i = α dS K_j from dS's registers,
-// added into the f32 accumulator.
-// CHECK: %[[DS16:.+]] = arith.truncf %[[DS]]
+// CHECK: %[[DSA:.+]] = arith.mulf %[[DS]], %{{.*}} : tensor<64x64xf32, [[ROWS]]>
+// CHECK: %[[DS16:.+]] = arith.truncf %[[DSA]]
 // CHECK: fa.store_shared %[[DS16]], %[[SDS:[^ ]+]]
 // CHECK: %[[DST:.+]] = fa.shared_tile %[[SDS]]
-// CHECK: %[[DKN:.+]] = fa.matmul %[[DST]], %[[QI]], %[[DK]] {alpha = 1.250000e-01 : f32, transpose_a}
-// CHECK: %[[DQI:.+]] = fa.matmul %[[DS16]], %[[KJ]], %{{.*}} {alpha = 1.250000e-01 : f32}
+// dQ_i = dS K_j from dS's registers, added into the f32 accumulator.
+// CHECK: %[[DQI:.+]] = fa.matmul %[[DS16]], %[[KJ]], %{{.*}} : tensor<64x64xbf16, [[ROWS]]>
 // CHECK: fa.accumulate_fragment %[[DQI]]
-// CHECK: scf.yield %[[DKN]], %[[DVN]]
+// One barrier, then the matmuls that read P and dS transposed.
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI]], %[[DV]] {transpose_a}
+// CHECK-NEXT: %[[DKN:.+]] = fa.matmul %[[DST]], %[[QI]], %[[DK]] {transpose_a}
+// CHECK-NEXT: scf.yield %[[DKN]], %[[DVN]]
 // dK_j, dV_j stored by the rows that exist.
 // CHECK: arith.truncf
 // CHECK: fa.store_fragment

@@ -67,10 +67,14 @@ public:
   struct Sources {
     /// The shared tile (Q, dO, K, V) or the rows (LSE, D) for an L2 tile.
     std::function<Value(OpBuilder &, Value l2Tile)> tile;
-    /// A fragment read transposed by `matmul` (P by dV's, dS by dK's): the
-    /// shared tile it was written to, readable.
+    /// Writes a fragment that `matmul` reads transposed (P for dV's, dS for
+    /// dK's) where it can, and returns the tile it will read once
+    /// `sharedWritten` has run.
     std::function<Value(OpBuilder &, TileMatmulOp matmul, Value fragment)>
         transposedOperand;
+    /// Makes every tile transposedOperand wrote readable (a barrier); called
+    /// once, before the first matmul that reads one.
+    std::function<void(OpBuilder &)> sharedWritten;
     /// dQ_i (f32, with α applied) added into the accumulator.
     std::function<void(OpBuilder &, Value gradQuery)> accumulateGradQuery;
   };
@@ -78,6 +82,13 @@ public:
   /// Clones one Q block's step at the builder: `gradients` are (dK_j,
   /// dV_j); returns their new values. Masks and biases get `grid`'s
   /// coordinates (its queryStart is this Q block's first row).
+  ///
+  /// Two representation choices, as the forward's (docs/gpu.md): the
+  /// matmuls that read an operand transposed (dV += Pᵀ dO, dK += dSᵀ Q)
+  /// come last, after every operand is written, so that one barrier
+  /// serves them all and dQ_i's MMAs run while the writes land; and an
+  /// α that every matmul reading dS applies (scale) is applied to dS once
+  /// before it is rounded to the MMA type, instead of to each product.
   FailureOr<SmallVector<Value>> emitBody(OpBuilder &b, const GridCoords &grid,
                                          Value keyStart, ValueRange gradients,
                                          Value alibiSlope,
@@ -97,8 +108,13 @@ private:
   /// L2 values of block_n rows (dK_j, dV_j and their updates).
   llvm::DenseSet<Value> keyRowValues;
   IRMapping mapping;
-  /// P and dS rounded to the MMA type, once per body.
+  /// P and dS rounded to the MMA type (times the α folded into them), once
+  /// per body.
   DenseMap<Value, Value> roundedOf;
+  /// The α each rounded L2 value carries (FloatAttr() if none).
+  DenseMap<Value, FloatAttr> foldedAlpha;
+  /// Matmuls whose transposed operand is written, to be cloned last.
+  SmallVector<std::pair<Operation *, IRMapping>> deferred;
   const Sources *sources = nullptr;
   const GridCoords *grid = nullptr;
   Value keyStart;

@@ -9,9 +9,9 @@
 //
 //   wait for Q_i, dO_i; barrier; issue Q_{i+1}, dO_{i+1} into the other stage
 //   the L2 step (BackwardMath), with
-//     P  -> shared (fa.store_shared), barrier, dV += Pᵀ dO_i  (ldmatrix.trans)
-//     dS -> shared,                   barrier, dK += dSᵀ Q_i
+//     S, P (-> shared, fa.store_shared), dP, dS (-> shared)
 //     dQ_i = dS K_j from dS's registers, added into dq_acc (red.global.add)
+//     barrier; dV += Pᵀ dO_i, dK += dSᵀ Q_i   (ldmatrix.trans of P, dS)
 //   (the next iteration's barrier orders P/dS's reuse and the ring's)
 //
 // After the last Q block, dK_j and dV_j are stored by the rows that exist.
@@ -191,8 +191,10 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
           Value buffer = matmul == backward.gradValue ? block.sharedProbs
                                                       : block.sharedGradScores;
           StoreSharedOp::create(tb, loc, fragment, buffer);
-          gpu::BarrierOp::create(tb, loc);
           return block.tile(tb, buffer, Value(), c.blockM, c.blockN);
+        };
+        sources.sharedWritten = [&](OpBuilder &tb) {
+          gpu::BarrierOp::create(tb, loc);
         };
         sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
           AccumulateFragmentOp::create(
