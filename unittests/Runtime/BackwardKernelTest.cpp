@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -245,7 +246,10 @@ std::string backwardManifest(bool alibi = false) {
 /// Writes `text` as a manifest beside a dummy PTX file; its path.
 std::string writeManifest(const std::string &text,
                           const std::string &name = "bwd.json") {
-  std::string dir = testing::TempDir();
+  // One directory per test: ctest runs the tests in parallel.
+  std::string dir = testing::TempDir() + "/" +
+                    testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::create_directories(dir);
   std::ofstream(dir + "/bwd.ptx") << "// the PTX it names\n";
   std::ofstream(dir + "/" + name) << text;
   return dir + "/" + name;

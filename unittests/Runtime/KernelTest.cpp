@@ -14,6 +14,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 using namespace fa;
@@ -123,7 +124,11 @@ TEST(Json, NumbersAreJsonNumbers) {
 /// Writes a manifest beside a PTX file (or without one) and reads it.
 static bool readManifest(const std::string &fields, bool withPtx,
                          std::string &error) {
-  std::string dir = testing::TempDir();
+  // One directory per test: ctest runs the tests of this binary in
+  // parallel, and they must not read each other's manifest.
+  std::string dir = testing::TempDir() + "/" +
+                    testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::create_directories(dir);
   std::string ptx = withPtx ? "m.ptx" : "missing.ptx";
   if (withPtx)
     std::ofstream(dir + "/m.ptx") << "// ptx\n";

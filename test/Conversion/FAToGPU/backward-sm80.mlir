@@ -55,11 +55,13 @@
 // CHECK: %[[DS16:.+]] = arith.truncf %[[DSA]]
 // CHECK: fa.store_shared %[[DS16]], %[[SDS:[^ ]+]]
 // CHECK: %[[DST:.+]] = fa.shared_tile %[[SDS]]
-// dQ_i = dS K_j from dS's registers, added into the f32 accumulator.
+// dQ_i = dS K_j from dS's registers, staged in f32 (D + 8 floats a row).
 // CHECK: %[[DQI:.+]] = fa.matmul %[[DS16]], %[[KJ]], %{{.*}} : tensor<64x64xbf16, [[ROWS]]>
-// CHECK: fa.accumulate_fragment %[[DQI]]
-// One barrier, then the matmuls that read P and dS transposed.
+// CHECK: fa.store_shared %[[DQI]], %[[STAGE:[^ ]+]] : tensor<64x64xf32, [[ROWS]]>, memref<64x72xf32, #gpu.address_space<workgroup>>
+// One barrier; dQ_i added into the accumulator, coalesced; then the
+// matmuls that read P and dS transposed.
 // CHECK-NEXT: gpu.barrier
+// CHECK: fa.accumulate_shared %[[STAGE]], %{{.*}} {columns = 64 : i64, threads = 128 : i64}
 // CHECK-NEXT: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI]], %[[DV]] {transpose_a}
 // CHECK-NEXT: %[[DKN:.+]] = fa.matmul %[[DST]], %[[QI]], %[[DK]] {transpose_a}
 // CHECK-NEXT: scf.yield %[[DKN]], %[[DVN]]
@@ -76,6 +78,9 @@
 // LOWER: nvvm.mma.sync
 // LOWER: memref.atomic_rmw addf
 // LOWER-NOT: fa.
+// At D = 128 there is no room to stage dQ_i beside two blocks per SM: its
+// fragment is added in place (fa.accumulate_fragment, tested in
+// fa-compile.test's PTX).
 
 // The negative control: the main kernel reads no D, dS = P ∘ dP.
 // NOROWDOT-LABEL: gpu.func @grad_main

@@ -307,10 +307,10 @@ func.func @store_shared$narrow(%t: tensor<64x64xbf16, #fa.fragment<warps = 4, mT
 
 // -----
 
-func.func @store_shared$f32(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>,
-                            %smem: memref<64x64xf32, #gpu.address_space<workgroup>>) {
-  // expected-error @+1 {{'fa.store_shared' op stores a 16-bit tile into a buffer of its type}}
-  fa.store_shared %t, %smem : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<64x64xf32, #gpu.address_space<workgroup>>
+func.func @store_shared$types(%t: tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>,
+                              %smem: memref<64x64xf16, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{'fa.store_shared' op stores a 16-bit or f32 tile into a buffer of its type}}
+  fa.store_shared %t, %smem : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>, memref<64x64xf16, #gpu.address_space<workgroup>>
   return
 }
 
@@ -320,5 +320,15 @@ func.func @accumulate_fragment$bf16(%t: tensor<64x64xbf16, #fa.fragment<warps = 
                                     %b: memref<?xbf16>, %i: index) {
   // expected-error @+1 {{'fa.accumulate_fragment' op adds an f32 tile into an f32 buffer}}
   fa.accumulate_fragment %t, %b[%i] rows [%i, %i] stride %i : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xbf16>
+  return
+}
+
+// -----
+
+func.func @accumulate_shared$columns(%s: memref<64x72xf32, #gpu.address_space<workgroup>>,
+                                     %b: memref<?xf32>, %i: index) {
+  // expected-error @+1 {{'fa.accumulate_shared' op columns must be in [1, 72], got 80}}
+  fa.accumulate_shared %s, %b[%i] rows [%i, %i] stride %i {columns = 80, threads = 128}
+      : memref<64x72xf32, #gpu.address_space<workgroup>>, memref<?xf32>
   return
 }

@@ -111,3 +111,14 @@ func.func @backward_memory_ops(%lse: memref<?xf32>, %do: memref<?xbf16>, %acc: m
   fa.accumulate_fragment %z, %acc[%i] rows [%i, %s] stride %s : tensor<64x64xf32, #frag>, memref<?xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @accumulate_shared
+// CHECK: fa.accumulate_shared %{{.*}}, %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] stride %{{.*}} {columns = 64 : i64, threads = 128 : i64} : memref<64x72xf32, #gpu.address_space<workgroup>>, memref<?xf32>
+func.func @accumulate_shared(%staging: memref<64x72xf32, #gpu.address_space<workgroup>>,
+                             %acc: memref<?xf32>, %i: index) {
+  fa.accumulate_shared %staging, %acc[%i] rows [%i, %i] stride %i {columns = 64, threads = 128}
+      : memref<64x72xf32, #gpu.address_space<workgroup>>, memref<?xf32>
+  return
+}

@@ -10,8 +10,10 @@
 //   wait for Q_i, dO_i; barrier; issue Q_{i+1}, dO_{i+1} into the other stage
 //   the L2 step (BackwardMath), with
 //     S, P (-> shared, fa.store_shared), dP, dS (-> shared)
-//     dQ_i = dS K_j from dS's registers, added into dq_acc (red.global.add)
-//     barrier; dV += Pᵀ dO_i, dK += dSᵀ Q_i   (ldmatrix.trans of P, dS)
+//     dQ_i = dS K_j from dS's registers (-> shared, f32, where there is room)
+//     barrier; dQ_i added into dq_acc (red.global.add: coalesced from the
+//     staging, else from the fragment); dV += Pᵀ dO_i, dK += dSᵀ Q_i
+//     (ldmatrix.trans of P, dS)
 //   (the next iteration's barrier orders P/dS's reuse and the ring's)
 //
 // After the last Q block, dK_j and dV_j are stored by the rows that exist.
@@ -43,6 +45,18 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   probsOffset = gradOutOffset + elementBytes * 2 * c.blockM * valueRow;
   gradScoresOffset = probsOffset + elementBytes * c.blockM * probsRow;
   bytes = gradScoresOffset + elementBytes * c.blockM * probsRow;
+  // Staging dQ_i halves the L2 sectors its atomics touch (the main
+  // kernel's bound at D = 64: docs/perf-notes.md, backward v2), but not at
+  // the price of the second block per SM (registers allow two; 113 KB is
+  // half an H100's shared memory per SM, less the per-block reserve).
+  // Rows of D + 8 floats: the fragment's 8-row writes fall on 2 ways of
+  // banks rather than 8.
+  int64_t row = c.headDim + 8, staging = 4 * c.blockM * row;
+  if (bytes + staging <= 113 * 1024) {
+    stagingOffset = bytes;
+    stagingRow = row;
+    bytes += staging;
+  }
 }
 
 namespace {
@@ -55,6 +69,7 @@ struct BackwardBlock {
   Value threadId, keyStart, batch, kvHead;
   Value sharedKey, sharedValue, sharedQuery, sharedGradOut, sharedProbs,
       sharedGradScores;
+  Value staging; ///< dQ_i's f32 staging, or null
   BackwardSharedMemoryPlan plan;
 
   BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
@@ -79,6 +94,12 @@ struct BackwardBlock {
     sharedGradOut = view(plan.gradOutOffset, {2, c.blockM, plan.valueRow});
     sharedProbs = view(plan.probsOffset, {c.blockM, plan.probsRow});
     sharedGradScores = view(plan.gradScoresOffset, {c.blockM, plan.probsRow});
+    if (plan.stagingRow) {
+      auto type = MemRefType::get({c.blockM, plan.stagingRow}, b.getF32Type(),
+                                  nullptr, workgroup);
+      staging = memref::ViewOp::create(b, loc, type, smem,
+                                       cst(b, plan.stagingOffset), ValueRange{});
+    }
   }
 
   Value cst(OpBuilder &b, int64_t v) const {
@@ -193,14 +214,33 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
           StoreSharedOp::create(tb, loc, fragment, buffer);
           return block.tile(tb, buffer, Value(), c.blockM, c.blockN);
         };
+        auto addGradQuery = [&](OpBuilder &tb, auto create) {
+          create(tb, block.args["dq_acc"],
+                 at.tensorBase(tb, loc, block.args, "dq_acc", at.head),
+                 block.args.index(tb, "dq_acc_stride_s"));
+        };
+        // dQ_i: staged and added coalesced after the body's barrier, or
+        // added from the fragment where there is no room to stage.
+        sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
+          if (block.staging) {
+            StoreSharedOp::create(tb, loc, gradQuery, block.staging);
+            return;
+          }
+          addGradQuery(tb, [&](OpBuilder &ab, Value acc, Value base, Value stride) {
+            AccumulateFragmentOp::create(ab, loc, gradQuery, acc, base, q0,
+                                         at.queryLen, stride);
+          });
+        };
         sources.sharedWritten = [&](OpBuilder &tb) {
           gpu::BarrierOp::create(tb, loc);
-        };
-        sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
-          AccumulateFragmentOp::create(
-              tb, loc, gradQuery, block.args["dq_acc"],
-              at.tensorBase(tb, loc, block.args, "dq_acc", at.head), q0,
-              at.queryLen, block.args.index(tb, "dq_acc_stride_s"));
+          if (!block.staging)
+            return;
+          addGradQuery(tb, [&](OpBuilder &ab, Value acc, Value base, Value stride) {
+            AccumulateSharedOp::create(ab, loc, block.staging, acc, base, q0,
+                                       at.queryLen, stride,
+                                       ab.getI64IntegerAttr(c.headDim),
+                                       ab.getI64IntegerAttr(32 * c.warps));
+          });
         };
         FailureOr<SmallVector<Value>> yielded =
             math.emitBody(lb, at, block.keyStart, carried, slope, sources);

@@ -7,6 +7,7 @@
 #include "FragmentLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -191,16 +192,20 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
     Value tile = adaptor.getTile();
+    bool swizzled = type.getElementTypeBitWidth() == 16;
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
       Value row = thread.row(slot);
       for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
         int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
         Value column = thread.column(shape, first);
-        Value chunk = arith::DivUIOp::create(rewriter, loc, column, cst(8));
-        Value within = arith::RemUIOp::create(rewriter, loc, column, cst(8));
-        Value physical = arith::AddIOp::create(
-            rewriter, loc, sharedSwizzledColumn(rewriter, loc, row, chunk),
-            within);
+        Value physical = column; // f32: row-major
+        if (swizzled) {
+          Value chunk = arith::DivUIOp::create(rewriter, loc, column, cst(8));
+          Value within = arith::RemUIOp::create(rewriter, loc, column, cst(8));
+          physical = arith::AddIOp::create(
+              rewriter, loc, sharedSwizzledColumn(rewriter, loc, row, chunk),
+              within);
+        }
         Value pair = vector::FromElementsOp::create(
             rewriter, loc, VectorType::get({2}, type.getElementType()),
             ValueRange{vector::ExtractOp::create(rewriter, loc, tile,
@@ -209,7 +214,8 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
                                                  ArrayRef<int64_t>{first + 1})});
         vector::StoreOp::create(rewriter, loc, pair, adaptor.getBuffer(),
                                 ValueRange{row, physical},
-                                /*nontemporal=*/false, llvm::MaybeAlign(4));
+                                /*nontemporal=*/false,
+                                llvm::MaybeAlign(swizzled ? 4 : 8));
       }
     }
     rewriter.eraseOp(op);
@@ -258,11 +264,59 @@ struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
   }
 };
 
+/// fa.accumulate_shared: thread t adds elements t, t + threads, ... of
+/// the staged tile (row-major), so each warp's atomics cover 128
+/// contiguous bytes of a row.
+struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AccumulateSharedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto cst = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    int64_t rows = op.getStaging().getType().getDimSize(0);
+    int64_t columns = op.getColumns(), threads = op.getThreads();
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    // Rows past the limit are not added: count the elements that exist.
+    Value existing = arith::MaxSIOp::create(
+        rewriter, loc, cst(0),
+        arith::MinSIOp::create(
+            rewriter, loc, cst(rows),
+            arith::SubIOp::create(rewriter, loc, adaptor.getRowLimit(),
+                                  adaptor.getRow0())));
+    Value elements = arith::MulIOp::create(rewriter, loc, existing, cst(columns));
+    auto loop = scf::ForOp::create(rewriter, loc, tid, elements, cst(threads));
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(loop.getBody());
+    Value index = loop.getInductionVar();
+    Value row = arith::DivUIOp::create(rewriter, loc, index, cst(columns));
+    Value column = arith::RemUIOp::create(rewriter, loc, index, cst(columns));
+    Value value = memref::LoadOp::create(rewriter, loc, adaptor.getStaging(),
+                                         ValueRange{row, column});
+    Value offset = arith::AddIOp::create(
+        rewriter, loc,
+        arith::AddIOp::create(
+            rewriter, loc, adaptor.getBase(),
+            arith::MulIOp::create(
+                rewriter, loc,
+                arith::AddIOp::create(rewriter, loc, adaptor.getRow0(), row),
+                adaptor.getRowStride())),
+        column);
+    memref::AtomicRMWOp::create(rewriter, loc, arith::AtomicRMWKind::addf,
+                                value, adaptor.getBuffer(), ValueRange{offset});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::fa::populateMemoryPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   patterns.add<SharedTileLowering, StoreFragmentLowering, LoadFragmentLowering,
-               StoreSharedLowering, AccumulateFragmentLowering>(
+               StoreSharedLowering, AccumulateFragmentLowering,
+               AccumulateSharedLowering>(
       converter, patterns.getContext());
 }

@@ -129,13 +129,29 @@ LogicalResult StoreSharedOp::verify() {
       tile.getRank() != 2)
     return emitOpError("tile must be 2-D with a plain #fa.fragment layout");
   auto buffer = getBuffer().getType();
-  if (buffer.getRank() != 2 || buffer.getDimSize(0) != tile.getDimSize(0) ||
-      buffer.getDimSize(1) < tile.getDimSize(1) || buffer.getDimSize(1) % 64)
-    return emitOpError("buffer must be [rows, W], W >= the tile's columns "
-                       "and a multiple of 64 (#fa.shared rows)");
   if (buffer.getElementType() != tile.getElementType() ||
-      tile.getElementTypeBitWidth() != 16)
-    return emitOpError("stores a 16-bit tile into a buffer of its type");
+      (tile.getElementTypeBitWidth() != 16 && !tile.getElementType().isF32()))
+    return emitOpError("stores a 16-bit or f32 tile into a buffer of its type");
+  bool swizzled = tile.getElementTypeBitWidth() == 16;
+  if (buffer.getRank() != 2 || buffer.getDimSize(0) != tile.getDimSize(0) ||
+      buffer.getDimSize(1) < tile.getDimSize(1) ||
+      (swizzled && buffer.getDimSize(1) % 64))
+    return emitOpError("buffer must be [rows, W], W >= the tile's columns")
+           << (swizzled ? " and a multiple of 64 (#fa.shared rows)" : "");
+  return success();
+}
+
+LogicalResult AccumulateSharedOp::verify() {
+  auto staging = getStaging().getType();
+  if (staging.getRank() != 2 || !staging.getElementType().isF32() ||
+      !getBuffer().getType().getElementType().isF32())
+    return emitOpError("adds a 2-D f32 staging tile into an f32 buffer");
+  if (getColumns() < 1 || getColumns() > staging.getDimSize(1))
+    return emitOpError("columns must be in [1, ")
+           << staging.getDimSize(1) << "], got " << getColumns();
+  if (getThreads() < 32 || getThreads() % 32)
+    return emitOpError("threads must be a positive multiple of 32, got ")
+           << getThreads();
   return success();
 }
 

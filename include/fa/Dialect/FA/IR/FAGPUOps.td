@@ -132,11 +132,13 @@ def FA_LoadFragmentOp : FA_Op<"load_fragment"> {
 def FA_StoreSharedOp : FA_Op<"store_shared"> {
   let summary = "Write a distributed tile into a shared-memory buffer";
   let description = [{
-    Writes the `#fa.fragment` tile `[R, C]` (16-bit) into `buffer`
-    (`[R, W]`, `W >= C`) in the swizzled layout `#fa.shared<rowElements =
-    W>` (`fa.shared_tile` reads it back after a barrier). The backward
-    writes P and dS this way, because Pᵀ·dO and dSᵀ·Q read them
-    transposed, which the accumulator's registers cannot give.
+    Writes the `#fa.fragment` tile `[R, C]` into `buffer` (`[R, W]`, `W >=
+    C`). A 16-bit tile is written in the swizzled layout
+    `#fa.shared<rowElements = W>` (`fa.shared_tile` reads it back after a
+    barrier): the backward writes P and dS this way, because Pᵀ·dO and
+    dSᵀ·Q read them transposed, which the accumulator's registers cannot
+    give. An f32 tile is written row-major (the staging of
+    `fa.accumulate_shared`).
 
     ```mlir
     fa.store_shared %p, %smem_p : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>,
@@ -169,6 +171,35 @@ def FA_AccumulateFragmentOp : FA_Op<"accumulate_fragment"> {
   let assemblyFormat = [{
     $tile `,` $buffer `[` $base `]` `rows` `[` $row0 `,` $row_limit `]`
     `stride` $row_stride attr-dict `:` type($tile) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_AccumulateSharedOp : FA_Op<"accumulate_shared"> {
+  let summary = "Add an f32 tile staged in shared memory into a global buffer, atomically and coalesced";
+  let description = [{
+    `buffer[base + (row0 + i)·row_stride + j] += staging[i, j]` for `j <
+    columns` and every `row0 + i < row_limit`, each addition atomic. The
+    block's `threads` threads take the elements in row-major order (thread
+    t: t, t + threads, ...), so one warp's 32 additions fall on 128
+    contiguous bytes: half the L2 sectors of adding the accumulator's
+    fragment in place (`fa.accumulate_fragment`), whose lanes hold column
+    pairs of 8 rows. The schedule writes `staging` (`fa.store_shared`) and
+    places a barrier before this op.
+
+    ```mlir
+    fa.accumulate_shared %staging, %dq_acc[%base] rows [%q0, %m] stride %s
+        {columns = 64, threads = 128}
+        : memref<64x72xf32, #gpu.address_space<workgroup>>, memref<?xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$staging,
+                       Arg<AnyMemRef, "", [MemRead, MemWrite]>:$buffer,
+                       Index:$base, Index:$row0, Index:$row_limit,
+                       Index:$row_stride, I64Attr:$columns, I64Attr:$threads);
+  let assemblyFormat = [{
+    $staging `,` $buffer `[` $base `]` `rows` `[` $row0 `,` $row_limit `]`
+    `stride` $row_stride attr-dict `:` type($staging) `,` type($buffer)
   }];
   let hasVerifier = 1;
 }
