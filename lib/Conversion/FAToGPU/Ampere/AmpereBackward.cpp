@@ -166,6 +166,9 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   };
   Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, blocks,
                                     block.cst(b, 0));
+  // The previous query head's last step may still read stage 0 (its dK
+  // reads Q_i, dV dO_i): every warp is past it before the copy overwrites.
+  gpu::BarrierOp::create(b, loc);
   copyQueryBlock(b, any, begin, block.cst(b, 0));
   Value slope = c.alibi ? grid.alibiSlope(b, loc, block.args) : Value();
 
