@@ -29,6 +29,11 @@
 // The group's query heads, then the Q blocks that see K_j (causal: from
 // the first query on its diagonal).
 // CHECK: scf.for %{{.*}} iter_args(%[[DK0:.+]] = %{{.*}}, %[[DV0:.+]] = %{{.*}}) -> (tensor<64x64xf32, [[ROWS:#fa.fragment<warps = 4, mTiles = 1>]]>, tensor<64x64xf32, [[ROWS]]>)
+// Each head's first Q-block copy waits until every warp is past the last
+// head's reads of stage 0 (racecheck found this one under GQA).
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.if
+// CHECK: nvgpu.device_async_copy
 // CHECK: scf.for %{{.*}} iter_args(%[[DK:.+]] = %[[DK0]], %[[DV:.+]] = %[[DV0]])
 // Wait for Q_i, dO_i; then prefetch the next Q block into the other stage.
 // CHECK: nvvm.cp.async.wait.group 0
