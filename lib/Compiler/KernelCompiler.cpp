@@ -319,6 +319,9 @@ static std::string backwardManifestText(const std::string &name,
      << ", \"warps\": " << config.warps << "},\n";
   os << "  \"negative_control\": " << quote(omitRowDot ? "no-row-dot" : "none")
      << ",\n";
+  // The main kernel takes "deterministic" (KernelAbi.h): dQ in a fixed
+  // order through dq_semaphore when the launch asks.
+  os << "  \"deterministic_mode\": true,\n";
   os << "  \"steps\": {\n";
   std::string rows = std::to_string(::fa::abi::kBackwardRowsPerBlock);
   for (BackwardStep step : {BackwardStep::Preprocess, BackwardStep::Main,

@@ -110,6 +110,8 @@ std::string fa::abi::paramTypeName(ParamType type,
     return "memref<?x" + elementType + ">";
   case ParamType::F32Buffer:
     return "memref<?xf32>";
+  case ParamType::I32Buffer:
+    return "memref<?xi32>";
   case ParamType::Int64:
     return "i64";
   case ParamType::TensorMap:
@@ -149,9 +151,13 @@ BackwardWorkspace BackwardWorkspace::of(int64_t batch, int64_t queryHeads,
   auto align = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
   BackwardWorkspace w;
   int64_t rows = batch * queryHeads * queryLen;
+  int64_t semaphores = batch * queryHeads * ((queryLen + 15) / 16);
   w.deltaOffset = 0;
   w.dqAccOffset = align(rows * 4);
-  w.bytes = w.dqAccOffset + align(rows * headDim * 4);
+  w.semaphoreOffset = w.dqAccOffset + align(rows * headDim * 4);
+  w.bytes = w.semaphoreOffset + align(semaphores * 4);
+  w.zeroOffset = w.dqAccOffset;
+  w.zeroBytes = w.bytes - w.dqAccOffset;
   return w;
 }
 
@@ -189,6 +195,9 @@ static const std::vector<BackwardBinding> &backwardBindings() {
   auto dqAcc = [workspace](const A &a, int64_t d) {
     return int64_t(a.workspace) + workspace(a, d).dqAccOffset;
   };
+  auto semaphores = [workspace](const A &a, int64_t d) {
+    return int64_t(a.workspace) + workspace(a, d).semaphoreOffset;
+  };
   // delta is [B, Hq, M] and dq_acc [B, Hq, M, D], both contiguous.
   auto rows = [](const A &a) { return a.forward.queryLen; };
   auto heads = [](const A &a) { return a.forward.queryHeads; };
@@ -202,6 +211,7 @@ static const std::vector<BackwardBinding> &backwardBindings() {
       {{"lse", P::F32Buffer, U::Always}, kMain, fwd([](auto &f) { return f.lse; })},
       {{"delta", P::F32Buffer, U::Always}, kPre | kMain, delta},
       {{"dq_acc", P::F32Buffer, U::Always}, kMain | kPost, dqAcc},
+      {{"dq_semaphore", P::I32Buffer, U::Always}, kMain, semaphores},
       {{"dq", P::ElementBuffer, U::Always}, kPost, own([](const A &a) { return a.dq; })},
       {{"dk", P::ElementBuffer, U::Always}, kMain, own([](const A &a) { return a.dk; })},
       {{"dv", P::ElementBuffer, U::Always}, kMain, own([](const A &a) { return a.dv; })},
@@ -213,6 +223,8 @@ static const std::vector<BackwardBinding> &backwardBindings() {
       {{"kv_heads", P::Int64, U::Always}, kMain, fwd([](auto &f) { return f.kvHeads; })},
       {{"q_len", P::Int64, U::Always}, kAllSteps, fwd([](auto &f) { return f.queryLen; })},
       {{"kv_len", P::Int64, U::Always}, kMain, fwd([](auto &f) { return f.keyLen; })},
+      {{"deterministic", P::Int64, U::Always}, kMain,
+       own([](const A &a) { return int64_t(a.deterministic); })},
 #define FA_STRIDES(NAME, STEPS, GET)                                           \
   {{NAME "_stride_b", P::Int64, U::Always}, STEPS,                             \
    own([](const A &a) { return (GET)[0]; })},                                  \

@@ -44,6 +44,9 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
     case ::fa::abi::ParamType::F32Buffer:
       types.push_back(MemRefType::get({ShapedType::kDynamic}, b.getF32Type()));
       break;
+    case ::fa::abi::ParamType::I32Buffer:
+      types.push_back(MemRefType::get({ShapedType::kDynamic}, b.getI32Type()));
+      break;
     case ::fa::abi::ParamType::Int64:
       types.push_back(b.getI64Type());
       break;

@@ -63,11 +63,19 @@
 // dQ_i = dS K_j from dS's registers, staged in f32 (D + 8 floats a row).
 // CHECK: %[[DQI:.+]] = fa.matmul %[[DS16]], %[[KJ]], %{{.*}} : tensor<64x64xbf16, [[ROWS]]>
 // CHECK: fa.store_shared %[[DQI]], %[[STAGE:[^ ]+]] : tensor<64x64xf32, [[ROWS]]>, memref<64x72xf32, #gpu.address_space<workgroup>>
-// One barrier; dQ_i added into the accumulator, coalesced; then the
-// matmuls that read P and dS transposed.
+// One barrier; dQ_i added into the accumulator, coalesced, in KV-block
+// order when the launch's `deterministic` is set (thread 0 polls the Q
+// block's counter in dq_semaphore, adds happen, the counter is bumped);
+// then the matmuls that read P and dS transposed.
 // CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: scf.while
+// CHECK: memref.atomic_rmw addi %{{.*}}, %[[SEM:[a-z0-9_]+]]
+// CHECK: nvvm.memory.barrier <gpu>
 // CHECK: fa.accumulate_shared %[[STAGE]], %{{.*}} {columns = 64 : i64, threads = 128 : i64}
-// CHECK-NEXT: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI]], %[[DV]] {transpose_a}
+// CHECK: nvvm.memory.barrier <gpu>
+// CHECK: memref.atomic_rmw addi %{{.*}}, %[[SEM]]
+// CHECK: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI]], %[[DV]] {transpose_a}
 // CHECK-NEXT: %[[DKN:.+]] = fa.matmul %[[DST]], %[[QI]], %[[DK]] {transpose_a}
 // CHECK-NEXT: scf.yield %[[DKN]], %[[DVN]]
 // dK_j, dV_j stored by the rows that exist.

@@ -26,6 +26,7 @@
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include <limits>
@@ -138,6 +139,108 @@ GridCoords memberCoords(OpBuilder &b, const BackwardBlock &block, Value head) {
   return g;
 }
 
+/// Runs `body` in thread 0 of the block.
+void inFirstThread(OpBuilder &b, const BackwardBlock &block,
+                   function_ref<void(OpBuilder &)> body) {
+  Value first = arith::CmpIOp::create(b, block.loc, arith::CmpIPredicate::eq,
+                                      block.threadId, block.cst(b, 0));
+  scf::IfOp::create(b, block.loc, first, [&](OpBuilder &then, Location loc) {
+    body(then);
+    scf::YieldOp::create(then, loc);
+  });
+}
+
+/// dQ_i (staged in shared memory, or `gradQuery`'s fragment) added into
+/// dq_acc. With the launch's `deterministic`, the KV blocks that see Q
+/// block i add in increasing order: the block of KV block j waits until
+/// the Q block's counter (dq_semaphore, zeroed per launch) equals j minus
+/// the first KV block Q block i sees, adds, and increments it. Blocks with
+/// smaller j are launched first and never wait on larger ones, so the
+/// waits cannot deadlock.
+void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
+                      const GridCoords &at, Value gradQuery) {
+  const AttentionKernelConfig &c = block.c;
+  Location loc = block.loc;
+  KernelArgs &args = block.args;
+  Value deterministic = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, args.index(b, "deterministic"),
+      block.cst(b, 0));
+  // Counter (b, h, q0 / 16) of [B, Hq, ceil(M / 16)] (KernelAbi.h).
+  Value perHead = arith::CeilDivUIOp::create(b, loc, at.queryLen, block.cst(b, 16));
+  Value counter = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, at.batch, args.index(b, "q_heads")),
+              at.head),
+          perHead),
+      arith::DivUIOp::create(b, loc, at.queryStart, block.cst(b, 16)));
+  Value rows = arith::MinSIOp::create(
+      b, loc, block.cst(b, c.blockM),
+      arith::SubIOp::create(b, loc, at.queryLen, at.queryStart));
+  Value firstKey = buildVisibleKeyRange(b, loc, c.mask, at.queryStart, rows,
+                                        at.queryLen, at.keyLen, c.blockN)
+                       .first;
+  Value turn = arith::SubIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, block.keyStart, block.cst(b, c.blockN)),
+      arith::DivUIOp::create(b, loc, firstKey, block.cst(b, c.blockN)));
+  Value expected = arith::IndexCastOp::create(b, loc, b.getI32Type(), turn);
+  Value semaphores = args["dq_semaphore"];
+  auto i32 = [&](OpBuilder &ib, int32_t v) {
+    return arith::ConstantOp::create(ib, loc, ib.getI32IntegerAttr(v));
+  };
+  auto gpuFence = [&](OpBuilder &fb) {
+    NVVM::MembarOp::create(fb, loc, NVVM::MemScopeKind::GPU);
+  };
+  auto whenDeterministic = [&](function_ref<void(OpBuilder &)> body) {
+    scf::IfOp::create(b, loc, deterministic, [&](OpBuilder &then, Location) {
+      body(then);
+      scf::YieldOp::create(then, loc);
+    });
+  };
+  // Wait for this block's turn (thread 0 polls; the others wait at the
+  // barrier), then see the earlier blocks' additions.
+  whenDeterministic([&](OpBuilder &wb) {
+    inFirstThread(wb, block, [&](OpBuilder &tb) {
+      scf::WhileOp::create(
+          tb, loc, TypeRange{}, ValueRange{},
+          [&](OpBuilder &cb, Location, ValueRange) {
+            Value now = memref::AtomicRMWOp::create(
+                cb, loc, arith::AtomicRMWKind::addi, i32(cb, 0), semaphores,
+                ValueRange{counter});
+            Value waiting = arith::CmpIOp::create(
+                cb, loc, arith::CmpIPredicate::ne, now, expected);
+            scf::ConditionOp::create(cb, loc, waiting, ValueRange{});
+          },
+          [&](OpBuilder &db, Location, ValueRange) {
+            scf::YieldOp::create(db, loc);
+          });
+      gpuFence(tb);
+    });
+    gpu::BarrierOp::create(wb, loc);
+  });
+  Value base = at.tensorBase(b, loc, args, "dq_acc", at.head);
+  Value stride = args.index(b, "dq_acc_stride_s");
+  if (block.staging)
+    AccumulateSharedOp::create(b, loc, block.staging, args["dq_acc"], base,
+                               at.queryStart, at.queryLen, stride,
+                               b.getI64IntegerAttr(c.headDim),
+                               b.getI64IntegerAttr(32 * c.warps));
+  else
+    AccumulateFragmentOp::create(b, loc, gradQuery, args["dq_acc"], base,
+                                 at.queryStart, at.queryLen, stride);
+  // Every thread's additions performed, then the next block's turn.
+  whenDeterministic([&](OpBuilder &sb) {
+    gpuFence(sb);
+    gpu::BarrierOp::create(sb, loc);
+    inFirstThread(sb, block, [&](OpBuilder &tb) {
+      memref::AtomicRMWOp::create(tb, loc, arith::AtomicRMWKind::addi,
+                                  i32(tb, 1), semaphores, ValueRange{counter});
+    });
+  });
+}
+
 /// The Q-block loop of one query head: returns (dK_j, dV_j).
 FailureOr<SmallVector<Value>>
 emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
@@ -217,33 +320,18 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
           StoreSharedOp::create(tb, loc, fragment, buffer);
           return block.tile(tb, buffer, Value(), c.blockM, c.blockN);
         };
-        auto addGradQuery = [&](OpBuilder &tb, auto create) {
-          create(tb, block.args["dq_acc"],
-                 at.tensorBase(tb, loc, block.args, "dq_acc", at.head),
-                 block.args.index(tb, "dq_acc_stride_s"));
-        };
-        // dQ_i: staged and added coalesced after the body's barrier, or
-        // added from the fragment where there is no room to stage.
+        // dQ_i: staged (where there is room) when computed, and added after
+        // the body's barrier, in KV-block order when deterministic.
+        Value unstaged;
         sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
-          if (block.staging) {
+          if (block.staging)
             StoreSharedOp::create(tb, loc, gradQuery, block.staging);
-            return;
-          }
-          addGradQuery(tb, [&](OpBuilder &ab, Value acc, Value base, Value stride) {
-            AccumulateFragmentOp::create(ab, loc, gradQuery, acc, base, q0,
-                                         at.queryLen, stride);
-          });
+          else
+            unstaged = gradQuery;
         };
         sources.sharedWritten = [&](OpBuilder &tb) {
           gpu::BarrierOp::create(tb, loc);
-          if (!block.staging)
-            return;
-          addGradQuery(tb, [&](OpBuilder &ab, Value acc, Value base, Value stride) {
-            AccumulateSharedOp::create(ab, loc, block.staging, acc, base, q0,
-                                       at.queryLen, stride,
-                                       ab.getI64IntegerAttr(c.headDim),
-                                       ab.getI64IntegerAttr(32 * c.warps));
-          });
+          emitGradQueryAdd(tb, block, at, unstaged);
         };
         FailureOr<SmallVector<Value>> yielded =
             math.emitBody(lb, at, block.keyStart, carried, slope, sources);

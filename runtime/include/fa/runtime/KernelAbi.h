@@ -50,6 +50,10 @@ struct BackwardArgs {
   int64_t dvStride[3] = {0, 0, 0};
   /// backwardWorkspaceBytes() bytes of device memory, 256-byte aligned.
   cuda::CUdeviceptr workspace = 0;
+  /// dQ accumulated in a fixed order (KV blocks in increasing order per Q
+  /// block, through dq_semaphore): bit-identical across runs, slower.
+  /// Only for kernels whose manifest says "deterministic_mode": true.
+  bool deterministic = false;
 };
 
 namespace abi {
@@ -72,10 +76,14 @@ constexpr int64_t kBackwardRowsPerBlock = 128;
 
 /// The backward's workspace, owned by the caller (O(M) plus dQ's f32
 /// accumulator, DESIGN.md's memory rule): delta [B, Hq, M] f32, then
-/// dq_acc [B, Hq, M, D] f32, both contiguous. The runtime zeroes dq_acc
-/// before the main kernel.
+/// dq_acc [B, Hq, M, D] f32, then dq_semaphore [B, Hq, ceil(M / 16)] i32
+/// (one counter per Q block of the deterministic mode; 16 rows is the
+/// smallest block_m), each contiguous. The runtime zeroes
+/// [zeroOffset, zeroOffset + zeroBytes) (dq_acc and the counters) before
+/// the main kernel.
 struct BackwardWorkspace {
-  int64_t deltaOffset = 0, dqAccOffset = 0, bytes = 0;
+  int64_t deltaOffset = 0, dqAccOffset = 0, semaphoreOffset = 0, bytes = 0;
+  int64_t zeroOffset = 0, zeroBytes = 0;
   static BackwardWorkspace of(int64_t batch, int64_t queryHeads,
                               int64_t queryLen, int64_t headDim);
 };
@@ -85,6 +93,7 @@ struct BackwardWorkspace {
 enum class ParamType {
   ElementBuffer, ///< memref<?xT>, T the kernel's element type (Q, K, V, O)
   F32Buffer,     ///< memref<?xf32> (LSE, ALiBi slopes)
+  I32Buffer,     ///< memref<?xi32> (the backward's dQ semaphores)
   Int64,         ///< i64 (sizes and strides, in elements)
   /// A CUtensorMap (128 bytes, 64-byte aligned) passed by value as a
   /// grid-constant parameter: a TMA map of Q, K or V (tensorMapOf).
