@@ -6,10 +6,12 @@
 #      issue's sizes, MHA in [B,H,S,D] and GQA in [B,S,H,D]; the negative
 #      control must be reported as a mismatch (exit 1);
 #   3. compute-sanitizer memcheck and racecheck on a small and an odd size;
-#   4. fa-run --bench forward + backward at N = 4096.
+#   4. fa-run --bench forward + backward at N = 4096;
+#   5. deterministic mode: dQ, dK, dV bit-identical over 10 runs (and
+#      verified), and its cost beside the default (fa-run --deterministic).
 # Usage: [FA_BWD_SIZES="1x1 113x203"] bash bench/verify-backward.sh [--steps 234] [filter]
 set -u
-steps=1234
+steps=12345
 if [ "${1:-}" = "--steps" ]; then steps="1$2"; shift 2; fi
 want() { [[ "$steps" == *"$1"* ]]; }
 filter="${1:-}"
@@ -76,5 +78,19 @@ echo "== 4. fa-run --bench, forward + backward, B=4 H=16 N=4096"
 for fwd in "${pairs[@]}"; do
   echo "$(basename "$fwd" .json): $($FA_RUN --device cuda --kernel "$fwd" --bwd --bench --iters 20 \
        --b 4 --hq 16 --hkv 16 --m 4096 --n 4096 2>&1 | grep -iE 'tflop|ms' | tr '\n' ' ')"
+done
+fi
+
+if want 5; then
+echo "== 5. deterministic mode (fa-run --bwd --deterministic)"
+for fwd in "${pairs[@]}"; do
+  name=$(basename "$fwd" .json)
+  for size in "--b 2 --hq 8 --hkv 2 --m 1023 --n 1024 --layout bshd" "--b 1 --hq 4 --hkv 4 --m 113 --n 203"; do
+    out=$(timeout 300 $FA_RUN --device cuda --kernel "$fwd" --bwd --deterministic --verify $size 2>&1)
+    rc=$?
+    echo "  $name ($size): rc=$rc $(echo "$out" | grep -E '^deterministic|verdict' | tr '\n' ' ')"
+  done
+  echo "  $name: $($FA_RUN --device cuda --kernel "$fwd" --bwd --deterministic --bench --iters 20 \
+       --b 4 --hq 16 --hkv 16 --m 4096 --n 4096 2>&1 | grep -E 'deterministic' | tr '\n' ' ')"
 done
 fi

@@ -83,6 +83,13 @@ bool BackwardManifest::read(const std::string &path, BackwardManifest &out,
           "\"negative_control\" must be \"none\" or \"no-row-dot\"");
     out.negativeControl = control->string;
   }
+  // Written only by compilers whose main kernel reads "deterministic";
+  // older kernels take the flag but ignore it, so absent means false.
+  if (const json::Value *mode = root.get("deterministic_mode")) {
+    if (mode->kind != json::Value::Bool)
+      return reader.fail("\"deterministic_mode\" must be true or false");
+    out.deterministicMode = mode->boolean;
+  }
   // The main step's grid is ceil(N / block_n) of the spec's block_n: a
   // tile that says otherwise is a kernel the grid would not cover.
   const json::Value *tile = root.get("tile");
@@ -228,6 +235,14 @@ bool BackwardKernel::checkArgs(const BackwardArgs &a,
     error = "the workspace must be 256-byte aligned";
     return false;
   }
+  // A kernel without the mode would ignore the flag and accumulate dQ in
+  // whatever order its blocks finish: refuse rather than promise.
+  if (a.deterministic && !info.deterministicMode) {
+    error = "the backward kernel " + info.kernelName +
+            " has no deterministic mode (its manifest lacks "
+            "\"deterministic_mode\": true)";
+    return false;
+  }
   if (info.takesAlibiSlopes() && !f.alibiSlopes) {
     error = "the kernel takes ALiBi slopes; none given";
     return false;
@@ -243,14 +258,15 @@ bool BackwardKernel::backward(const BackwardArgs &a, CUstream stream,
   int64_t headDim = info.spec.headDim;
   abi::BackwardWorkspace w =
       abi::BackwardWorkspace::of(f.batch, f.queryHeads, f.queryLen, headDim);
-  // The main step adds each KV block's share of dQ into dq_acc, so it
-  // starts at zero: on the stream, ahead of the launches that read it.
-  CUresult r = cu->cuMemsetD32Async(
-      a.workspace + w.dqAccOffset, 0,
-      static_cast<size_t>(f.batch * f.queryHeads * f.queryLen * headDim),
-      stream);
+  // The main step adds each KV block's share of dQ into dq_acc, and the
+  // deterministic mode counts the KV blocks done per Q block in
+  // dq_semaphore: both start at zero on every call, on the stream, ahead
+  // of the launches that read them (one contiguous range, in words).
+  CUresult r =
+      cu->cuMemsetD32Async(a.workspace + w.zeroOffset, 0,
+                           static_cast<size_t>(w.zeroBytes / 4), stream);
   if (r) {
-    error = cu->describe(r, "zeroing the dQ accumulator");
+    error = cu->describe(r, "zeroing the dQ accumulator and semaphores");
     return false;
   }
   // The names were checked against the ABI table when the manifest was

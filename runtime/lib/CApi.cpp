@@ -118,6 +118,12 @@ extern "C" int64_t fa_backward_workspace_size(const fa_backward_kernel *kernel,
 
 extern "C" int fa_kernel_backward(const fa_backward_kernel *kernel,
                                   const fa_backward_args *a, void *stream) {
+  // A flag, not a count: 2 is more likely garbage (an args struct older
+  // than the field, uninitialised) than a wish. Checked first, as it needs
+  // no kernel.
+  if (a && a->deterministic != 0 && a->deterministic != 1)
+    return fail("fa_kernel_backward: deterministic must be 0 or 1, not " +
+                std::to_string(a->deterministic));
   if (!kernel || !a)
     return fail("fa_kernel_backward: null kernel or args");
   fa::BackwardArgs args;
@@ -133,6 +139,7 @@ extern "C" int fa_kernel_backward(const fa_backward_kernel *kernel,
     args.dvStride[i] = a->dv_stride[i];
   }
   args.workspace = reinterpret_cast<fa::cuda::CUdeviceptr>(a->workspace);
+  args.deterministic = a->deterministic == 1;
   std::string error;
   if (!kernel->kernel->backward(args, static_cast<fa::cuda::CUstream>(stream),
                                 error))

@@ -143,11 +143,11 @@ bool ManifestReader::params(
     if (isMap != (t == "tensormap"))
       return fail("kernel parameter \"" + n + "\" has type \"" + t + "\"" +
                   (isMap ? " (a tensormap expected)" : ""));
-    if (!isMap && t != "i64" && t != "memref<?xf32>" &&
+    if (!isMap && t != "i64" && t != "memref<?xf32>" && t != "memref<?xi32>" &&
         t != std::string("memref<?x") + elementTypeName(dtype) + ">")
       return fail("kernel parameter \"" + n + "\" has type \"" + t +
-                  "\" (i64 or a memref of f32 or the kernel's element type "
-                  "expected)");
+                  "\" (i64 or a memref of f32, i32 or the kernel's element "
+                  "type expected)");
     out.push_back({n, t});
   }
   return true;

@@ -56,8 +56,9 @@ public:
   /// object["block"][0]: the threads of a block, in [1, 1024].
   bool blockThreads(const json::Value *object, int64_t &threads);
   /// object["params"]: each a known name (`known`), listed once, of a type
-  /// the launch can pass (i64, memref<?xf32>, memref<?xT> for the kernel's
-  /// element type, tensormap for exactly the tensor-map names).
+  /// the launch can pass (i64, memref<?xf32>, memref<?xi32>, memref<?xT>
+  /// for the kernel's element type, tensormap for exactly the tensor-map
+  /// names).
   bool params(const json::Value *object, ElementType dtype,
               const std::function<bool(const std::string &)> &known,
               ParamList &out);

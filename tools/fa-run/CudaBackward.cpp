@@ -6,7 +6,9 @@
 // backward kernel's three steps run on the O and LSE it wrote, with a
 // fresh random dO in O's layout, the gradients poisoned with NaN and the
 // workspace too; dQ, dK and dV are then checked against the float64
-// reference exactly as --device cpu checks them.
+// reference exactly as --device cpu checks them. With --deterministic the
+// backward runs in its deterministic mode, and again on the same inputs
+// until ten runs have been compared bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 using namespace fa;
 using namespace fa::cuda;
@@ -114,6 +117,12 @@ int fa::cudarun::readBackwardManifest(const Options &o, const Manifest &forward,
                 kBadInput);
   if (!out.checkLaunch(size, error))
     return fail(error, kBadInput);
+  // Refused here, before anything runs, rather than by backward() later.
+  if (o.deterministic && !out.deterministicMode)
+    return fail("--deterministic: the backward kernel " + out.kernelName +
+                    " has no deterministic mode (its manifest lacks "
+                    "\"deterministic_mode\": true)",
+                kBadInput);
   // A deliberately broken kernel runs only when asked for, and then must
   // be the one asked for.
   if (out.negativeControl != o.negativeControl)
@@ -131,10 +140,32 @@ int fa::cudarun::readBackwardManifest(const Options &o, const Manifest &forward,
   return kPass;
 }
 
+/// Fills the gradients and the workspace with NaN on the device: a
+/// gradient element the kernels never write stays NaN, and so does one
+/// computed from a delta the preprocess does not write or a dQ accumulator
+/// (or semaphore) the runtime does not zero.
+static bool poison(Driver &cu, ElementType type, Gradients &g,
+                   std::string &error) {
+  std::fill(g.dqBits.begin(), g.dqBits.end(), poisonBits(type));
+  std::fill(g.dkBits.begin(), g.dkBits.end(), poisonBits(type));
+  std::fill(g.dvBits.begin(), g.dvBits.end(), poisonBits(type));
+  if (!upload(cu, g.dqBuffer, g.dqBits.data(), error) ||
+      !upload(cu, g.dkBuffer, g.dkBits.data(), error) ||
+      !upload(cu, g.dvBuffer, g.dvBits.data(), error))
+    return false;
+  // f32 NaN is all-ones bytes.
+  if (CUresult r = cu.cuMemsetD8(g.workspace.ptr, 0xFF, g.workspace.bytes)) {
+    error = cu.describe(r, "poisoning the workspace");
+    return false;
+  }
+  return true;
+}
+
 /// Draws dO from the run's random stream (after Q, K and V, as --device cpu
 /// does), poisons the gradients and the workspace, uploads them, and fills
 /// `args`. False with a reason.
-static bool prepareGradients(Driver &cu, const BackwardKernel &kernel,
+static bool prepareGradients(const Options &o, Driver &cu,
+                             const BackwardKernel &kernel,
                              const AttentionSpec &spec, const ProblemSize &size,
                              const ForwardArgs &forwardArgs, Tensors &t,
                              Gradients &g, BackwardArgs &args,
@@ -158,17 +189,8 @@ static bool prepareGradients(Driver &cu, const BackwardKernel &kernel,
       !allocate(cu, g.dvBuffer, t.vL.count() * eb, error) ||
       !allocate(cu, g.workspace, workspaceBytes, error) ||
       !upload(cu, g.gradOutBuffer, g.gradOut.bits.data(), error) ||
-      !upload(cu, g.dqBuffer, g.dqBits.data(), error) ||
-      !upload(cu, g.dkBuffer, g.dkBits.data(), error) ||
-      !upload(cu, g.dvBuffer, g.dvBits.data(), error))
+      !poison(cu, type, g, error))
     return false;
-  // The workspace starts as f32 NaN (all-ones bytes): a delta the
-  // preprocess does not write, or a dQ accumulator the runtime does not
-  // zero, turns into NaN gradients and fails.
-  if (CUresult r = cu.cuMemsetD8(g.workspace.ptr, 0xFF, g.workspace.bytes)) {
-    error = cu.describe(r, "poisoning the workspace");
-    return false;
-  }
   args.forward = forwardArgs;
   args.gradOut = g.gradOutBuffer.ptr;
   args.dq = g.dqBuffer.ptr;
@@ -180,6 +202,7 @@ static bool prepareGradients(Driver &cu, const BackwardKernel &kernel,
   std::copy(t.kL.stride, t.kL.stride + 3, args.dkStride);
   std::copy(t.vL.stride, t.vL.stride + 3, args.dvStride);
   args.workspace = g.workspace.ptr;
+  args.deterministic = o.deterministic;
   return true;
 }
 
@@ -204,6 +227,97 @@ static bool runBackwardOnce(const BackwardKernel &kernel,
   g.gradKey = logicalValues(t.kL, type, g.dkBits);
   g.gradValue = logicalValues(t.vL, type, g.dvBits);
   return true;
+}
+
+/// Runs of the deterministic mode compared bit for bit (the first one
+/// included).
+constexpr int kDeterministicRuns = 10;
+
+/// --deterministic: runs the backward kDeterministicRuns - 1 more times on the
+/// inputs of the first run, each on freshly poisoned gradients and
+/// workspace (the runtime zeroes what must start at zero), and compares dQ,
+/// dK and dV bit for bit with the first run's, which `g` holds. Prints one
+/// line; kPass, kMismatch if any run differs, or the exit code of a
+/// failure.
+static int checkDeterministic(const BackwardKernel &kernel,
+                              const BackwardArgs &args, ElementType type,
+                              const Tensors &t, Gradients &g) {
+  std::string error;
+  const std::vector<uint16_t> dq = g.dqBits, dk = g.dkBits, dv = g.dvBits;
+  auto differing = [](const std::vector<uint16_t> &a,
+                      const std::vector<uint16_t> &b) {
+    int64_t n = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+      n += a[i] != b[i];
+    return n;
+  };
+  for (int run = 2; run <= kDeterministicRuns; ++run) {
+    if (!poison(kernel.driver(), type, g, error) ||
+        !runBackwardOnce(kernel, args, type, t, g, error))
+      return fail(error, kMismatch);
+    std::string line;
+    for (auto [name, first, now] : {std::make_tuple("dQ", &dq, &g.dqBits),
+                                    std::make_tuple("dK", &dk, &g.dkBits),
+                                    std::make_tuple("dV", &dv, &g.dvBits)})
+      if (int64_t n = differing(*first, *now))
+        line += std::string(line.empty() ? "deterministic: " : "; ") + name +
+                " differs in run " + std::to_string(run) + " (" +
+                std::to_string(n) + " elements)";
+    if (!line.empty()) {
+      std::cout << line << "\n";
+      return kMismatch;
+    }
+  }
+  std::cout << "deterministic: dQ, dK, dV bit-identical over "
+            << kDeterministicRuns << " runs\n";
+  return kPass;
+}
+
+/// --bench with --deterministic: times the backward alone in its default
+/// and its deterministic mode, alternating per iteration (and which goes
+/// first, so that neither always follows the other), over the same input
+/// sets, and prints the medians and their ratio. kPass, or the exit code.
+static int benchBothModes(const Options &o, const BackwardKernel &backward,
+                          const std::vector<BackwardArgs> &rotation) {
+  Driver &cu = backward.driver();
+  std::string error;
+  CUevent events[3];
+  for (CUevent &e : events)
+    cu.cuEventCreate(&e, 0);
+  std::vector<float> times[2]; // default, deterministic
+  CUresult r = 0;
+  for (int64_t i = -10; i < o.benchIters && !r && error.empty(); ++i) {
+    // The first ten iterations warm up, untimed.
+    BackwardArgs a = rotation[(i + 10) % rotation.size()];
+    bool deterministicFirst = (i + 10) % 2;
+    cu.cuEventRecord(events[0], nullptr);
+    for (int k = 0; k < 2 && error.empty(); ++k) {
+      a.deterministic = deterministicFirst == (k == 0);
+      if (backward.backward(a, nullptr, error))
+        cu.cuEventRecord(events[k + 1], nullptr);
+    }
+    if (!error.empty() || (r = cu.cuEventSynchronize(events[2])) || i < 0)
+      continue;
+    float first = 0, second = 0;
+    cu.cuEventElapsedTime(&first, events[0], events[1]);
+    cu.cuEventElapsedTime(&second, events[1], events[2]);
+    times[deterministicFirst ? 1 : 0].push_back(first);
+    times[deterministicFirst ? 0 : 1].push_back(second);
+  }
+  for (CUevent &e : events)
+    cu.cuEventDestroy(e);
+  if (r)
+    return fail(cu.describe(r, "timing"), kMismatch);
+  if (!error.empty())
+    return fail(error, kMismatch);
+  double x = median(times[0]), y = median(times[1]);
+  char line[200];
+  std::snprintf(line, sizeof(line),
+                "bench: backward default %.4f ms, deterministic %.4f ms "
+                "(Y/X = %.3f)\n",
+                x, y, y / x);
+  std::cout << line;
+  return kPass;
 }
 
 /// --bench with --bwd: times o.benchIters iterations of the forward and
@@ -288,6 +402,8 @@ static int runBackwardBench(const Options &o, const Kernel &forward,
                 3.5 * flops / (msBoth * 1e-3) / 1e12, msAlone,
                 2.5 * flops / (msAlone * 1e-3) / 1e12);
   std::cout << line;
+  if (o.deterministic)
+    return benchBothModes(o, backward, rotation);
   return kPass;
 }
 
@@ -315,7 +431,7 @@ int fa::cudarun::runBackward(const Options &o, const Kernel &forward,
   std::string error;
   Gradients g;
   BackwardArgs args;
-  if (!prepareGradients(cu, backward, spec, size, forwardArgs, t, g, args,
+  if (!prepareGradients(o, cu, backward, spec, size, forwardArgs, t, g, args,
                         error) ||
       !runBackwardOnce(backward, args, spec.dtype, t, g, error))
     return fail(error, kMismatch);
@@ -326,6 +442,7 @@ int fa::cudarun::runBackward(const Options &o, const Kernel &forward,
             << "/" << backward.registers(BackwardStep::Main) << "/"
             << backward.registers(BackwardStep::Postprocess)
             << " (preprocess/main/postprocess) workspace=" << g.workspace.bytes
+            << (o.deterministic ? " mode=deterministic" : "")
             << (m.negativeControl != "none"
                     ? " negative-control=" + m.negativeControl
                     : std::string())
@@ -338,6 +455,10 @@ int fa::cudarun::runBackward(const Options &o, const Kernel &forward,
     std::cout << "backward:\n" << report.format() << "\n";
     pass &= report.pass();
   }
+  if (o.deterministic)
+    if (int code = checkDeterministic(backward, args, spec.dtype, t, g);
+        code != kPass)
+      return code;
   if (!o.dump.empty())
     if (int code = writeGradientDump(o.dump, t, g); code != kPass)
       return code;

@@ -34,6 +34,9 @@ struct Options {
   int64_t batch = 1, queryHeads = 1, kvHeads = 1, queryLen = 128, keyLen = 128;
   uint64_t seed = 0;
   bool verify = false, backward = false, bench = false;
+  /// --deterministic (--device cuda --bwd): the backward's deterministic
+  /// mode, checked bit for bit over repeated runs.
+  bool deterministic = false;
   int64_t benchIters = 50;
   /// The options the command line named (without "--"), each once.
   std::set<std::string> given;

@@ -5,7 +5,8 @@
 // fa-run --device cpu --spec "d=72,dv=72,dtype=bf16,mask=causal,softcap=0"
 //        --b 2 --hq 6 --hkv 2 --m 113 --n 203 --seed 7 --verify [--bwd]
 //        [--dump DIR]
-// fa-run --device cuda --kernel F.json [--bwd [--bwd-kernel B.json]] ...
+// fa-run --device cuda --kernel F.json [--bwd [--bwd-kernel B.json]
+//        [--deterministic]] ...
 //
 // Fresh random normal inputs (rounded to the dtype), outputs poisoned with
 // NaN before every launch, every element checked against the float64
@@ -32,6 +33,7 @@ const char *kUsage =
     "              [--b B] [--hq HQ] [--hkv HKV] [--m M] [--n N] [--seed S]\n"
     "              [--verify] [--bwd] [--bench] [--iters K] [--layout bhsd|bshd]\n"
     "              [--dump DIR] [--target CHIP] [--bwd-kernel B.json]\n"
+    "              [--deterministic]\n"
     "              [--negative-control none|no-rescale|no-row-dot|no-alibi]\n"
     "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
     "      window(L,R),softcap=..,alibi=none|head|batch_head,scale=..,\n"
@@ -46,6 +48,12 @@ const char *kUsage =
     "      else fa_bwd_X.json beside the forward's fa_fwd_X.json, or with\n"
     "      --spec (no --kernel) compiled here. Its negative control:\n"
     "      --negative-control no-row-dot (a kernel built so; must FAIL).\n"
+    "--deterministic with --device cuda --bwd: the backward in its\n"
+    "      deterministic mode (a kernel whose manifest has\n"
+    "      \"deterministic_mode\": true); after the run (and --verify) it\n"
+    "      runs 9 more times on the same inputs and needs dQ, dK, dV\n"
+    "      bit-identical (else exit 1); --bench also times the backward in\n"
+    "      both modes, interleaved.\n"
     "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 
 bool parseInt64(const std::string &text, int64_t &out) {
@@ -69,7 +77,8 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
       {"b", &o.batch}, {"hq", &o.queryHeads}, {"hkv", &o.kvHeads},
       {"m", &o.queryLen}, {"n", &o.keyLen}, {"iters", &o.benchIters}};
   std::map<std::string, bool *> flags = {
-      {"verify", &o.verify}, {"bwd", &o.backward}, {"bench", &o.bench}};
+      {"verify", &o.verify}, {"bwd", &o.backward}, {"bench", &o.bench},
+      {"deterministic", &o.deterministic}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -183,6 +192,10 @@ int main(int argc, char **argv) {
        !options.kernel.empty()))
     return badInput("--target chooses the chip a --spec is compiled for: it "
                     "needs --device cuda and --spec, without --kernel");
+  // The mode belongs to the GPU backward kernels (their dQ is a sum over
+  // KV blocks finishing in any order); nothing else would read the flag.
+  if (options.deterministic && (options.device != "cuda" || !options.backward))
+    return badInput("--deterministic needs --device cuda and --bwd");
   if (options.device == "cuda") {
 #ifdef FA_ENABLE_COMPILER
     // --spec without --kernel: compile it here, as fa-compile would.

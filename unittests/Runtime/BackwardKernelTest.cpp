@@ -88,6 +88,31 @@ TEST(BackwardAbi, AlibiAddsSlopesToMainOnly) {
   }
 }
 
+/// The deterministic mode's two parameters: dq_semaphore (an i32 buffer)
+/// right after dq_acc and deterministic (an i64) right after kv_len, in
+/// the main step only.
+TEST(BackwardAbi, MainStepTakesSemaphoresAndTheFlag) {
+  for (bool alibi : {false, true}) {
+    std::vector<Param> main = backwardKernelParams(BackwardStep::Main, alibi);
+    std::vector<std::string> names = namesOf(main);
+    auto at = [&](const std::string &name) {
+      return std::find(names.begin(), names.end(), name) - names.begin();
+    };
+    ASSERT_LT(at("dq_semaphore"), int64_t(names.size()));
+    ASSERT_LT(at("deterministic"), int64_t(names.size()));
+    EXPECT_EQ(at("dq_semaphore"), at("dq_acc") + 1);
+    EXPECT_EQ(at("deterministic"), at("kv_len") + 1);
+    EXPECT_EQ(main[at("dq_semaphore")].type, ParamType::I32Buffer);
+    EXPECT_EQ(main[at("deterministic")].type, ParamType::Int64);
+  }
+  for (BackwardStep step :
+       {BackwardStep::Preprocess, BackwardStep::Postprocess})
+    for (const Param &p : backwardKernelParams(step, true)) {
+      EXPECT_STRNE(p.name, "dq_semaphore") << backwardStepName(step);
+      EXPECT_STRNE(p.name, "deterministic") << backwardStepName(step);
+    }
+}
+
 /// A BackwardArgs with every field distinct, at B=3, Hq=4, Hkv=2, M=113.
 BackwardArgs distinctArgs() {
   BackwardArgs a;
@@ -163,6 +188,7 @@ TEST(BackwardAbi, WorkspaceParamsFollowItsLayout) {
     int64_t base = static_cast<int64_t>(a.workspace);
     EXPECT_EQ(valueOf(a, d, "delta"), base + w.deltaOffset);
     EXPECT_EQ(valueOf(a, d, "dq_acc"), base + w.dqAccOffset);
+    EXPECT_EQ(valueOf(a, d, "dq_semaphore"), base + w.semaphoreOffset);
     EXPECT_EQ(valueOf(a, d, "delta_stride_b"), f.queryHeads * f.queryLen);
     EXPECT_EQ(valueOf(a, d, "delta_stride_h"), f.queryLen);
     EXPECT_EQ(valueOf(a, d, "dq_acc_stride_b"), f.queryHeads * f.queryLen * d);
@@ -171,7 +197,15 @@ TEST(BackwardAbi, WorkspaceParamsFollowItsLayout) {
   }
 }
 
-/// Both parts 256-byte aligned, apart, and inside the total.
+/// The flag binds as 0 or 1.
+TEST(BackwardAbi, DeterministicBindsAsZeroOrOne) {
+  BackwardArgs a = distinctArgs();
+  EXPECT_EQ(valueOf(a, 64, "deterministic"), 0);
+  a.deterministic = true;
+  EXPECT_EQ(valueOf(a, 64, "deterministic"), 1);
+}
+
+/// Every part 256-byte aligned, apart, and inside the total.
 TEST(BackwardWorkspaceTest, OffsetsAlignedAndLargeEnough) {
   for (auto [b, h, m, d] :
        std::vector<std::array<int64_t, 4>>{{1, 1, 1, 64},
@@ -189,7 +223,28 @@ TEST(BackwardWorkspaceTest, OffsetsAlignedAndLargeEnough) {
     // delta ends before dq_acc starts, and dq_acc ends inside the total.
     EXPECT_LE(w.deltaOffset + rows * 4, w.dqAccOffset);
     EXPECT_LE(w.dqAccOffset + rows * d * 4, w.bytes);
+    // The counters: one i32 per 16 query rows (the smallest block_m) of
+    // each (batch, head), after dq_acc, and ending the workspace (up to
+    // the alignment).
+    int64_t counters = b * h * ((m + 15) / 16);
+    EXPECT_EQ(w.semaphoreOffset % 256, 0);
+    EXPECT_LE(w.dqAccOffset + rows * d * 4, w.semaphoreOffset);
+    EXPECT_LE(w.semaphoreOffset + counters * 4, w.bytes);
+    EXPECT_GT(w.semaphoreOffset + counters * 4 + 256, w.bytes);
+    // The range the runtime zeroes is dq_acc and the counters, exactly:
+    // from dq_acc's start to the end, in whole words (cuMemsetD32).
+    EXPECT_EQ(w.zeroOffset, w.dqAccOffset);
+    EXPECT_EQ(w.zeroOffset + w.zeroBytes, w.bytes);
+    EXPECT_EQ(w.zeroBytes % 4, 0);
   }
+  // M = 17, D = 64: delta's 68 bytes take 256, dq_acc's 4352 (17 · 256)
+  // exactly theirs, and the two counters (a partial block of rows has
+  // one) 256.
+  BackwardWorkspace w = BackwardWorkspace::of(1, 1, 17, 64);
+  EXPECT_EQ(w.dqAccOffset, 256);
+  EXPECT_EQ(w.semaphoreOffset, 256 + 4352);
+  EXPECT_EQ(w.bytes, 256 + 4352 + 256);
+  EXPECT_EQ(w.zeroBytes, 4352 + 256);
 }
 
 //===----------------------------------------------------------------------===//
@@ -316,6 +371,27 @@ TEST(BackwardManifestTest, AlibiAndNegativeControlAreRead) {
   EXPECT_EQ(m.negativeControl, "no-row-dot");
 }
 
+/// "deterministic_mode": absent is false; a boolean is read.
+TEST(BackwardManifestTest, DeterministicModeIsRead) {
+  BackwardManifest m;
+  std::string error;
+  ASSERT_TRUE(
+      BackwardManifest::read(writeManifest(backwardManifest()), m, error))
+      << error;
+  EXPECT_FALSE(m.deterministicMode);
+  for (bool mode : {true, false}) {
+    std::string text =
+        replaced(backwardManifest(), "\"negative_control\": \"none\",",
+                 std::string("\"negative_control\": \"none\",\n  "
+                             "\"deterministic_mode\": ") +
+                     (mode ? "true" : "false") + ",");
+    BackwardManifest read;
+    ASSERT_TRUE(BackwardManifest::read(writeManifest(text), read, error))
+        << error;
+    EXPECT_EQ(read.deterministicMode, mode);
+  }
+}
+
 /// Reads `text` as a backward manifest, expecting a refusal of one line
 /// holding `why`.
 void expectRefused(const std::string &text, const std::string &why) {
@@ -367,6 +443,28 @@ TEST(BackwardManifestTest, BrokenManifestsAreRefusedInOneLine) {
   expectRefused(replaced(good, "\"block_n\": 64, \"stages\"",
                          "\"block_n\": 128, \"stages\""),
                 "\"tile\"'s block_n (128) is not the spec's (64)");
+  for (const char *value : {"1", "\"true\"", "null"})
+    expectRefused(replaced(good, "\"negative_control\": \"none\",",
+                           std::string("\"negative_control\": \"none\", "
+                                       "\"deterministic_mode\": ") +
+                               value + ","),
+                  "\"deterministic_mode\" must be true or false");
+  // The counters are an i32 buffer: as f32 (same words, wrong type) or as
+  // an i64 buffer (no type a launch passes) they are refused.
+  expectRefused(replaced(good,
+                         "{\"name\": \"dq_semaphore\", \"type\": "
+                         "\"memref<?xi32>\"",
+                         "{\"name\": \"dq_semaphore\", \"type\": "
+                         "\"memref<?xf32>\""),
+                "step \"main\": kernel parameter \"dq_semaphore\" has type "
+                "\"memref<?xf32>\" (the ABI table's is \"memref<?xi32>\")");
+  expectRefused(replaced(good,
+                         "{\"name\": \"dq_semaphore\", \"type\": "
+                         "\"memref<?xi32>\"",
+                         "{\"name\": \"dq_semaphore\", \"type\": "
+                         "\"memref<?xi64>\""),
+                "kernel parameter \"dq_semaphore\" has type "
+                "\"memref<?xi64>\" (i64 or a memref of f32, i32");
   expectRefused(replaced(good, "\"ptx\": \"bwd.ptx\"", "\"ptx\": \"none.ptx\""),
                 "none.ptx cannot be read");
   expectRefused(
@@ -441,6 +539,16 @@ TEST(BackwardCApi, ReportsInsteadOfAborting) {
     EXPECT_NE(std::string(fa_last_error()), "");
   }
   EXPECT_EQ(fa_kernel_backward(nullptr, nullptr, nullptr), -1);
+  // The flag is 0 or 1; anything else is refused in one line.
+  fa_backward_args args = {};
+  args.deterministic = 2;
+  EXPECT_EQ(fa_kernel_backward(nullptr, &args, nullptr), -1);
+  EXPECT_EQ(std::string(fa_last_error()),
+            "fa_kernel_backward: deterministic must be 0 or 1, not 2");
+  args.deterministic = 1;
+  EXPECT_EQ(fa_kernel_backward(nullptr, &args, nullptr), -1);
+  EXPECT_EQ(std::string(fa_last_error()),
+            "fa_kernel_backward: null kernel or args");
   EXPECT_EQ(fa_backward_workspace_size(nullptr, 1, 1, 1), -1);
   fa_backward_kernel_free(nullptr);
 }

@@ -93,6 +93,7 @@ TEST(KernelAbi, TypeNames) {
   EXPECT_EQ(paramTypeName(ParamType::ElementBuffer, "bf16"), "memref<?xbf16>");
   EXPECT_EQ(paramTypeName(ParamType::ElementBuffer, "f16"), "memref<?xf16>");
   EXPECT_EQ(paramTypeName(ParamType::F32Buffer, "bf16"), "memref<?xf32>");
+  EXPECT_EQ(paramTypeName(ParamType::I32Buffer, "bf16"), "memref<?xi32>");
   EXPECT_EQ(paramTypeName(ParamType::Int64, "bf16"), "i64");
   std::vector<Param> params = forwardKernelParams(/*alibi=*/true);
   auto typeOf = [&](const std::string &name) {

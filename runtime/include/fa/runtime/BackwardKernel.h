@@ -27,6 +27,10 @@ struct BackwardManifest : KernelInfo {
   /// "none", or the deliberately broken build this is ("no-row-dot": dS
   /// without the delta term), which must fail verification.
   std::string negativeControl = "none";
+  /// The manifest's "deterministic_mode" (absent: false): whether the main
+  /// kernel implements BackwardArgs::deterministic (dQ accumulated in a
+  /// fixed order through the workspace's dq_semaphore counters).
+  bool deterministicMode = false;
 
   /// One of the three kernels.
   struct Step {
@@ -78,10 +82,12 @@ public:
   int64_t workspaceBytes(int64_t batch, int64_t queryHeads,
                          int64_t queryLen) const;
 
-  /// Zeroes the workspace's dQ accumulator and launches preprocess, main
+  /// Zeroes the workspace's dQ accumulator and semaphores
+  /// (abi::BackwardWorkspace's zero range) and launches preprocess, main
   /// and postprocess, all on `stream` (null: the default stream), without
-  /// waiting for them. False with a reason (bad sizes, a null pointer, a
-  /// driver error); nothing aborts.
+  /// waiting for them. False with a reason (bad sizes, a null pointer,
+  /// args.deterministic on a kernel without that mode, a driver error);
+  /// nothing aborts.
   bool backward(const BackwardArgs &args, cuda::CUstream stream,
                 std::string &error) const;
 

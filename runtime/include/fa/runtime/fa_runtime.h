@@ -65,6 +65,10 @@ typedef struct fa_backward_args {
   void *dq, *dk, *dv;
   int64_t d_out_stride[3], dq_stride[3], dk_stride[3], dv_stride[3];
   void *workspace;
+  /* 1: dQ accumulated in a fixed order, bit-identical across runs (slower);
+   * only for kernels whose manifest has "deterministic_mode": true.
+   * 0: the default. Anything else is refused. */
+  int deterministic;
 } fa_backward_args;
 
 /* NULL on failure (see fa_last_error); fa_no_gpu() tells "no GPU here". */
