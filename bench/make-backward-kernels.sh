@@ -22,4 +22,8 @@ done
 "$FA_COMPILE" --d 64 --mask causal --softcap 20 --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --d 64 --mask causal --alibi head --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --d 64 --bwd --test-omit-row-dot -o "$OUT/negative" >/dev/null
-ls "$OUT"/fa_bwd_*.json | wc -l | xargs echo "backward kernels:"
+# Deterministic backward kernels (fa_bwd_..._det), for step 5.
+for spec in "--d 64" "--d 64 --mask causal" "--d 128" "--d 128 --mask causal"; do
+  "$FA_COMPILE" $spec --bwd --deterministic -o "$OUT" >/dev/null
+done
+ls "$OUT"/fa_bwd_*.json | wc -l | xargs echo "backward kernels (with the deterministic ones):"

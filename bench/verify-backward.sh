@@ -85,12 +85,14 @@ if want 5; then
 echo "== 5. deterministic mode (fa-run --bwd --deterministic)"
 for fwd in "${pairs[@]}"; do
   name=$(basename "$fwd" .json)
+  det="${fwd/fa_fwd_/fa_bwd_}"; det="${det%.json}_det.json"
+  [ -f "$det" ] || continue
   for size in "--b 2 --hq 8 --hkv 2 --m 1023 --n 1024 --layout bshd" "--b 1 --hq 4 --hkv 4 --m 113 --n 203"; do
-    out=$(timeout 300 $FA_RUN --device cuda --kernel "$fwd" --bwd --deterministic --verify $size 2>&1)
+    out=$(timeout 300 $FA_RUN --device cuda --kernel "$fwd" --bwd-kernel "$det" --bwd --deterministic --verify $size 2>&1)
     rc=$?
     echo "  $name ($size): rc=$rc $(echo "$out" | grep -E '^deterministic|verdict' | tr '\n' ' ')"
   done
-  echo "  $name: $($FA_RUN --device cuda --kernel "$fwd" --bwd --deterministic --bench --iters 20 \
+  echo "  $name: $($FA_RUN --device cuda --kernel "$fwd" --bwd-kernel "$det" --bwd --deterministic --bench --iters 20 \
        --b 4 --hq 16 --hkv 16 --m 4096 --n 4096 2>&1 | grep -E 'deterministic' | tr '\n' ' ')"
 done
 fi

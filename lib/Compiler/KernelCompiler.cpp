@@ -97,7 +97,7 @@ std::string mlir::fa::backwardKernelName(const ::fa::AttentionSpec &spec,
 static bool lowerToPTX(MLIRContext &context, ModuleOp module,
                        const std::string &target, int64_t blockM,
                        int64_t blockN, std::string &ptx, std::string &error,
-                       bool omitRowDot = false) {
+                       bool omitRowDot = false, bool deterministic = false) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -111,6 +111,7 @@ static bool lowerToPTX(MLIRContext &context, ModuleOp module,
   options.blockM = blockM;
   options.blockN = blockN;
   options.testOmitRowDot = omitRowDot;
+  options.deterministic = deterministic;
   buildFAToPTXPipeline(pm, options);
   if (failed(pm.run(module))) {
     error = llvm::StringRef(diagnostics).trim().str();
@@ -319,9 +320,10 @@ static std::string backwardManifestText(const std::string &name,
      << ", \"warps\": " << config.warps << "},\n";
   os << "  \"negative_control\": " << quote(omitRowDot ? "no-row-dot" : "none")
      << ",\n";
-  // The main kernel takes "deterministic" (KernelAbi.h): dQ in a fixed
-  // order through dq_semaphore when the launch asks.
-  os << "  \"deterministic_mode\": true,\n";
+  // Built deterministic, the main kernel adds dQ in a fixed order through
+  // dq_semaphore when launched with "deterministic" (KernelAbi.h).
+  os << "  \"deterministic_mode\": " << (config.deterministic ? "true" : "false")
+     << ",\n";
   os << "  \"steps\": {\n";
   std::string rows = std::to_string(::fa::abi::kBackwardRowsPerBlock);
   for (BackwardStep step : {BackwardStep::Preprocess, BackwardStep::Main,
@@ -357,7 +359,8 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
                                      const std::string &target,
                                      const std::string &name,
                                      CompiledKernel &out, std::string &error,
-                                     bool &badInput, bool omitRowDot) {
+                                     bool &badInput, bool omitRowDot,
+                                     bool deterministic) {
   auto start = std::chrono::steady_clock::now();
   badInput = true;
   if (!::fa::checkSpec(spec, error))
@@ -375,6 +378,7 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
   AttentionKernelConfig config =
       configOfSpec(context, spec, 2, strategy->warpsFor(spec.blockM));
   config.warps = 4; // the backward's layouts: 16 rows per warp of 4
+  config.deterministic = deterministic;
   error = strategy->unsupportedBackwardReason(config);
   if (!error.empty())
     return false;
@@ -402,7 +406,7 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
                                  config.stages, config.warps));
   });
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
-                  error, omitRowDot))
+                  error, omitRowDot, deterministic))
     return false;
   out.name = name;
   out.manifest =

@@ -82,6 +82,11 @@ static cl::opt<bool> standardSetFlag("standard-set",
 static cl::opt<bool> backward(
     "bwd", cl::desc("also the backward (fa_bwd_...: preprocess, main and "
                     "postprocess kernels in one PTX and one manifest)"));
+static cl::opt<bool> deterministic(
+    "deterministic",
+    cl::desc("with --bwd: a backward that can add dQ in a fixed order "
+             "(bit-identical runs; fa_bwd_..._det, launched with "
+             "deterministic)"));
 static cl::opt<bool> omitRowDot(
     "test-omit-row-dot",
     cl::desc("with --bwd: the negative control, a backward without "
@@ -148,11 +153,13 @@ int main(int argc, char **argv) {
        std::initializer_list<cl::Option *>{
            &outputDir, &headDim, &valueDim, &dtype, &mask,
            &softcap, &scale, &blockM, &blockN, &alibi, &target, &name,
-           &standardSetFlag, &backward, &omitRowDot})
+           &standardSetFlag, &backward, &omitRowDot, &deterministic})
     if (option->getNumOccurrences() > 1)
       return badInput("--" + option->ArgStr.str() + " is given more than once");
   if (omitRowDot && !backward)
     return badInput("--test-omit-row-dot builds a backward: give --bwd");
+  if (deterministic && !backward)
+    return badInput("--deterministic builds a backward: give --bwd");
   if (backward && !inputFile.empty())
     return badInput("--bwd takes a kernel built from flags (--d ...) or "
                     "--standard-set");
@@ -247,10 +254,12 @@ int main(int argc, char **argv) {
     std::string backwardName = name.empty() || standardSetFlag
                                    ? mlir::fa::backwardKernelName(spec, chip)
                                    : std::string(name) + "_bwd";
+    if (deterministic)
+      backwardName += "_det";
     mlir::fa::CompiledKernel gradients;
     if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip,
                                          backwardName, gradients, error,
-                                         rejected, omitRowDot)) {
+                                         rejected, omitRowDot, deterministic)) {
       llvm::errs() << "fa-compile: " << backwardName << ": " << error << "\n";
       return rejected ? 2 : 1;
     }

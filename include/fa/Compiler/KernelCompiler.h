@@ -51,12 +51,15 @@ std::string backwardKernelName(const ::fa::AttentionSpec &spec,
 /// Compiles the backward of `spec`: one PTX module with three entries
 /// (NAME_preprocess, NAME_main, NAME_postprocess; KernelAbi.h's
 /// BackwardStep) and a manifest of kind "backward" describing each.
-/// `omitRowDot` builds the negative control (dS = P ∘ dP, no D term).
+/// `omitRowDot` builds the negative control (dS = P ∘ dP, no D term);
+/// `deterministic` a kernel that adds dQ in a fixed order when launched
+/// with "deterministic" (manifest "deterministic_mode": true).
 bool compileBackwardKernel(MLIRContext &context,
                            const ::fa::AttentionSpec &spec,
                            const std::string &target, const std::string &name,
                            CompiledKernel &out, std::string &error,
-                           bool &badInput, bool omitRowDot = false);
+                           bool &badInput, bool omitRowDot = false,
+                           bool deterministic = false);
 
 /// Compiles the module of a .mlir file holding one fa.attention in a
 /// function (the kernel is named after the function).

@@ -37,7 +37,8 @@ void populateFATileToLinalgPatterns(RewritePatternSet &patterns);
 
 class AttentionGPUStrategy;
 /// fa-gpu-distribute on `module` for `chip` (the pass is a thin driver).
-LogicalResult distributeAttentionToGPU(ModuleOp module, StringRef chip);
+LogicalResult distributeAttentionToGPU(ModuleOp module, StringRef chip,
+                                       bool deterministic = false);
 /// fa-gpu-lower-fragments' type conversions, patterns and legality for
 /// `strategy`'s chip, for reuse in another compiler's conversion.
 void populateFAGPULowerFragmentsPatterns(const AttentionGPUStrategy &strategy,
@@ -86,6 +87,11 @@ struct FAToPTXOptions : public PassPipelineOptions<FAToPTXOptions> {
       *this, "test-omit-row-dot",
       llvm::cl::desc("Negative control: the backward without D = rowsum(dO ∘ O)"),
       llvm::cl::init(false)};
+  Option<bool> deterministic{
+      *this, "deterministic",
+      llvm::cl::desc("Backward: dQ in a fixed order when the launch asks "
+                     "(fa-gpu-distribute's option)"),
+      llvm::cl::init(false)};
 };
 
 /// fa-to-ptx: L1 fa.attention -> gpu.binary holding PTX: fa-tile,
@@ -96,7 +102,8 @@ struct FAConvertToGPUOptions : public PassPipelineOptions<FAConvertToGPUOptions>
 };
 
 /// convert-fa-to-gpu: fa-gpu-distribute, fa-gpu-lower-fragments, cleanup.
-void buildConvertFAToGPUPipeline(OpPassManager &pm, StringRef chip);
+void buildConvertFAToGPUPipeline(OpPassManager &pm, StringRef chip,
+                                 bool deterministic = false);
 
 void buildFAToPTXPipeline(OpPassManager &pm, const FAToPTXOptions &options);
 

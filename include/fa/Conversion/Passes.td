@@ -53,6 +53,8 @@ def FAGPUDistribute : Pass<"fa-gpu-distribute", "ModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
            "Target chip (see fa-compile --help for the list)">,
+    Option<"deterministic", "deterministic", "bool", "false",
+           "Backward: dQ added in a fixed order (KV blocks in increasing order per Q block, through dq_semaphore) when the launch asks; bit-identical, slower">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",

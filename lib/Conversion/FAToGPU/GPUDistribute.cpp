@@ -24,7 +24,8 @@ using namespace mlir;
 using namespace mlir::fa;
 
 LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
-                                                 StringRef chip) {
+                                                 StringRef chip,
+                                                 bool deterministic) {
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);
   if (!strategy)
     return mlir::emitError(module.getLoc()) << "unknown chip '" << chip
@@ -69,6 +70,7 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
       if (failed(backward))
         return failure();
       AttentionKernelConfig config = configOf(*backward);
+      config.deterministic = deterministic;
       std::string reason = strategy->unsupportedBackwardReason(config);
       if (!reason.empty())
         return func.emitError() << chip << ": " << reason;
@@ -98,7 +100,7 @@ struct FAGPUDistributePass
     : mlir::fa::impl::FAGPUDistributeBase<FAGPUDistributePass> {
   using FAGPUDistributeBase::FAGPUDistributeBase;
   void runOnOperation() override {
-    if (failed(distributeAttentionToGPU(getOperation(), chip)))
+    if (failed(distributeAttentionToGPU(getOperation(), chip, deterministic)))
       signalPassFailure();
   }
 };

@@ -102,9 +102,10 @@ void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
 }
 
 void mlir::fa::buildConvertFAToGPUPipeline(OpPassManager &pm,
-                                          StringRef chip) {
+                                          StringRef chip, bool deterministic) {
   FAGPUDistributeOptions distribute;
   distribute.chip = chip.str();
+  distribute.deterministic = deterministic;
   pm.addPass(createFAGPUDistribute(distribute));
   FAGPULowerFragmentsOptions lower;
   lower.chip = chip.str();
@@ -123,7 +124,7 @@ void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
   backward.blockN = options.blockN;
   backward.testOmitRowDot = options.testOmitRowDot;
   funcPm.addPass(createFARecomputeBackward(backward));
-  buildConvertFAToGPUPipeline(pm, options.chip);
+  buildConvertFAToGPUPipeline(pm, options.chip, options.deterministic);
   // NVVM at the chip's PTX ISA (the default 6.0 aborts the process). An
   // unknown chip is fa-gpu-distribute's to report.
   GpuNVVMAttachTargetOptions target;

@@ -1,6 +1,7 @@
 // RUN: fa-opt %s --fa-recompute-backward="block-m=64 block-n=64" --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s
 // RUN: fa-opt %s --fa-recompute-backward="block-m=64 block-n=64" --convert-fa-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=LOWER
 // RUN: fa-opt %s --fa-recompute-backward="block-m=64 block-n=64 test-omit-row-dot" --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s --check-prefix=NOROWDOT
+// RUN: fa-opt %s --fa-recompute-backward="block-m=64 block-n=64" --fa-gpu-distribute="chip=sm_80 deterministic" --canonicalize --cse | FileCheck %s --check-prefix=DET
 
 // The backward's GPU lowering (BackwardKernel.h): fa-recompute-backward's
 // nest (GQA 4 / 2 heads, causal, M = 96 and N = 80: partial last blocks)
@@ -63,19 +64,11 @@
 // dQ_i = dS K_j from dS's registers, staged in f32 (D + 8 floats a row).
 // CHECK: %[[DQI:.+]] = fa.matmul %[[DS16]], %[[KJ]], %{{.*}} : tensor<64x64xbf16, [[ROWS]]>
 // CHECK: fa.store_shared %[[DQI]], %[[STAGE:[^ ]+]] : tensor<64x64xf32, [[ROWS]]>, memref<64x72xf32, #gpu.address_space<workgroup>>
-// One barrier; dQ_i added into the accumulator, coalesced, in KV-block
-// order when the launch's `deterministic` is set (thread 0 polls the Q
-// block's counter in dq_semaphore, adds happen, the counter is bumped);
-// then the matmuls that read P and dS transposed.
+// One barrier; dQ_i added into the accumulator, coalesced; then the
+// matmuls that read P and dS transposed.
 // CHECK-NEXT: gpu.barrier
-// CHECK: scf.if
-// CHECK: scf.while
-// CHECK: memref.atomic_rmw addi %{{.*}}, %[[SEM:[a-z0-9_]+]]
-// CHECK: nvvm.memory.barrier <gpu>
 // CHECK: fa.accumulate_shared %[[STAGE]], %{{.*}} {columns = 64 : i64, threads = 128 : i64}
-// CHECK: nvvm.memory.barrier <gpu>
-// CHECK: memref.atomic_rmw addi %{{.*}}, %[[SEM]]
-// CHECK: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI]], %[[DV]] {transpose_a}
+// CHECK-NEXT: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI]], %[[DV]] {transpose_a}
 // CHECK-NEXT: %[[DKN:.+]] = fa.matmul %[[DST]], %[[QI]], %[[DK]] {transpose_a}
 // CHECK-NEXT: scf.yield %[[DKN]], %[[DVN]]
 // dK_j, dV_j stored by the rows that exist.
@@ -94,6 +87,18 @@
 // At D = 128 there is no room to stage dQ_i beside two blocks per SM: its
 // fragment is added in place (fa.accumulate_fragment, tested in
 // fa-compile.test's PTX).
+
+// deterministic: when the launch's "deterministic" is set, the KV blocks
+// that see a Q block add in increasing order: thread 0 polls the Q block's
+// counter in dq_semaphore, the block adds, fences, and bumps it.
+// DET-LABEL: gpu.func @grad_main
+// DET: scf.if
+// DET: scf.while
+// DET: memref.atomic_rmw addi %{{.*}}, %[[SEM:[a-z0-9_]+]]
+// DET: nvvm.memory.barrier <gpu>
+// DET: fa.accumulate_shared
+// DET: nvvm.memory.barrier <gpu>
+// DET: memref.atomic_rmw addi %{{.*}}, %[[SEM]]
 
 // The negative control: the main kernel reads no D, dS = P ∘ dP.
 // NOROWDOT-LABEL: gpu.func @grad_main

@@ -74,6 +74,10 @@ struct AttentionKernelConfig {
   double scale = 0.0;   ///< natural units
   double softcap = 0.0;
   bool alibi = false;
+  /// Backward: dQ added in a fixed order when the launch asks (KernelAbi.h's
+  /// "deterministic"); without it the kernel has no ordering code at all
+  /// (it cost the default path 2.7x when present: docs/perf-notes.md).
+  bool deterministic = false;
 };
 
 /// The configuration of a fused attention (the tile from `fa.tile` on the

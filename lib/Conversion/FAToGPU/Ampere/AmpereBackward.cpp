@@ -151,7 +151,8 @@ void inFirstThread(OpBuilder &b, const BackwardBlock &block,
 }
 
 /// dQ_i (staged in shared memory, or `gradQuery`'s fragment) added into
-/// dq_acc. With the launch's `deterministic`, the KV blocks that see Q
+/// dq_acc. Built deterministic (c.deterministic) and launched with
+/// `deterministic`, the KV blocks that see Q
 /// block i add in increasing order: the block of KV block j waits until
 /// the Q block's counter (dq_semaphore, zeroed per launch) equals j minus
 /// the first KV block Q block i sees, adds, and increments it. Blocks with
@@ -162,6 +163,22 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
   KernelArgs &args = block.args;
+  Value base = at.tensorBase(b, loc, args, "dq_acc", at.head);
+  Value stride = args.index(b, "dq_acc_stride_s");
+  auto add = [&](OpBuilder &ab) {
+    if (block.staging)
+      AccumulateSharedOp::create(ab, loc, block.staging, args["dq_acc"], base,
+                                 at.queryStart, at.queryLen, stride,
+                                 ab.getI64IntegerAttr(c.headDim),
+                                 ab.getI64IntegerAttr(32 * c.warps));
+    else
+      AccumulateFragmentOp::create(ab, loc, gradQuery, args["dq_acc"], base,
+                                   at.queryStart, at.queryLen, stride);
+  };
+  if (!c.deterministic) {
+    add(b);
+    return;
+  }
   Value deterministic = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ne, args.index(b, "deterministic"),
       block.cst(b, 0));
@@ -220,16 +237,7 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
     });
     gpu::BarrierOp::create(wb, loc);
   });
-  Value base = at.tensorBase(b, loc, args, "dq_acc", at.head);
-  Value stride = args.index(b, "dq_acc_stride_s");
-  if (block.staging)
-    AccumulateSharedOp::create(b, loc, block.staging, args["dq_acc"], base,
-                               at.queryStart, at.queryLen, stride,
-                               b.getI64IntegerAttr(c.headDim),
-                               b.getI64IntegerAttr(32 * c.warps));
-  else
-    AccumulateFragmentOp::create(b, loc, gradQuery, args["dq_acc"], base,
-                                 at.queryStart, at.queryLen, stride);
+  add(b);
   // Every thread's additions performed, then the next block's turn.
   whenDeterministic([&](OpBuilder &sb) {
     gpuFence(sb);
