@@ -110,9 +110,25 @@ double fa::cudarun::forwardFlops(const AttentionSpec &spec,
                                  const ProblemSize &size) {
   double flops = 4.0 * size.batch * size.queryHeads * size.queryLen *
                  size.keyLen * spec.headDim;
+  // Causal: half, FlashAttention's convention (BENCHMARKS.md). A window:
+  // the (query, key) pairs it keeps, counted row by row (bottom-right
+  // aligned: query i sits on key i + N - M), or its TFLOP/s would count
+  // the keys it skips.
   if (spec.mask.kind == ref::MaskKind::Causal ||
       spec.mask.kind == ref::MaskKind::CausalTopLeft)
     flops /= 2;
+  if (spec.mask.kind == ref::MaskKind::Window) {
+    int64_t shift = size.keyLen - size.queryLen, pairs = 0;
+    for (int64_t i = 0; i < size.queryLen; ++i) {
+      int64_t first = spec.mask.left < 0 ? 0 : i + shift - spec.mask.left;
+      int64_t last = spec.mask.right < 0 ? size.keyLen - 1
+                                         : i + shift + spec.mask.right;
+      first = std::max<int64_t>(first, 0);
+      last = std::min<int64_t>(last, size.keyLen - 1);
+      pairs += std::max<int64_t>(last - first + 1, 0);
+    }
+    flops *= double(pairs) / (double(size.queryLen) * double(size.keyLen));
+  }
   return flops;
 }
 
