@@ -11,8 +11,6 @@
 using namespace mlir;
 using namespace mlir::fa;
 
-/// The tile a padded slice was made from is the pad's result: the value
-/// the math reads.
 FailureOr<AttentionBackward> mlir::fa::analyzeAttentionBackward(func::FuncOp func) {
   SmallVector<SoftmaxGradOp> grads;
   func.walk([&](SoftmaxGradOp op) { grads.push_back(op); });
@@ -83,21 +81,6 @@ FailureOr<AttentionBackward> mlir::fa::analyzeAttentionBackward(func::FuncOp fun
 
 AttentionKernelConfig mlir::fa::configOf(const AttentionBackward &backward) {
   AttentionBackward a = backward; // op handles are not const-correct
-  AttentionKernelConfig c;
-  auto query = cast<RankedTensorType>(a.queryTile.getType());
-  auto key = cast<RankedTensorType>(a.keyTile.getType());
-  auto value = cast<RankedTensorType>(a.valueTile.getType());
-  c.elementType = query.getElementType();
-  c.blockM = query.getDimSize(0);
-  c.headDim = query.getDimSize(1);
-  c.blockN = key.getDimSize(0);
-  c.valueDim = value.getDimSize(1);
-  c.mask = MaskAttr::get(a.func.getContext(), MaskKind::None);
-  for (auto mask : a.queryLoop.getBody()->getOps<ApplyMaskOp>())
-    c.mask = mask.getMask();
-  c.scale = a.scores.getScale().convertToDouble();
-  if (auto softcap = a.scores.getSoftcapAttr())
-    c.softcap = softcap.getValueAsDouble();
-  c.alibi = static_cast<bool>(a.alibiSlope);
-  return c;
+  return configOfTiles(a.scores, a.valueTile, a.queryLoop.getBody(),
+                       static_cast<bool>(a.alibiSlope));
 }

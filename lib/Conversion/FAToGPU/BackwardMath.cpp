@@ -22,23 +22,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::fa;
-
-/// The splat value of a constant or filled tile, or null.
-static Attribute splatOf(Value value) {
-  DenseElementsAttr dense;
-  if (matchPattern(value, m_Constant(&dense)) && dense.isSplat())
-    return dense.getSplatValue<Attribute>();
-  if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
-    Attribute scalar;
-    if (matchPattern(fill.getInputs()[0], m_Constant(&scalar)))
-      return scalar;
-  }
-  return Attribute();
-}
 
 BackwardMath::BackwardMath(const AttentionBackward &bw,
                            FragmentLayoutAttr queryRows,

@@ -30,8 +30,7 @@
 using namespace mlir;
 using namespace mlir::fa;
 
-/// The splat value of a constant or filled tile, or null.
-static Attribute splatOf(Value value) {
+Attribute mlir::fa::splatOf(Value value) {
   DenseElementsAttr dense;
   if (matchPattern(value, m_Constant(&dense)) && dense.isSplat())
     return dense.getSplatValue<Attribute>();

@@ -76,23 +76,32 @@ FailureOr<FusedAttention> mlir::fa::analyzeFusedAttention(func::FuncOp func) {
   return a;
 }
 
-AttentionKernelConfig mlir::fa::configOf(FusedAttention a) {
+AttentionKernelConfig mlir::fa::configOfTiles(QKScoresOp scores,
+                                              Value valueTile, Block *body,
+                                              bool alibi) {
   AttentionKernelConfig c;
-  auto query = cast<RankedTensorType>(a.queryTile.getType());
-  auto key = cast<RankedTensorType>(a.keyTile.getType());
-  auto value = cast<RankedTensorType>(a.valueTile.getType());
+  auto query = cast<RankedTensorType>(scores.getQuery().getType());
+  auto key = cast<RankedTensorType>(scores.getKey().getType());
+  auto value = cast<RankedTensorType>(valueTile.getType());
   c.elementType = query.getElementType();
   c.blockM = query.getDimSize(0);
   c.headDim = query.getDimSize(1);
   c.blockN = key.getDimSize(0);
   c.valueDim = value.getDimSize(1);
-  c.mask = MaskAttr::get(a.func.getContext(), MaskKind::None);
-  for (auto mask : a.kvLoop.getBody()->getOps<ApplyMaskOp>())
+  c.mask = MaskAttr::get(scores.getContext(), MaskKind::None);
+  for (auto mask : body->getOps<ApplyMaskOp>())
     c.mask = mask.getMask();
-  c.scale = a.scores.getScale().convertToDouble();
-  if (auto softcap = a.scores.getSoftcapAttr())
+  c.scale = scores.getScale().convertToDouble();
+  if (auto softcap = scores.getSoftcapAttr())
     c.softcap = softcap.getValueAsDouble();
-  c.alibi = static_cast<bool>(a.alibiSlope);
+  c.alibi = alibi;
+  return c;
+}
+
+AttentionKernelConfig mlir::fa::configOf(FusedAttention a) {
+  AttentionKernelConfig c = configOfTiles(a.scores, a.valueTile,
+                                          a.kvLoop.getBody(),
+                                          static_cast<bool>(a.alibiSlope));
   auto helper = a.func.getContext()
                     ->getLoadedDialect<FADialect>()
                     ->getTileAttrHelper();

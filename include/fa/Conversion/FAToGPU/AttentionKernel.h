@@ -80,6 +80,12 @@ struct AttentionKernelConfig {
   bool deterministic = false;
 };
 
+/// What a loop body's tiles state, forward or backward: the element type,
+/// block sizes and head dims (S's operands and V's tile), the mask of its
+/// fa.apply_mask, the score scale and softcap, whether there is ALiBi.
+AttentionKernelConfig configOfTiles(QKScoresOp scores, Value valueTile,
+                                    Block *body, bool alibi);
+
 /// The configuration of a fused attention (the tile from `fa.tile` on the
 /// loop nest, defaults 2 stages and 4 warps without one).
 AttentionKernelConfig configOf(FusedAttention attention);

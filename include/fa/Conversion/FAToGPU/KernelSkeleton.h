@@ -108,6 +108,11 @@ struct BlockTiles {
 Value sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module, Location loc,
                        int64_t bytes);
 
+/// The splat value of a constant or filled (linalg.fill) tile, or null:
+/// the distributed math rebuilds such tiles with their layout instead of
+/// cloning them.
+Attribute splatOf(Value value);
+
 /// The fused loop's math, placed in a kernel.
 class DistributedMath {
 public:

@@ -49,6 +49,33 @@ struct SharedTileLowering : OpConversionPattern<SharedTileOp> {
   }
 };
 
+/// For each row slot of this thread: the global row (`row0` + the slot's
+/// tile row) and, under an scf.if on it existing (below `limit`, and
+/// `also` when given), `body` with the builder inside that if. The stores
+/// and adds of the rows that exist share it.
+void forEachExistingRow(OpBuilder &b, Location loc, ThreadFragment &thread,
+                        const FragmentShape &shape, Value row0, Value limit,
+                        Value also,
+                        function_ref<void(int64_t slot, Value row)> body) {
+  for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
+    Value row = arith::AddIOp::create(b, loc, row0, thread.row(slot));
+    Value exists =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, limit);
+    if (also)
+      exists = arith::AndIOp::create(b, loc, exists, also);
+    auto ifOp = scf::IfOp::create(b, loc, exists);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body(slot, row);
+  }
+}
+
+/// base + row · stride.
+Value rowStart(OpBuilder &b, Location loc, Value base, Value row, Value stride) {
+  return arith::AddIOp::create(b, loc, base,
+                               arith::MulIOp::create(b, loc, row, stride));
+}
+
 /// fa.store_fragment: each thread writes its elements of the rows that
 /// exist; a 2-D tile as 32-bit pairs (two adjacent columns), a 1-D tile
 /// (row statistics) from the quad's first lane.
@@ -66,27 +93,19 @@ struct StoreFragmentLowering : OpConversionPattern<StoreFragmentOp> {
                           cast<FragmentLayoutAttr>(type.getEncoding()));
     Value tile = adaptor.getTile();
     Value leader = type.getRank() == 1 ? thread.isRowLeader() : Value();
-    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
-      Value row = arith::AddIOp::create(rewriter, loc, adaptor.getRow0(),
-                                        thread.row(slot));
-      Value exists = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
-                                           row, adaptor.getRowLimit());
-      if (leader)
-        exists = arith::AndIOp::create(rewriter, loc, exists, leader);
-      auto ifOp = scf::IfOp::create(rewriter, loc, exists);
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    forEachExistingRow(rewriter, loc, thread, shape, adaptor.getRow0(),
+                       adaptor.getRowLimit(), leader,
+                       [&](int64_t slot, Value row) {
       if (leader) {
         Value value = vector::ExtractOp::create(rewriter, loc, tile,
                                                 ArrayRef<int64_t>{slot});
         Value offset = arith::AddIOp::create(rewriter, loc, adaptor.getBase(), row);
         memref::StoreOp::create(rewriter, loc, value, adaptor.getBuffer(),
                                 ValueRange{offset});
-        continue;
+        return;
       }
-      Value rowBase = arith::AddIOp::create(
-          rewriter, loc, adaptor.getBase(),
-          arith::MulIOp::create(rewriter, loc, row, adaptor.getRowStride()));
+      Value rowBase = rowStart(rewriter, loc, adaptor.getBase(), row,
+                               adaptor.getRowStride());
       for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
         int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
         Value lo = vector::ExtractOp::create(rewriter, loc, tile,
@@ -104,7 +123,7 @@ struct StoreFragmentLowering : OpConversionPattern<StoreFragmentOp> {
                                 ValueRange{offset}, /*nontemporal=*/false,
                                 llvm::MaybeAlign(4));
       }
-    }
+    });
     rewriter.eraseOp(op);
     return success();
   }
@@ -150,9 +169,8 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
             rewriter, loc, adaptor.getBuffer(), ValueRange{offset}));
         continue;
       }
-      Value rowBase = arith::AddIOp::create(
-          rewriter, loc, adaptor.getBase(),
-          arith::MulIOp::create(rewriter, loc, safeRow, adaptor.getRowStride()));
+      Value rowBase = rowStart(rewriter, loc, adaptor.getBase(), safeRow,
+                               adaptor.getRowStride());
       for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
         int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
         Value offset = arith::AddIOp::create(rewriter, loc, rowBase,
@@ -238,17 +256,11 @@ struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
     ThreadFragment thread(rewriter, loc,
                           cast<FragmentLayoutAttr>(type.getEncoding()));
     SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getTile());
-    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
-      Value row = arith::AddIOp::create(rewriter, loc, adaptor.getRow0(),
-                                        thread.row(slot));
-      Value exists = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::slt, row, adaptor.getRowLimit());
-      auto ifOp = scf::IfOp::create(rewriter, loc, exists);
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(ifOp.thenBlock());
-      Value rowBase = arith::AddIOp::create(
-          rewriter, loc, adaptor.getBase(),
-          arith::MulIOp::create(rewriter, loc, row, adaptor.getRowStride()));
+    forEachExistingRow(rewriter, loc, thread, shape, adaptor.getRow0(),
+                       adaptor.getRowLimit(), Value(),
+                       [&](int64_t slot, Value row) {
+      Value rowBase = rowStart(rewriter, loc, adaptor.getBase(), row,
+                               adaptor.getRowStride());
       for (int64_t nt = 0; nt < shape.nTiles(); ++nt)
         for (int64_t parity = 0; parity < 2; ++parity) {
           int64_t i = shape.index(slot / 2, nt, 2 * (slot % 2) + parity);
@@ -258,7 +270,7 @@ struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
                                       values[i], adaptor.getBuffer(),
                                       ValueRange{offset});
         }
-    }
+    });
     rewriter.eraseOp(op);
     return success();
   }
