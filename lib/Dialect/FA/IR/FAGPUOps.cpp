@@ -15,6 +15,25 @@ static Layout layoutOf(Type type) {
   return tensor ? dyn_cast_or_null<Layout>(tensor.getEncoding()) : Layout();
 }
 
+/// The #fa.fragment layout of `type` if it holds plain values (neither
+/// quad-partial rows nor a deferred scale), else null.
+static FragmentLayoutAttr plainFragmentLayout(RankedTensorType type) {
+  auto layout = layoutOf<FragmentLayoutAttr>(type);
+  if (!layout || layout.getQuadPartial() || layout.getDeferredScale())
+    return FragmentLayoutAttr();
+  return layout;
+}
+
+/// The tile's rows are the layout's: "<what> has R rows, its layout L".
+static LogicalResult checkFragmentRows(Operation *op, StringRef what,
+                                       RankedTensorType tile,
+                                       FragmentLayoutAttr layout) {
+  if (tile.getDimSize(0) == layout.getRows())
+    return success();
+  return op->emitOpError(what) << " has " << tile.getDimSize(0)
+                               << " rows, its layout " << layout.getRows();
+}
+
 /// Checks a TMA-layout tile against its buffer: [panels, rows, W] (behind
 /// a stage index), W the panel width of the swizzle.
 static LogicalResult verifyTmaTile(SharedTileOp op, TmaSharedLayoutAttr layout) {
@@ -95,9 +114,8 @@ LogicalResult StoreFragmentOp::verify() {
   if (tile.getRank() != 1 && tile.getRank() != 2)
     return emitOpError("stores a 1-D (rows) or 2-D tile, got rank ")
            << tile.getRank();
-  if (tile.getDimSize(0) != layout.getRows())
-    return emitOpError("tile has ") << tile.getDimSize(0)
-                                    << " rows, its layout " << layout.getRows();
+  if (failed(checkFragmentRows(*this, "tile", tile, layout)))
+    return failure();
   if (tile.getRank() == 2 && !getRowStride())
     return emitOpError("a 2-D tile needs a row stride");
   if (getBuffer().getType().getElementType() != tile.getElementType())
@@ -107,14 +125,12 @@ LogicalResult StoreFragmentOp::verify() {
 
 LogicalResult LoadFragmentOp::verify() {
   auto tile = getResult().getType();
-  auto layout = layoutOf<FragmentLayoutAttr>(tile);
-  if (!layout || layout.getQuadPartial() || layout.getDeferredScale() ||
-      (tile.getRank() != 1 && tile.getRank() != 2))
+  auto layout = plainFragmentLayout(tile);
+  if (!layout || (tile.getRank() != 1 && tile.getRank() != 2))
     return emitOpError("result must be a 1-D or 2-D tile with a plain "
                        "#fa.fragment layout");
-  if (tile.getDimSize(0) != layout.getRows())
-    return emitOpError("result has ") << tile.getDimSize(0)
-                                      << " rows, its layout " << layout.getRows();
+  if (failed(checkFragmentRows(*this, "result", tile, layout)))
+    return failure();
   if (tile.getRank() == 2 && !getRowStride())
     return emitOpError("a 2-D tile needs a row stride");
   if (getBuffer().getType().getElementType() != tile.getElementType())
@@ -124,9 +140,7 @@ LogicalResult LoadFragmentOp::verify() {
 
 LogicalResult StoreSharedOp::verify() {
   auto tile = getTile().getType();
-  auto layout = layoutOf<FragmentLayoutAttr>(tile);
-  if (!layout || layout.getQuadPartial() || layout.getDeferredScale() ||
-      tile.getRank() != 2)
+  if (!plainFragmentLayout(tile) || tile.getRank() != 2)
     return emitOpError("tile must be 2-D with a plain #fa.fragment layout");
   auto buffer = getBuffer().getType();
   if (buffer.getElementType() != tile.getElementType() ||
@@ -146,28 +160,26 @@ LogicalResult AccumulateSharedOp::verify() {
   if (staging.getRank() != 2 || !staging.getElementType().isF32() ||
       !getBuffer().getType().getElementType().isF32())
     return emitOpError("adds a 2-D f32 staging tile into an f32 buffer");
-  if (getColumns() < 1 || getColumns() > staging.getDimSize(1))
+  // Signed: a negative attribute is refused, not read as a huge count.
+  int64_t columns = getColumnsAttr().getInt(), threads = getThreadsAttr().getInt();
+  if (columns < 1 || columns > staging.getDimSize(1))
     return emitOpError("columns must be in [1, ")
-           << staging.getDimSize(1) << "], got " << getColumns();
-  if (getThreads() < 32 || getThreads() % 32)
+           << staging.getDimSize(1) << "], got " << columns;
+  if (threads < 32 || threads % 32)
     return emitOpError("threads must be a positive multiple of 32, got ")
-           << getThreads();
+           << threads;
   return success();
 }
 
 LogicalResult AccumulateFragmentOp::verify() {
   auto tile = getTile().getType();
-  auto layout = layoutOf<FragmentLayoutAttr>(tile);
-  if (!layout || layout.getQuadPartial() || layout.getDeferredScale() ||
-      tile.getRank() != 2)
+  auto layout = plainFragmentLayout(tile);
+  if (!layout || tile.getRank() != 2)
     return emitOpError("tile must be 2-D with a plain #fa.fragment layout");
   if (!tile.getElementType().isF32() ||
       !getBuffer().getType().getElementType().isF32())
     return emitOpError("adds an f32 tile into an f32 buffer");
-  if (tile.getDimSize(0) != layout.getRows())
-    return emitOpError("tile has ") << tile.getDimSize(0)
-                                    << " rows, its layout " << layout.getRows();
-  return success();
+  return checkFragmentRows(*this, "tile", tile, layout);
 }
 
 LogicalResult MmaWaitOp::verify() {
