@@ -22,6 +22,21 @@ done
 "$FA_COMPILE" --d 64 --mask causal --softcap 20 --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --d 64 --mask causal --alibi head --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --d 64 --bwd --test-omit-row-dot -o "$OUT/negative" >/dev/null
+# sm_90a (TMA, wgmma, warp specialisation): the same table.
+for dtype in bf16 f16; do
+  for d in 64 128; do
+    for mask in none causal; do
+      "$FA_COMPILE" --target sm_90a --d $d --dtype $dtype --mask $mask --bwd -o "$OUT" >/dev/null
+    done
+  done
+done
+"$FA_COMPILE" --target sm_90a --d 128 --mask "window(256,0)" --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --target sm_90a --d 96 --mask causal_top_left --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --target sm_90a --d 128 --dv 64 --mask causal --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --target sm_90a --d 64 --mask causal --softcap 20 --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --target sm_90a --d 64 --mask causal --alibi head --bwd -o "$OUT" >/dev/null
+mkdir -p "$OUT/negative-sm90a"
+"$FA_COMPILE" --target sm_90a --d 64 --bwd --test-omit-row-dot -o "$OUT/negative-sm90a" >/dev/null
 # Deterministic backward kernels (fa_bwd_..._det), for step 5.
 for spec in "--d 64" "--d 64 --mask causal" "--d 128" "--d 128 --mask causal"; do
   "$FA_COMPILE" $spec --bwd --deterministic -o "$OUT" >/dev/null

@@ -48,7 +48,7 @@ for fwd in "${pairs[@]}"; do
   echo "  $name: $(grep -A4 '^backward' "$OUT_DIR/verify.log" | tr '\n' ' ' | cut -c1-200)"
 done
 echo "verified: $((runs - fails)) / $runs"
-for neg in "$DIR"/negative/fa_bwd_*.json; do
+for neg in "$DIR"/negative*/fa_bwd_*.json; do
   [ -f "$neg" ] || continue
   fwd="$DIR/$(basename "${neg/fa_bwd_/fa_fwd_}")"
   $FA_RUN --device cuda --kernel "$fwd" --bwd-kernel "$neg" --negative-control no-row-dot \

@@ -332,7 +332,8 @@ static std::string backwardManifestText(const std::string &name,
     os << "    " << quote(::fa::abi::backwardStepName(step)) << ": {\n";
     os << "      \"entry\": " << quote(backwardEntryName(name, step)) << ",\n";
     os << "      \"block\": ["
-       << (main ? 32 * config.warps : kBackwardEdgeThreads) << ", 1, 1],\n";
+       << (main ? strategy.backwardBlockThreads(config) : kBackwardEdgeThreads)
+       << ", 1, 1],\n";
     if (main)
       os << "      \"grid\": [\"ceil(kv_len / " << spec.blockN
          << ")\", \"kv_heads\", \"batch\"],\n";
@@ -341,8 +342,10 @@ static std::string backwardManifestText(const std::string &name,
          << ")\", \"q_heads\", \"batch\"],\n";
     os << "      \"dynamic_shared_memory\": "
        << (main ? strategy.backwardSharedMemoryBytes(config) : 0) << ",\n";
-    writeParams(os, ::fa::abi::backwardKernelParams(step, config.alibi), spec,
-                "      ");
+    writeParams(os,
+                ::fa::abi::backwardKernelParams(step, config.alibi,
+                                                main && strategy.usesTensorMaps()),
+                spec, "      ");
     os << "\n    }" << (step == BackwardStep::Postprocess ? "" : ",") << "\n";
   }
   os << "  },\n";
@@ -377,7 +380,6 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
   }
   AttentionKernelConfig config =
       configOfSpec(context, spec, 2, strategy->warpsFor(spec.blockM));
-  config.warps = 4; // the backward's layouts: 16 rows per warp of 4
   config.deterministic = deterministic;
   error = strategy->unsupportedBackwardReason(config);
   if (!error.empty())

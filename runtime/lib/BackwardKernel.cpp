@@ -25,7 +25,8 @@ static constexpr BackwardStep kSteps[] = {
 static bool tableType(const std::string &name, ElementType dtype,
                       std::string &type) {
   for (BackwardStep s : kSteps)
-    for (const abi::Param &p : abi::backwardKernelParams(s, /*alibi=*/true))
+    for (const abi::Param &p :
+         abi::backwardKernelParams(s, /*alibi=*/true, /*tensorMaps=*/true))
       if (name == p.name) {
         type = abi::paramTypeName(p.type, elementTypeName(dtype));
         return true;
@@ -276,11 +277,34 @@ bool BackwardKernel::backward(const BackwardArgs &a, CUstream stream,
     abi::backwardParamValue(a, headDim, name, value);
     return value;
   };
+  // The main step's TMA maps (sm_90a): Q and dO by block_m rows, K and V
+  // by block_n.
+  auto mapOf = [&](const std::string &name, detail::TensorMapStorage &map,
+                   std::string &why) {
+    abi::TensorMapInfo t;
+    abi::tensorMapOf(name, t);
+    const AttentionSpec &spec = info.spec;
+    bool isQuery = t.tensor == "q", isGradOut = t.tensor == "do",
+         isValue = t.tensor == "v";
+    detail::TensorMapSource source;
+    source.tensor = t.tensor;
+    source.base = isQuery ? f.q : isGradOut ? a.gradOut : isValue ? f.v : f.k;
+    source.stride = isQuery     ? f.qStride
+                    : isGradOut ? a.gradOutStride
+                    : isValue   ? f.vStride
+                                : f.kStride;
+    source.width = (isValue || isGradOut) ? spec.valueDim : spec.headDim;
+    source.rows = t.queryRows ? f.queryLen : f.keyLen;
+    source.heads = t.queryRows ? f.queryHeads : f.kvHeads;
+    source.batch = f.batch;
+    source.boxRows = t.queryRows ? spec.blockM : spec.blockN;
+    return detail::encodeTensorMap(*cu, spec.dtype, source, map, why);
+  };
   ProblemSize size{f.batch, f.queryHeads, f.kvHeads, f.queryLen, f.keyLen};
   for (BackwardStep s : kSteps) {
     const BackwardManifest::Step &step = info.step(s);
     detail::LaunchParams launch;
-    if (!launch.pack(step.params, valueOf, nullptr, error))
+    if (!launch.pack(step.params, valueOf, mapOf, error))
       return false;
     std::array<int64_t, 3> g = info.grid(s, size);
     r = cu->cuLaunchKernel(

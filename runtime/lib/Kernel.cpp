@@ -117,16 +117,8 @@ Kernel::~Kernel() {
     cu->cuModuleUnload(module);
 }
 
-namespace {
-/// cuda.h's CUtensorMapDataType / Swizzle / L2promotion values we use.
-constexpr int kTensorMapFloat16 = 6, kTensorMapBFloat16 = 9;
-constexpr int kSwizzle128B = 3, kL2Promotion256B = 3;
-} // namespace
-
-/// The TMA map of tensor-map parameter `name` for one launch: the tensor
-/// as 4-D [B, H, S, D] through its strides, boxes of one 128-byte panel
-/// row by block_m (Q) or block_n (K, V) rows, 128-byte swizzle, zeros out
-/// of bounds (KernelAbi.h's TensorMapInfo).
+/// The TMA map of tensor-map parameter `name` for one launch
+/// (KernelAbi.h's TensorMapInfo).
 static bool encodeTensorMap(const Driver &d, const Manifest &info,
                             const ForwardArgs &a, const std::string &name,
                             TensorMapStorage &map, std::string &error) {
@@ -134,42 +126,16 @@ static bool encodeTensorMap(const Driver &d, const Manifest &info,
   abi::tensorMapOf(name, t);
   const AttentionSpec &spec = info.spec;
   bool isQuery = t.tensor == "q", isValue = t.tensor == "v";
-  CUdeviceptr base = isQuery ? a.q : isValue ? a.v : a.k;
-  const int64_t *stride = isQuery ? a.qStride : isValue ? a.vStride : a.kStride;
-  int64_t width = isValue ? spec.valueDim : spec.headDim;
-  int64_t elementBytes = 2;
-  uint64_t dims[4] = {uint64_t(width),
-                      uint64_t(isQuery ? a.queryLen : a.keyLen),
-                      uint64_t(isQuery ? a.queryHeads : a.kvHeads),
-                      uint64_t(a.batch)};
-  uint64_t strides[3] = {uint64_t(stride[2] * elementBytes),
-                         uint64_t(stride[1] * elementBytes),
-                         uint64_t(stride[0] * elementBytes)};
-  for (uint64_t bytes : strides)
-    if (bytes % 16) {
-      error = "TMA needs " + t.tensor + "'s strides to be multiples of 16 "
-              "bytes (8 elements), got " + std::to_string(stride[2]) + ", " +
-              std::to_string(stride[1]) + ", " + std::to_string(stride[0]);
-      return false;
-    }
-  if (base % 16) {
-    error = "TMA needs " + t.tensor + " 16-byte aligned";
-    return false;
-  }
-  unsigned box[4] = {unsigned(abi::kTensorMapPanelBytes / elementBytes),
-                     unsigned(t.queryRows ? spec.blockM : spec.blockN), 1, 1};
-  unsigned elementStrides[4] = {1, 1, 1, 1};
-  int dataType = spec.dtype == ElementType::F16 ? kTensorMapFloat16
-                                                : kTensorMapBFloat16;
-  CUresult r = d.cuTensorMapEncodeTiled(
-      &map, dataType, 4, reinterpret_cast<void *>(base), dims, strides, box,
-      elementStrides, /*interleave=*/0, kSwizzle128B, kL2Promotion256B,
-      /*oobFill=*/0);
-  if (r) {
-    error = d.describe(r, ("encoding the tensor map of " + t.tensor).c_str());
-    return false;
-  }
-  return true;
+  detail::TensorMapSource source;
+  source.tensor = t.tensor;
+  source.base = isQuery ? a.q : isValue ? a.v : a.k;
+  source.stride = isQuery ? a.qStride : isValue ? a.vStride : a.kStride;
+  source.width = isValue ? spec.valueDim : spec.headDim;
+  source.rows = isQuery ? a.queryLen : a.keyLen;
+  source.heads = isQuery ? a.queryHeads : a.kvHeads;
+  source.batch = a.batch;
+  source.boxRows = t.queryRows ? spec.blockM : spec.blockN;
+  return detail::encodeTensorMap(d, spec.dtype, source, map, error);
 }
 
 bool Kernel::forward(const ForwardArgs &a, CUstream stream,

@@ -81,9 +81,9 @@ std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps) {
 }
 
 bool fa::abi::tensorMapOf(const std::string &name, TensorMapInfo &info) {
-  for (const char *tensor : {"q", "k", "v"})
+  for (const char *tensor : {"q", "k", "v", "do"})
     if (name == std::string(tensor) + "_tmap") {
-      info = {tensor, name == "q_tmap"};
+      info = {tensor, name == "q_tmap" || name == "do_tmap"};
       return true;
     }
   return false;
@@ -201,7 +201,12 @@ static const std::vector<BackwardBinding> &backwardBindings() {
   // delta is [B, Hq, M] and dq_acc [B, Hq, M, D], both contiguous.
   auto rows = [](const A &a) { return a.forward.queryLen; };
   auto heads = [](const A &a) { return a.forward.queryHeads; };
+  auto none = [](const A &, int64_t) { return int64_t(0); };
   static const std::vector<BackwardBinding> table = {
+      {{"q_tmap", P::TensorMap, U::TensorMaps}, kMain, none},
+      {{"k_tmap", P::TensorMap, U::TensorMaps}, kMain, none},
+      {{"v_tmap", P::TensorMap, U::TensorMaps}, kMain, none},
+      {{"do_tmap", P::TensorMap, U::TensorMaps}, kMain, none},
       {{"q", P::ElementBuffer, U::Always}, kMain, fwd([](auto &f) { return f.q; })},
       {{"k", P::ElementBuffer, U::Always}, kMain, fwd([](auto &f) { return f.k; })},
       {{"v", P::ElementBuffer, U::Always}, kMain, fwd([](auto &f) { return f.v; })},
@@ -260,13 +265,14 @@ static const std::vector<BackwardBinding> &backwardBindings() {
   return table;
 }
 
-std::vector<Param> fa::abi::backwardKernelParams(BackwardStep step,
-                                                 bool alibi) {
+std::vector<Param> fa::abi::backwardKernelParams(BackwardStep step, bool alibi,
+                                                 bool tensorMaps) {
   std::vector<Param> params;
   for (const BackwardBinding &b : backwardBindings())
     if ((b.steps & (1u << unsigned(step))) &&
         (b.param.use == ParamUse::Always ||
-         (alibi && b.param.use == ParamUse::Alibi)))
+         (alibi && b.param.use == ParamUse::Alibi) ||
+         (tensorMaps && b.param.use == ParamUse::TensorMaps)))
       params.push_back(b.param);
   return params;
 }

@@ -164,6 +164,48 @@ bool ManifestReader::locatePtx(KernelInfo &info) {
 // Launching
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// cuda.h's CUtensorMapDataType / Swizzle / L2promotion values we use.
+constexpr int kTensorMapFloat16 = 6, kTensorMapBFloat16 = 9;
+constexpr int kSwizzle128B = 3, kL2Promotion256B = 3;
+} // namespace
+
+bool detail::encodeTensorMap(const cuda::Driver &d, ElementType dtype,
+                     const TensorMapSource &source, TensorMapStorage &map,
+                     std::string &error) {
+  const int64_t *stride = source.stride;
+  int64_t elementBytes = 2;
+  uint64_t dims[4] = {uint64_t(source.width), uint64_t(source.rows),
+                      uint64_t(source.heads), uint64_t(source.batch)};
+  uint64_t strides[3] = {uint64_t(stride[2] * elementBytes),
+                         uint64_t(stride[1] * elementBytes),
+                         uint64_t(stride[0] * elementBytes)};
+  for (uint64_t bytes : strides)
+    if (bytes % 16) {
+      error = "TMA needs " + source.tensor + "'s strides to be multiples of 16 "
+              "bytes (8 elements), got " + std::to_string(stride[2]) + ", " +
+              std::to_string(stride[1]) + ", " + std::to_string(stride[0]);
+      return false;
+    }
+  if (source.base % 16) {
+    error = "TMA needs " + source.tensor + " 16-byte aligned";
+    return false;
+  }
+  unsigned box[4] = {unsigned(abi::kTensorMapPanelBytes / elementBytes),
+                     unsigned(source.boxRows), 1, 1};
+  unsigned elementStrides[4] = {1, 1, 1, 1};
+  int dataType = dtype == ElementType::F16 ? kTensorMapFloat16 : kTensorMapBFloat16;
+  cuda::CUresult r = d.cuTensorMapEncodeTiled(
+      &map, dataType, 4, reinterpret_cast<void *>(source.base), dims, strides,
+      box, elementStrides, /*interleave=*/0, kSwizzle128B, kL2Promotion256B,
+      /*oobFill=*/0);
+  if (r) {
+    error = d.describe(r, ("encoding the tensor map of " + source.tensor).c_str());
+    return false;
+  }
+  return true;
+}
+
 bool LaunchParams::pack(const ParamList &params, const ValueOf &valueOf,
                         const MapOf &mapOf, std::string &error) {
   words.clear();

@@ -84,6 +84,24 @@ struct alignas(abi::kTensorMapAlignment) TensorMapStorage {
   uint64_t words[abi::kTensorMapBytes / 8];
 };
 
+/// A tensor as a TMA map sees it: 4-D [B, H, S, D] through its strides
+/// (any layout), so that rows past S are out of bounds and zero-filled,
+/// never the next head's.
+struct TensorMapSource {
+  std::string tensor; ///< "q", "k", "v", "do": for the reasons
+  cuda::CUdeviceptr base = 0;
+  const int64_t *stride = nullptr; ///< [b, h, s], in elements
+  int64_t width = 0, rows = 0, heads = 0, batch = 0;
+  int64_t boxRows = 0; ///< block_m or block_n
+};
+
+/// Encodes `source`'s map: boxes of one 128-byte panel row by boxRows
+/// rows, 128-byte swizzle, zeros out of bounds. False with a reason (a
+/// stride or base TMA cannot take, or the driver's).
+bool encodeTensorMap(const cuda::Driver &d, ElementType dtype,
+                     const TensorMapSource &source, TensorMapStorage &map,
+                     std::string &error);
+
 /// One launch's kernel parameters, as cuLaunchKernel reads them: a pointer
 /// per launch word, into storage this object owns (so it must outlive the
 /// cuLaunchKernel call, and is neither copied nor moved).

@@ -81,6 +81,8 @@ FailureOr<AttentionBackward> mlir::fa::analyzeAttentionBackward(func::FuncOp fun
 
 AttentionKernelConfig mlir::fa::configOf(const AttentionBackward &backward) {
   AttentionBackward a = backward; // op handles are not const-correct
-  return configOfTiles(a.scores, a.valueTile, a.queryLoop.getBody(),
-                       static_cast<bool>(a.alibiSlope));
+  AttentionKernelConfig c = configOfTiles(
+      a.scores, a.valueTile, a.queryLoop.getBody(), static_cast<bool>(a.alibiSlope));
+  readNestTiling(a.queryLoop, c);
+  return c;
 }

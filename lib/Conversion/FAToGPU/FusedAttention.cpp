@@ -98,19 +98,22 @@ AttentionKernelConfig mlir::fa::configOfTiles(QKScoresOp scores,
   return c;
 }
 
+void mlir::fa::readNestTiling(Operation *loop, AttentionKernelConfig &c) {
+  auto helper =
+      loop->getContext()->getLoadedDialect<FADialect>()->getTileAttrHelper();
+  for (Operation *op = loop; op; op = op->getParentOp())
+    if (TileAttr tile = helper.getAttr(op)) {
+      c.stages = tile.getStages();
+      c.warps = tile.getWarps();
+      return;
+    }
+}
+
 AttentionKernelConfig mlir::fa::configOf(FusedAttention a) {
   AttentionKernelConfig c = configOfTiles(a.scores, a.valueTile,
                                           a.kvLoop.getBody(),
                                           static_cast<bool>(a.alibiSlope));
-  auto helper = a.func.getContext()
-                    ->getLoadedDialect<FADialect>()
-                    ->getTileAttrHelper();
-  for (Operation *op = a.kvLoop; op; op = op->getParentOp())
-    if (TileAttr tile = helper.getAttr(op)) {
-      c.stages = tile.getStages();
-      c.warps = tile.getWarps();
-      break;
-    }
+  readNestTiling(a.kvLoop, c);
   return c;
 }
 

@@ -86,6 +86,10 @@ struct AttentionKernelConfig {
 AttentionKernelConfig configOfTiles(QKScoresOp scores, Value valueTile,
                                     Block *body, bool alibi);
 
+/// The stages and warps of the #fa.tile its tiling pass recorded on
+/// `loop` or an enclosing op (fa-tile, fa-recompute-backward), if any.
+void readNestTiling(Operation *loop, AttentionKernelConfig &c);
+
 /// The configuration of a fused attention (the tile from `fa.tile` on the
 /// loop nest, defaults 2 stages and 4 warps without one).
 AttentionKernelConfig configOf(FusedAttention attention);
@@ -136,6 +140,10 @@ public:
   /// one line.
   virtual std::string unsupportedBackwardReason(const AttentionKernelConfig &c) const {
     return (chip() + " has no GPU backward yet").str();
+  }
+  /// Threads per block of the backward's main kernel.
+  virtual int64_t backwardBlockThreads(const AttentionKernelConfig &c) const {
+    return 32 * c.warps;
   }
   /// Bytes of dynamic shared memory of the backward's main kernel.
   virtual int64_t backwardSharedMemoryBytes(const AttentionKernelConfig &c) const {

@@ -191,7 +191,8 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
 };
 
 /// fa.store_shared: each thread writes its 32-bit pairs at the swizzled
-/// column of #fa.shared; the four lanes of a quad fill one 16-byte chunk
+/// column of #fa.shared (or of #fa.tma_shared's panel: the same swizzle
+/// within 64-column rows); the four lanes of a quad fill one 16-byte chunk
 /// and the eight quads eight rows' chunks, which the swizzle spreads over
 /// distinct banks.
 struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
@@ -211,12 +212,19 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
     };
     Value tile = adaptor.getTile();
     bool swizzled = type.getElementTypeBitWidth() == 16;
+    bool panels = op.getBuffer().getType().getRank() == 3; // [P, R, 64]
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
       Value row = thread.row(slot);
       for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
         int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
         Value column = thread.column(shape, first);
         Value physical = column; // f32: row-major
+        SmallVector<Value> indices = {row};
+        if (panels) { // 64-column panels, each swizzled as a 64-wide row
+          indices.insert(indices.begin(),
+                         arith::DivUIOp::create(rewriter, loc, column, cst(64)));
+          column = arith::RemUIOp::create(rewriter, loc, column, cst(64));
+        }
         if (swizzled) {
           Value chunk = arith::DivUIOp::create(rewriter, loc, column, cst(8));
           Value within = arith::RemUIOp::create(rewriter, loc, column, cst(8));
@@ -224,6 +232,7 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
               rewriter, loc, sharedSwizzledColumn(rewriter, loc, row, chunk),
               within);
         }
+        indices.push_back(physical);
         Value pair = vector::FromElementsOp::create(
             rewriter, loc, VectorType::get({2}, type.getElementType()),
             ValueRange{vector::ExtractOp::create(rewriter, loc, tile,
@@ -231,7 +240,7 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
                        vector::ExtractOp::create(rewriter, loc, tile,
                                                  ArrayRef<int64_t>{first + 1})});
         vector::StoreOp::create(rewriter, loc, pair, adaptor.getBuffer(),
-                                ValueRange{row, physical},
+                                indices,
                                 /*nontemporal=*/false,
                                 llvm::MaybeAlign(swizzled ? 4 : 8));
       }

@@ -117,6 +117,10 @@ void hopper::setMaxRegisters(OpBuilder &b, Location loc, int64_t count,
   inlinePtx(b, loc, Type(), {}, text, "");
 }
 
+void hopper::fenceProxyAsync(OpBuilder &b, Location loc) {
+  inlinePtx(b, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
+}
+
 void hopper::wgmmaFence(OpBuilder &b, Location loc) {
   inlinePtx(b, loc, Type(), {}, "wgmma.fence.sync.aligned;", "");
 }
@@ -173,7 +177,9 @@ Value hopper::matrixDescriptor(OpBuilder &b, Location loc, Value address,
 
 SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
                                  ArrayRef<Value> acc, ArrayRef<Value> a,
-                                 Value bDesc, bool transposeB) {
+                                 Value bDesc, bool transposeB,
+                                 bool transposeA) {
+  assert((!transposeA || a.size() == 1) && "only a descriptor A transposes");
   int64_t n = 2 * static_cast<int64_t>(acc.size());
   std::string type = inputType.isBF16() ? "bf16" : "f16";
   // scale-d is a predicate: set from an operand (1: accumulate).
@@ -212,7 +218,7 @@ SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
   // scale-a = scale-b = 1; then imm-trans-a (the shared-A form only) and
   // imm-trans-b.
   if (a.size() == 1)
-    text += ", 0";
+    text += transposeA ? ", 1" : ", 0";
   text += std::string(", ") + (transposeB ? "1" : "0") + ";\n\t}";
   SmallVector<Type> types(acc.size(), b.getF32Type());
   auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);

@@ -71,10 +71,15 @@ Value matrixDescriptor(OpBuilder &b, Location loc, Value address,
 
 /// One wgmma.mma_async m64nNk16 with f32 accumulators `acc` (N/2 values),
 /// updated in place; A is either a descriptor (i64) or four 32-bit
-/// registers, B a descriptor. `transposeB` reads B N-major.
+/// registers, B a descriptor. `transposeB` reads B N-major; `transposeA`
+/// (a descriptor A only) reads A M-major.
 SmallVector<Value> wgmma(OpBuilder &b, Location loc, Type inputType,
                          ArrayRef<Value> acc, ArrayRef<Value> a, Value bDesc,
-                         bool transposeB);
+                         bool transposeB, bool transposeA = false);
+
+/// fence.proxy.async.shared::cta: this thread's st.shared writes made
+/// visible to the async proxy (a later wgmma reading them by descriptor).
+void fenceProxyAsync(OpBuilder &b, Location loc);
 
 } // namespace hopper
 } // namespace fa

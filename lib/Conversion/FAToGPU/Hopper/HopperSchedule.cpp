@@ -43,20 +43,8 @@ using namespace mlir::fa::hopper;
 
 namespace {
 
-/// Register budgets after setmaxnreg, FA3's: the block's 64K registers
-/// shared by the producer warpgroup and the consumers (2·128·240 + 128·24,
-/// or 3·128·160 + 128·32; ptxas starts every thread at 64K / threads).
 int64_t consumerGroups(const AttentionKernelConfig &c) {
   return c.blockM / kRowsPerWarpgroup;
-}
-
-struct RegisterBudget {
-  int64_t producer, consumer;
-};
-RegisterBudget registerBudget(int64_t consumerGroups) {
-  if (consumerGroups <= 2)
-    return {24, 240};
-  return {32, 160};
 }
 
 /// The kernel's shared memory: tile views, their addresses, the barriers.

@@ -6,6 +6,8 @@
 
 #include "HopperStrategy.h"
 
+#include "fa/Conversion/FAToGPU/BackwardKernel.h"
+
 #include <sstream>
 
 using namespace mlir;
@@ -73,6 +75,61 @@ public:
   }
 
   int64_t warpsFor(int64_t blockM) const override { return blockM / 16; }
+
+  std::string
+  unsupportedBackwardReason(const AttentionKernelConfig &c) const override {
+    std::string operands = unsupported16BitOperands(chip(), c);
+    if (!operands.empty())
+      return operands;
+    std::ostringstream os;
+    // dK_j and dV_j stay in registers: 64 key rows of [D] and [Dv] f32 per
+    // consumer warpgroup, beside S, dP and dQ_i.
+    if (c.headDim > 128 || c.valueDim > 128)
+      os << "the sm_90a backward keeps dK and dV in registers and takes D and "
+            "Dv up to 128, got D="
+         << c.headDim << " Dv=" << c.valueDim;
+    else if (c.blockM != c.blockN || c.blockM % kRowsPerWarpgroup ||
+             c.blockM > 2 * kRowsPerWarpgroup)
+      os << "the sm_90a backward needs block_m = block_n = 64 or 128 (each "
+            "consumer warpgroup owns 64 query rows and 64 key rows), got "
+         << c.blockM << " x " << c.blockN;
+    else if (c.warps != c.blockM / 16)
+      os << "sm_90a kernels have one MMA warp per 16 rows: warps must be "
+         << c.blockM / 16 << ", got " << c.warps;
+    else if (c.deterministic)
+      os << "the sm_90a backward has no deterministic mode yet (the sm_80 "
+            "backward has one)";
+    else if (backwardSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
+      os << "the backward tile needs " << backwardSharedMemoryBytes(c)
+         << " bytes of shared memory, more than sm_90a's "
+         << kMaxSharedMemoryBytes;
+    return os.str();
+  }
+
+  int64_t backwardSharedMemoryBytes(const AttentionKernelConfig &c) const override {
+    return BackwardSharedMemoryPlan(c).bytes;
+  }
+
+  int64_t backwardBlockThreads(const AttentionKernelConfig &c) const override {
+    return blockThreadsFor(c);
+  }
+
+  Tile tunedBackwardTile(int64_t headDim, int64_t valueDim, bool) const override {
+    // Two consumer warpgroups where their registers hold dK, dV, S and dP
+    // (D <= 64); one above.
+    if (headDim <= 64 && valueDim <= 64)
+      return {128, 128};
+    return {64, 64};
+  }
+
+  LogicalResult buildBackwardKernels(OpBuilder &builder, gpu::GPUModuleOp module,
+                                     const AttentionBackward &backward,
+                                     const AttentionKernelConfig &c,
+                                     StringRef name) const override {
+    if (failed(buildBackwardEdgeKernels(builder, module, backward, c, name)))
+      return failure();
+    return buildHopperBackwardMain(builder, module, backward, c, name);
+  }
 
   LogicalResult buildForwardKernel(OpBuilder &builder, gpu::GPUModuleOp module,
                                    const FusedAttention &attention,

@@ -47,6 +47,32 @@ inline int64_t blockThreadsFor(const AttentionKernelConfig &c) {
   return 32 * c.warps + kWarpgroupThreads;
 }
 
+/// Register budgets after setmaxnreg, FA3's: the block's 64K registers
+/// shared by the producer warpgroup and the consumers (2·128·240 + 128·24,
+/// or 3·128·160 + 128·32; ptxas starts every thread at 64K / threads).
+struct RegisterBudget {
+  int64_t producer, consumer;
+};
+inline RegisterBudget registerBudget(int64_t consumerGroups) {
+  if (consumerGroups <= 2)
+    return {24, 240};
+  return {32, 160};
+}
+
+/// The backward main kernel's shared memory: K [panels][BN][64], V, Q and
+/// dO rings [2][panels][BM][64], P and dS [BN / 64][BM][64], dQ_i's f32
+/// staging [BM][D + 8] where it fits, then the mbarriers.
+struct BackwardSharedMemoryPlan {
+  static constexpr int64_t kStages = 2;
+  explicit BackwardSharedMemoryPlan(const AttentionKernelConfig &c);
+  int64_t keyPanels, valuePanels, probsPanels;
+  int64_t keyBytes, valueBytes, queryStageBytes, gradOutStageBytes;
+  int64_t valueOffset, queryOffset, gradOutOffset, probsOffset,
+      gradScoresOffset; ///< bytes
+  int64_t stagingOffset = 0, stagingRow = 0; ///< stagingRow 0: no staging
+  int64_t barrierOffset, bytes;
+};
+
 /// Whether the kernel loops over tiles (KernelAbi.h's TileScheduler).
 bool persistentTiles(const AttentionKernelConfig &c);
 
@@ -55,6 +81,12 @@ LogicalResult buildHopperForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,
                                        const FusedAttention &attention,
                                        const AttentionKernelConfig &c,
                                        StringRef name);
+
+/// The sm_90a backward's main kernel (BackwardKernel.h's NAME_main).
+LogicalResult buildHopperBackwardMain(OpBuilder &b, gpu::GPUModuleOp module,
+                                      const AttentionBackward &backward,
+                                      const AttentionKernelConfig &c,
+                                      StringRef name);
 
 /// fa-gpu-lower-fragments' sm_90a patterns: S = QKᵀ and acc + PV on wgmma.
 void populateWgmmaPatterns(const TypeConverter &converter,

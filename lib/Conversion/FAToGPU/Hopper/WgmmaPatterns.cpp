@@ -17,6 +17,9 @@
 //     64-column panels rows·128 apart (the leading byte offset).
 // P feeds P·V from registers: two n8 accumulator tiles of S are one k16 A
 // fragment (AccumulatorOperand, as on sm_80).
+// The backward's transposed A operands (P and dS in Pᵀ·dO, dSᵀ·Q) are
+// N-major tiles of the same panels, read with imm-trans-a: warpgroup w's
+// 64 result rows are 64 columns of P, one panel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,8 +74,43 @@ Value warpgroupRows(OpBuilder &b, Location loc, Value address) {
       arith::IndexCastOp::create(b, loc, b.getI32Type(), offset));
 }
 
-/// fa.qk_scores: S = QKᵀ, both K-major from shared memory, one wgmma per
-/// k16 step; then the op's score epilogue per element.
+/// acc + A·Bᵀ with A (this warpgroup's 64 of `lhsRows` rows) and B
+/// (`rhsRows` rows) K-major in shared memory, `depth` deep: one wgmma per
+/// k16 step, issued and committed (the caller waits).
+SmallVector<Value> rowsTimesRows(OpBuilder &b, Location loc, Value lhs,
+                                 int64_t lhsRows, Value rhs, int64_t rhsRows,
+                                 int64_t depth, Type element,
+                                 SmallVector<Value> acc) {
+  Value lhsDesc = matrixDescriptor(b, loc, warpgroupRows(b, loc, sharedAddress(b, loc, lhs)),
+                                   16, kSwizzleAtomBytes);
+  Value rhsDesc = matrixDescriptor(b, loc, sharedAddress(b, loc, rhs), 16,
+                                   kSwizzleAtomBytes);
+  wgmmaFence(b, loc);
+  for (int64_t k = 0; k < (depth + 15) / 16; ++k) {
+    int64_t panel = k * 16 / kPanelElements;
+    int64_t inPanel = (k * 16 % kPanelElements) / 16 * kStepBytes;
+    acc = wgmma(b, loc, element, acc,
+                {offsetDescriptor(b, loc, lhsDesc,
+                                  panel * lhsRows * kPanelRowBytes + inPanel)},
+                offsetDescriptor(b, loc, rhsDesc,
+                                 panel * rhsRows * kPanelRowBytes + inPanel),
+                /*transposeB=*/false);
+  }
+  wgmmaCommit(b, loc);
+  return acc;
+}
+
+/// The descriptor of an N-major (MN-major) operand of `rows` rows in
+/// 64-column panels: the next panel is `rows`·128 bytes on (the leading
+/// byte offset), 8-row groups 1024 (the stride byte offset); a k16 step
+/// is 16 rows, +2048 bytes.
+Value columnsDescriptor(OpBuilder &b, Location loc, Value address, int64_t rows) {
+  return matrixDescriptor(b, loc, address, /*leadingBytes=*/rows * kPanelRowBytes,
+                          /*strideBytes=*/kSwizzleAtomBytes);
+}
+
+/// fa.qk_scores: S = QKᵀ, both K-major from shared memory; then the op's
+/// score epilogue per element.
 struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -83,43 +121,90 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
       return rewriter.notifyMatchFailure(op, "operands not in TMA layout");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getType());
-    int64_t queryRows = op.getQuery().getType().getDimSize(0);
-    int64_t keyRows = op.getKey().getType().getDimSize(0);
-    int64_t depth = op.getQuery().getType().getDimSize(1);
-    Type element = op.getQuery().getType().getElementType();
-    Value queryAddr =
-        warpgroupRows(rewriter, loc, sharedAddress(rewriter, loc, adaptor.getQuery()));
-    Value keyAddr = sharedAddress(rewriter, loc, adaptor.getKey());
-    Value queryDesc = matrixDescriptor(rewriter, loc, queryAddr, 16, kSwizzleAtomBytes);
-    Value keyDesc = matrixDescriptor(rewriter, loc, keyAddr, 16, kSwizzleAtomBytes);
+    auto query = op.getQuery().getType(), key = op.getKey().getType();
     Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0));
-    SmallVector<Value> acc(shape.size(), zero);
-    wgmmaFence(rewriter, loc);
-    for (int64_t k = 0; k < (depth + 15) / 16; ++k) {
-      int64_t panel = k * 16 / kPanelElements;
-      int64_t inPanel = (k * 16 % kPanelElements) / 16 * kStepBytes;
-      acc = wgmma(rewriter, loc, element, acc,
-                  {offsetDescriptor(rewriter, loc, queryDesc,
-                                    panel * queryRows * kPanelRowBytes + inPanel)},
-                  offsetDescriptor(rewriter, loc, keyDesc,
-                                   panel * keyRows * kPanelRowBytes + inPanel),
-                  /*transposeB=*/false);
-    }
-    wgmmaCommit(rewriter, loc);
+    SmallVector<Value> acc = rowsTimesRows(
+        rewriter, loc, adaptor.getQuery(), query.getDimSize(0), adaptor.getKey(),
+        key.getDimSize(0), query.getDimSize(1), query.getElementType(),
+        SmallVector<Value>(shape.size(), zero));
+    Type packed = getTypeConverter()->convertType(op.getType());
     if (isAsync(op)) {
       // The epilogue runs on the waited values (MmaWaitLowering).
-      rewriter.replaceOp(op, packVector(rewriter, loc,
-                                        getTypeConverter()->convertType(op.getType()),
-                                        acc));
+      rewriter.replaceOp(op, packVector(rewriter, loc, packed, acc));
       return success();
     }
-    wgmmaWait(rewriter, loc, 0);
     SmallVector<Value> scores;
-    for (Value dot : acc)
+    for (Value dot : wgmmaWait(rewriter, loc, 0, acc))
       scores.push_back(transformScore(rewriter, loc, op, dot));
-    rewriter.replaceOp(op, packVector(rewriter, loc,
-                                      getTypeConverter()->convertType(op.getType()),
-                                      scores));
+    rewriter.replaceOp(op, packVector(rewriter, loc, packed, scores));
+    return success();
+  }
+};
+
+/// fa.matmul {transpose_b} (the backward's dP = dO·Vᵀ): acc + A·Bᵀ, both
+/// K-major from shared memory, as S = QKᵀ.
+struct RowsTimesRowsLowering : OpConversionPattern<TileMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op) || !op.getTransposeB() || op.getTransposeA() ||
+        op.getAlpha() || !isTmaTile(op.getLhs().getType()) ||
+        !isTmaTile(op.getRhs().getType()))
+      return rewriter.notifyMatchFailure(op, "not acc + A·Bᵀ from TMA tiles");
+    Location loc = op.getLoc();
+    auto lhs = op.getLhs().getType(), rhs = op.getRhs().getType();
+    SmallVector<Value> acc = rowsTimesRows(
+        rewriter, loc, adaptor.getLhs(), lhs.getDimSize(0), adaptor.getRhs(),
+        rhs.getDimSize(0), lhs.getDimSize(1), lhs.getElementType(),
+        unpackVector(rewriter, loc, adaptor.getAcc()));
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(),
+                                      wgmmaWait(rewriter, loc, 0, acc)));
+    return success();
+  }
+};
+
+/// fa.matmul {transpose_a} (the backward's dV += Pᵀ·dO, dK += dSᵀ·Q): A
+/// [k][m] and B [k][n] both N-major in shared memory (P and dS as
+/// fa.store_shared wrote them, Q and dO as TMA did); warpgroup w's 64
+/// rows of the result are A's panel w.
+struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op) || !op.getTransposeA() || op.getTransposeB() ||
+        op.getAlpha() || !isTmaTile(op.getLhs().getType()) ||
+        !isTmaTile(op.getRhs().getType()))
+      return rewriter.notifyMatchFailure(op, "not acc + Aᵀ·B from TMA tiles");
+    Location loc = op.getLoc();
+    auto lhs = op.getLhs().getType();
+    int64_t depth = lhs.getDimSize(0); // A's and B's rows
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value group = arith::DivUIOp::create(
+        rewriter, loc, tid, arith::ConstantIndexOp::create(rewriter, loc, kWarpgroupThreads));
+    Value panel = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getI32Type(),
+        arith::MulIOp::create(rewriter, loc, group,
+                              arith::ConstantIndexOp::create(
+                                  rewriter, loc, depth * kPanelRowBytes)));
+    Value lhsAddr = arith::AddIOp::create(
+        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getLhs()), panel);
+    Value lhsDesc = columnsDescriptor(rewriter, loc, lhsAddr, depth);
+    Value rhsDesc = columnsDescriptor(
+        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()), depth);
+    SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
+    wgmmaFence(rewriter, loc);
+    for (int64_t k = 0; k < depth / 16; ++k) {
+      int64_t step = k * 16 * kPanelRowBytes;
+      acc = wgmma(rewriter, loc, lhs.getElementType(), acc,
+                  {offsetDescriptor(rewriter, loc, lhsDesc, step)},
+                  offsetDescriptor(rewriter, loc, rhsDesc, step),
+                  /*transposeB=*/true, /*transposeA=*/true);
+    }
+    wgmmaCommit(rewriter, loc);
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(),
+                                      wgmmaWait(rewriter, loc, 0, acc)));
     return success();
   }
 };
@@ -138,20 +223,19 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
   LogicalResult
   matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isDistributed(op) || !isTmaTile(op.getRhs().getType()))
-      return rewriter.notifyMatchFailure(op, "V not in TMA layout");
+    if (!isDistributed(op) || !isTmaTile(op.getRhs().getType()) ||
+        isTmaTile(op.getLhs().getType()))
+      return rewriter.notifyMatchFailure(op, "not P in registers, V in TMA layout");
     if (op.getTransposeA() || op.getTransposeB() || op.getAlpha())
-      return rewriter.notifyMatchFailure(op, "only acc + P·V on sm_90a yet");
+      return rewriter.notifyMatchFailure(op, "not acc + P·V");
     Location loc = op.getLoc();
     Type mmaType = op.getRhs().getType().getElementType();
     int64_t valueRows = op.getRhs().getType().getDimSize(0);
     AccumulatorOperand probs(rewriter, loc, adaptor.getLhs(),
                              op.getLhs().getType(), mmaType);
     SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
-    Value valueDesc = matrixDescriptor(
-        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()),
-        /*leadingBytes=*/valueRows * kPanelRowBytes,
-        /*strideBytes=*/kSwizzleAtomBytes);
+    Value valueDesc = columnsDescriptor(
+        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()), valueRows);
     wgmmaFence(rewriter, loc);
     for (int64_t k = 0; k < probs.kSteps(); ++k) {
       SmallVector<Value> a;
@@ -164,7 +248,7 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
     }
     wgmmaCommit(rewriter, loc);
     if (!isAsync(op))
-      wgmmaWait(rewriter, loc, 0);
+      acc = wgmmaWait(rewriter, loc, 0, acc);
     rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(),
                                       acc));
     return success();
@@ -198,8 +282,13 @@ void hopper::populateWgmmaPatterns(const TypeConverter &converter,
   MLIRContext *ctx = patterns.getContext();
   // fa.qk_scores: wgmma with both operands' descriptors, the score epilogue.
   patterns.add<QKScoresLowering>(converter, ctx);
-  // fa.matmul (acc + P·V): wgmma with P's registers as A.
+  // fa.matmul (acc + P·V, the backward's dS·K): wgmma with P's registers
+  // as A.
   patterns.add<ProbsTimesValueLowering>(converter, ctx);
+  // fa.matmul {transpose_b} (dO·Vᵀ) and {transpose_a} (Pᵀ·dO, dSᵀ·Q): the
+  // backward's, every operand from shared memory.
+  patterns.add<RowsTimesRowsLowering, TransposedTimesColumnsLowering>(converter,
+                                                                      ctx);
   // fa.mma_wait: the schedule's wait for asynchronous wgmma groups.
   patterns.add<MmaWaitLowering>(converter, ctx);
 }

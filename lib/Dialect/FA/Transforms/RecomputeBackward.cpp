@@ -218,7 +218,15 @@ struct RecomputeBackward : OpRewritePattern<AttentionGradOp> {
                               shape->keyLen);
     TileBuilder tb(rewriter, op.getLoc());
     BackwardTiler tiler(op, *shape, blockM, blockN, omitRowDot, tb);
-    rewriter.replaceOp(op, tiler.build());
+    SmallVector<Value> results = tiler.build();
+    // The nest remembers its tiling, as fa-tile's: the GPU conversion
+    // reads stages and warps from the outer loop (dK's result).
+    auto *dialect = rewriter.getContext()->getLoadedDialect<FADialect>();
+    dialect->getTileAttrHelper().setAttr(
+        results[1].getDefiningOp(),
+        TileAttr::get(rewriter.getContext(), blockM, blockN,
+                      tile ? tile.getStages() : 2, tile ? tile.getWarps() : 4));
+    rewriter.replaceOp(op, results);
     return success();
   }
 

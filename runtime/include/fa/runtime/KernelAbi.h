@@ -118,12 +118,14 @@ struct Param {
 /// launch words (the compiler marks them grid-constant by position).
 std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false);
 
-/// The parameters of backward kernel `step`, in launch order.
-std::vector<Param> backwardKernelParams(BackwardStep step, bool alibi);
+/// The parameters of backward kernel `step`, in launch order (the main
+/// kernel's tensor maps first, as the forward's, if `tensorMaps`).
+std::vector<Param> backwardKernelParams(BackwardStep step, bool alibi,
+                                        bool tensorMaps = false);
 
-/// How a TensorMap parameter maps its tensor: which one ("q", "k", "v"),
-/// and the TMA box, `panelBytes` of one row by `rows` rows, where `rows`
-/// is the kernel's block_m for Q and block_n for K and V. The tensor is
+/// How a TensorMap parameter maps its tensor: which one ("q", "k", "v",
+/// "do"), and the TMA box, `panelBytes` of one row by `rows` rows, where
+/// `rows` is the kernel's block_m for Q and dO and block_n for K and V. The tensor is
 /// seen as 4-D [B, H, S, D] through its strides (any layout), so that rows
 /// past S are out of bounds and zero-filled, never the next head's.
 struct TensorMapInfo {

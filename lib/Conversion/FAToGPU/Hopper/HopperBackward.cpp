@@ -1,0 +1,459 @@
+//===- HopperBackward.cpp - the sm_90a backward's main kernel -------------===//
+//
+// Part of fa-mlir.
+//
+// One thread block per (KV block j, KV head, batch), warp-specialised as
+// the forward (HopperSchedule.cpp): G consumer warpgroups own 64 rows each
+// of block_m = block_n = 64·G (query rows for S, P, dP, dS and dQ_i; key
+// rows for dK_j and dV_j, which live in registers for the whole block),
+// and one producer thread after them issues every copy by TMA:
+//
+//   producer                               consumers
+//   K_j, V_j → kv_full (once)              wait kv_full
+//   for each query head of the group and each Q block i that sees K_j
+//   (n counts them: stage s = n mod 2, parity (n / 2) mod 2):
+//     wait q_empty[s] (parity ^ 1)         wait q_full[s]; consumer barrier
+//     Q_i, dO_i → q_full[s]                the L2 step (BackwardMath):
+//                                            S = Q Kᵀ, dP = dO Vᵀ (wgmma,
+//                                            both operands by descriptor)
+//                                            P, dS → shared (#fa.tma_shared)
+//                                            dQ_i = dS K_j (dS's registers
+//                                            as A) → f32 staging
+//                                            fence.proxy.async; barrier
+//                                            dQ_i added into dq_acc
+//                                            dV += Pᵀ dO, dK += dSᵀ Q
+//                                            (imm-trans-a from P, dS)
+//                                          arrive q_empty[s]
+//
+// The consumer barrier at the top of a step orders the last step's reads
+// of P, dS and the staging before this step's writes; gpu.barrier cannot
+// serve (the producer does not take part), so both barriers are named
+// barrier 1 over the consumer threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HopperPtx.h"
+#include "HopperStrategy.h"
+
+#include "fa/Conversion/FAToGPU/BackwardKernel.h"
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::hopper;
+
+BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &c) {
+  auto panels = [](int64_t width) {
+    return (width + kPanelElements - 1) / kPanelElements;
+  };
+  keyPanels = panels(c.headDim);
+  valuePanels = panels(c.valueDim);
+  probsPanels = panels(c.blockN);
+  keyBytes = keyPanels * c.blockN * kPanelRowBytes;
+  valueBytes = valuePanels * c.blockN * kPanelRowBytes;
+  queryStageBytes = keyPanels * c.blockM * kPanelRowBytes;
+  gradOutStageBytes = valuePanels * c.blockM * kPanelRowBytes;
+  int64_t probsBytes = probsPanels * c.blockM * kPanelRowBytes;
+  // Every tile a whole number of 1024-byte swizzle atoms (block_m and
+  // block_n are multiples of 64), so each starts on one.
+  valueOffset = keyBytes;
+  queryOffset = valueOffset + valueBytes;
+  gradOutOffset = queryOffset + kStages * queryStageBytes;
+  probsOffset = gradOutOffset + kStages * gradOutStageBytes;
+  gradScoresOffset = probsOffset + probsBytes;
+  bytes = gradScoresOffset + probsBytes;
+  // dQ_i staged in f32 (rows of D + 8: the fragment's 8-row writes on 2
+  // ways of banks) for coalesced atomics, unless it costs the second block
+  // per SM (113 KB is half the SM's shared memory, less the reserve).
+  int64_t row = c.headDim + 8, staging = 4 * c.blockM * row;
+  if (bytes + staging <= 113 * 1024 || bytes > 113 * 1024) {
+    stagingOffset = bytes;
+    stagingRow = row;
+    bytes += staging;
+  }
+  barrierOffset = bytes;
+  bytes += 8 * (1 + 2 * kStages); // kv_full, then q_full, q_empty per stage
+}
+
+namespace {
+
+/// The block's shared memory, its place in the problem, the barriers.
+struct BackwardBlock {
+  const AttentionKernelConfig &c;
+  KernelArgs &args;
+  Location loc;
+  BackwardSharedMemoryPlan plan;
+  Value threadId, keyStart, batch, kvHead, group;
+  Value base; ///< shared-window address of the buffer (i32)
+  Value key, value, query, gradOut, probs, gradScores; ///< panel views
+  Value staging; ///< dQ_i's f32 staging, or null
+
+  BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
+                const AttentionKernelConfig &c, Location loc)
+      : c(c), args(args), loc(loc), plan(c) {
+    threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    keyStart = arith::MulIOp::create(
+        b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), idx(b, c.blockN));
+    kvHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
+                                   args.index(b, "kv_heads"));
+    Value smem = sharedMemoryBase(b, module, loc, plan.bytes);
+    base = sharedAddress(b, loc, smem);
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    auto view = [&](int64_t offset, ArrayRef<int64_t> shape, Type element) -> Value {
+      auto type = MemRefType::get(shape, element, nullptr, workgroup);
+      return memref::ViewOp::create(b, loc, type, smem, idx(b, offset), ValueRange{});
+    };
+    Type e = c.elementType;
+    key = view(0, {plan.keyPanels, c.blockN, kPanelElements}, e);
+    value = view(plan.valueOffset, {plan.valuePanels, c.blockN, kPanelElements}, e);
+    query = view(plan.queryOffset,
+                 {kStages, plan.keyPanels, c.blockM, kPanelElements}, e);
+    gradOut = view(plan.gradOutOffset,
+                   {kStages, plan.valuePanels, c.blockM, kPanelElements}, e);
+    probs = view(plan.probsOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
+    gradScores =
+        view(plan.gradScoresOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
+    if (plan.stagingRow)
+      staging = view(plan.stagingOffset, {c.blockM, plan.stagingRow}, b.getF32Type());
+  }
+
+  static constexpr int64_t kStages = BackwardSharedMemoryPlan::kStages;
+  int64_t consumerThreads() const { return 32 * c.warps; }
+
+  Value idx(OpBuilder &b, int64_t v) const {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value i32(OpBuilder &b, int64_t v) const {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  }
+  Value toI32(OpBuilder &b, Value index) const {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
+  }
+  Value address(OpBuilder &b, int64_t bytes) const {
+    return arith::AddIOp::create(b, loc, base, i32(b, bytes));
+  }
+  Value keyValueFull(OpBuilder &b) const { return address(b, plan.barrierOffset); }
+  /// q_full (`empty` false) or q_empty of ring stage `stage` (an index).
+  Value queryBarrier(OpBuilder &b, Value stage, bool empty) const {
+    Value stageBytes = arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, 16));
+    return arith::AddIOp::create(
+        b, loc, address(b, plan.barrierOffset + 8 + (empty ? 8 : 0)), stageBytes);
+  }
+  /// The ring position of the n-th Q block this block takes: (stage, parity).
+  std::pair<Value, Value> ringPosition(OpBuilder &b, Value n) const {
+    Value stage = arith::RemUIOp::create(b, loc, n, idx(b, kStages));
+    Value round = arith::DivUIOp::create(b, loc, n, idx(b, kStages));
+    return {stage, toI32(b, arith::RemUIOp::create(b, loc, round, idx(b, 2)))};
+  }
+  /// Shared buffer `buffer` (behind `stage` if non-null) as an operand tile.
+  Value tile(OpBuilder &b, Value buffer, Value stage, int64_t rows,
+             int64_t width) const {
+    auto type = RankedTensorType::get(
+        {rows, width}, c.elementType,
+        TmaSharedLayoutAttr::get(b.getContext(), kPanelRowBytes));
+    return SharedTileOp::create(b, loc, type, buffer, stage);
+  }
+  /// Named barrier 1 over the consumer warpgroups.
+  void consumerBarrier(OpBuilder &b) const {
+    namedBarrierSync(b, loc, i32(b, 1), consumerThreads());
+  }
+  /// The coordinates of query head `head` of the group.
+  GridCoords coords(OpBuilder &b, Value head) const {
+    GridCoords g;
+    g.batch = batch;
+    g.head = head;
+    g.kvHead = kvHead;
+    g.queryLen = args.index(b, "q_len");
+    g.keyLen = args.index(b, "kv_len");
+    return g;
+  }
+  /// The query blocks of member `member` of the group that see K_j: the
+  /// head, its first row, and the count.
+  struct Member {
+    Value head, begin, blocks;
+  };
+  Member member(OpBuilder &b, Value m) const {
+    Member out;
+    out.head = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, kvHead, group), m);
+    Value keyLen = args.index(b, "kv_len");
+    Value cols = arith::MinSIOp::create(b, loc, idx(b, c.blockN),
+                                        arith::SubIOp::create(b, loc, keyLen, keyStart));
+    auto [begin, end] = buildVisibleQueryRange(b, loc, c.mask, keyStart, cols,
+                                               args.index(b, "q_len"), keyLen, c.blockM);
+    Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, end, begin),
+                                        idx(b, 0));
+    out.begin = begin;
+    out.blocks = arith::CeilDivUIOp::create(b, loc, span, idx(b, c.blockM));
+    return out;
+  }
+  /// Runs `body(member, n)` for each member of the group, n counting the
+  /// Q blocks of the members before it; carries `init` through.
+  FailureOr<SmallVector<Value>>
+  forEachMember(OpBuilder &b, ValueRange init,
+                function_ref<FailureOr<SmallVector<Value>>(OpBuilder &, const Member &,
+                                                           Value n, ValueRange)>
+                    body) const {
+    SmallVector<Value> carried = {idx(b, 0)};
+    carried.append(init.begin(), init.end());
+    LogicalResult result = success();
+    auto loop = scf::ForOp::create(
+        b, loc, idx(b, 0), group, idx(b, 1), carried,
+        [&](OpBuilder &lb, Location, Value m, ValueRange values) {
+          Member mem = member(lb, m);
+          FailureOr<SmallVector<Value>> out = body(lb, mem, values[0], values.drop_front());
+          if (failed(out))
+            result = failure();
+          SmallVector<Value> yielded = {arith::AddIOp::create(lb, loc, values[0], mem.blocks)};
+          if (succeeded(out))
+            yielded.append(out->begin(), out->end());
+          else
+            yielded.append(values.begin() + 1, values.end());
+          scf::YieldOp::create(lb, loc, yielded);
+        });
+    if (failed(result))
+      return failure();
+    return SmallVector<Value>(loop.getResults().drop_front());
+  }
+};
+
+/// The producer thread: K_j and V_j once, then Q_i and dO_i of every step
+/// into the ring. A TMA box is one 64-column panel of block rows at
+/// (64·panel, row, head, batch); rows past the sequence arrive as zeros.
+void buildProducer(OpBuilder &b, const BackwardBlock &block) {
+  const AttentionKernelConfig &c = block.c;
+  const BackwardSharedMemoryPlan &p = block.plan;
+  Location loc = block.loc;
+  Value batch = block.toI32(b, block.batch);
+  auto copyTile = [&](OpBuilder &cb, StringRef map, int64_t offset, Value stageOffset,
+                      int64_t panels, int64_t rows, Value row, Value head, Value bar) {
+    for (int64_t panel = 0; panel < panels; ++panel) {
+      Value dst = block.address(cb, offset + panel * rows * kPanelRowBytes);
+      if (stageOffset)
+        dst = arith::AddIOp::create(cb, loc, dst, stageOffset);
+      tmaLoad(cb, loc, dst, block.args[map],
+              {block.i32(cb, panel * kPanelElements), row, head, batch}, bar);
+    }
+  };
+  Value kvBar = block.keyValueFull(b);
+  Value keyRow = block.toI32(b, block.keyStart);
+  Value kvHead = block.toI32(b, block.kvHead);
+  arriveExpectTx(b, loc, kvBar, p.keyBytes + p.valueBytes);
+  copyTile(b, "k_tmap", 0, Value(), p.keyPanels, c.blockN, keyRow, kvHead, kvBar);
+  copyTile(b, "v_tmap", p.valueOffset, Value(), p.valuePanels, c.blockN, keyRow,
+           kvHead, kvBar);
+  (void)block.forEachMember(
+      b, {}, [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n, ValueRange)
+          -> FailureOr<SmallVector<Value>> {
+        Value head = block.toI32(mb, m.head);
+        scf::ForOp::create(
+            mb, loc, block.idx(mb, 0), m.blocks, block.idx(mb, 1), ValueRange{},
+            [&](OpBuilder &lb, Location, Value i, ValueRange) {
+              auto [stage, parity] =
+                  block.ringPosition(lb, arith::AddIOp::create(lb, loc, n, i));
+              // A fresh barrier's previous phase counts as complete: the
+              // first use of each stage passes at once.
+              waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true),
+                         arith::XOrIOp::create(lb, loc, parity, block.i32(lb, 1)));
+              Value bar = block.queryBarrier(lb, stage, /*empty=*/false);
+              arriveExpectTx(lb, loc, bar, p.queryStageBytes + p.gradOutStageBytes);
+              Value row = block.toI32(
+                  lb, arith::AddIOp::create(
+                          lb, loc, m.begin,
+                          arith::MulIOp::create(lb, loc, i, block.idx(lb, c.blockM))));
+              Value s = block.toI32(lb, stage);
+              copyTile(lb, "q_tmap", p.queryOffset,
+                       arith::MulIOp::create(lb, loc, s, block.i32(lb, p.queryStageBytes)),
+                       p.keyPanels, c.blockM, row, head, bar);
+              copyTile(lb, "do_tmap", p.gradOutOffset,
+                       arith::MulIOp::create(lb, loc, s,
+                                             block.i32(lb, p.gradOutStageBytes)),
+                       p.valuePanels, c.blockM, row, head, bar);
+              scf::YieldOp::create(lb, loc);
+            });
+        return SmallVector<Value>();
+      });
+}
+
+/// One Q block's step on the consumers: (dK_j, dV_j) updated.
+FailureOr<SmallVector<Value>>
+emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
+                 const AttentionBackward &backward, const GridCoords &at,
+                 Value stage, ValueRange gradients, Value slope) {
+  const AttentionKernelConfig &c = block.c;
+  Location loc = block.loc;
+  KernelArgs &args = block.args;
+  BackwardMath::Sources sources;
+  sources.tile = [&](OpBuilder &tb, Value l2Tile) -> Value {
+    if (l2Tile == backward.queryTile)
+      return block.tile(tb, block.query, stage, c.blockM, c.headDim);
+    if (l2Tile == backward.gradOutTile)
+      return block.tile(tb, block.gradOut, stage, c.blockM, c.valueDim);
+    if (l2Tile == backward.keyTile)
+      return block.tile(tb, block.key, Value(), c.blockN, c.headDim);
+    if (l2Tile == backward.valueTile)
+      return block.tile(tb, block.value, Value(), c.blockN, c.valueDim);
+    // Rows past M: LSE +inf (P = 0), D 0.
+    bool lse = l2Tile == backward.lseRows;
+    StringRef name = lse ? "lse" : "delta";
+    double padding = lse ? std::numeric_limits<double>::infinity() : 0.0;
+    return LoadFragmentOp::create(
+        tb, loc, cast<RankedTensorType>(math.distribute(l2Tile)), args[name],
+        at.tensorBase(tb, loc, args, name, at.head), at.queryStart, at.queryLen,
+        Value(), tb.getF32FloatAttr(padding));
+  };
+  sources.transposedOperand = [&](OpBuilder &tb, TileMatmulOp matmul,
+                                  Value fragment) -> Value {
+    Value buffer = matmul == backward.gradValue ? block.probs : block.gradScores;
+    StoreSharedOp::create(tb, loc, fragment, buffer);
+    return block.tile(tb, buffer, Value(), c.blockM, c.blockN);
+  };
+  Value unstaged;
+  sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
+    if (block.staging)
+      StoreSharedOp::create(tb, loc, gradQuery, block.staging);
+    else
+      unstaged = gradQuery;
+  };
+  sources.sharedWritten = [&](OpBuilder &tb) {
+    // The generic proxy's writes of P and dS, seen by wgmma's async proxy.
+    fenceProxyAsync(tb, loc);
+    block.consumerBarrier(tb);
+    Value base = at.tensorBase(tb, loc, args, "dq_acc", at.head);
+    Value stride = args.index(tb, "dq_acc_stride_s");
+    if (block.staging)
+      AccumulateSharedOp::create(tb, loc, block.staging, args["dq_acc"], base,
+                                 at.queryStart, at.queryLen, stride,
+                                 tb.getI64IntegerAttr(c.headDim),
+                                 tb.getI64IntegerAttr(block.consumerThreads()));
+    else
+      AccumulateFragmentOp::create(tb, loc, unstaged, args["dq_acc"], base,
+                                   at.queryStart, at.queryLen, stride);
+  };
+  return math.emitBody(b, at, block.keyStart, gradients, slope, sources);
+}
+
+/// The consumers: every step of every member, then dK_j and dV_j stored.
+LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
+                             const AttentionBackward &backward) {
+  const AttentionKernelConfig &c = block.c;
+  Location loc = block.loc;
+  // wgmma's accumulator is mma.sync's per warp: one m16 tile per warp, for
+  // the query rows and the key rows alike.
+  auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1,
+                                        /*quadPartial=*/false, FloatAttr());
+  BackwardMath math(backward, layout, layout);
+  waitParity(b, loc, block.keyValueFull(b), block.i32(b, 0));
+  FailureOr<SmallVector<Value>> gradients = block.forEachMember(
+      b, math.initialGradients(b, loc),
+      [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n,
+          ValueRange carried) -> FailureOr<SmallVector<Value>> {
+        GridCoords grid = block.coords(mb, m.head);
+        Value slope = c.alibi ? grid.alibiSlope(mb, loc, block.args) : Value();
+        LogicalResult result = success();
+        auto loop = scf::ForOp::create(
+            mb, loc, block.idx(mb, 0), m.blocks, block.idx(mb, 1), carried,
+            [&](OpBuilder &lb, Location, Value i, ValueRange values) {
+              auto [stage, parity] =
+                  block.ringPosition(lb, arith::AddIOp::create(lb, loc, n, i));
+              waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/false),
+                         parity);
+              block.consumerBarrier(lb);
+              GridCoords at = grid;
+              at.queryStart = arith::AddIOp::create(
+                  lb, loc, m.begin,
+                  arith::MulIOp::create(lb, loc, i, block.idx(lb, c.blockM)));
+              FailureOr<SmallVector<Value>> step = emitConsumerStep(
+                  lb, block, math, backward, at, stage, values, slope);
+              if (failed(step))
+                result = failure();
+              // Every wgmma reading Q_i and dO_i has been waited for.
+              arrive(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true));
+              scf::YieldOp::create(lb, loc, succeeded(step) ? ValueRange(*step) : values);
+            });
+        if (failed(result))
+          return failure();
+        return SmallVector<Value>(loop.getResults());
+      });
+  if (failed(gradients))
+    return failure();
+  // dK_j, dV_j in the input type, by the rows that exist.
+  GridCoords kv = block.coords(b, Value());
+  static constexpr StringLiteral kGradients[] = {"dk", "dv"};
+  for (auto [i, name] : llvm::enumerate(kGradients)) {
+    Value grad = (*gradients)[i];
+    auto type = cast<RankedTensorType>(grad.getType());
+    Value cast = arith::TruncFOp::create(b, loc, type.clone(c.elementType), grad);
+    StoreFragmentOp::create(b, loc, cast, block.args[name],
+                            kv.tensorBase(b, loc, block.args, name, block.kvHead),
+                            block.keyStart, kv.keyLen,
+                            block.args.index(b, (name + "_stride_s").str()));
+  }
+  return success();
+}
+
+/// Thread 0 initialises the barriers; the block waits for it.
+void initBarriers(OpBuilder &b, const BackwardBlock &block) {
+  Location loc = block.loc;
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      block.threadId, block.idx(b, 0));
+  scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
+    mbarrierInit(then, loc, block.keyValueFull(then), 1);
+    for (int64_t stage = 0; stage < BackwardBlock::kStages; ++stage) {
+      Value st = block.idx(then, stage);
+      mbarrierInit(then, loc, block.queryBarrier(then, st, false), 1);
+      mbarrierInit(then, loc, block.queryBarrier(then, st, true),
+                   block.consumerThreads());
+    }
+    fenceBarrierInit(then, loc);
+    scf::YieldOp::create(then, loc);
+  });
+  gpu::BarrierOp::create(b, loc);
+}
+
+} // namespace
+
+LogicalResult hopper::buildHopperBackwardMain(OpBuilder &b, gpu::GPUModuleOp module,
+                                              const AttentionBackward &backward,
+                                              const AttentionKernelConfig &c,
+                                              StringRef name) {
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = backward.queryLoop->getLoc();
+  KernelArgs args = KernelArgs::create(
+      b, module, c.elementType,
+      backwardEntryName(name, ::fa::abi::BackwardStep::Main), blockThreadsFor(c),
+      ::fa::abi::backwardKernelParams(::fa::abi::BackwardStep::Main, c.alibi,
+                                      /*tensorMaps=*/true));
+  BackwardBlock block(b, module, args, c, loc);
+  initBarriers(b, block);
+  // One if/else, one role per branch: what setmaxnreg needs.
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           block.threadId,
+                                           block.idx(b, block.consumerThreads()));
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard roleGuard(b);
+    b.setInsertionPointToStart(roles.thenBlock());
+    RegisterBudget budget = registerBudget(c.blockM / kRowsPerWarpgroup);
+    setMaxRegisters(b, loc, budget.producer, /*increase=*/false);
+    Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         block.threadId,
+                                         block.idx(b, block.consumerThreads()));
+    scf::IfOp::create(b, loc, issuer, [&](OpBuilder &then, Location) {
+      buildProducer(then, block);
+      scf::YieldOp::create(then, loc);
+    });
+    b.setInsertionPointToStart(roles.elseBlock());
+    setMaxRegisters(b, loc, budget.consumer, /*increase=*/true);
+    if (failed(buildConsumers(b, block, backward)))
+      return failure();
+  }
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
