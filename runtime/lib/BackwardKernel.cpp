@@ -277,27 +277,41 @@ bool BackwardKernel::backward(const BackwardArgs &a, CUstream stream,
     abi::backwardParamValue(a, headDim, name, value);
     return value;
   };
-  // The main step's TMA maps (sm_90a): Q and dO by block_m rows, K and V
-  // by block_n.
+  // The main step's TMA maps (sm_90a): Q, dO and dq_acc by block_m rows,
+  // K and V by block_n.
+  int64_t dqAccStride[3] = {f.queryHeads * f.queryLen * headDim,
+                            f.queryLen * headDim, headDim};
   auto mapOf = [&](const std::string &name, detail::TensorMapStorage &map,
                    std::string &why) {
     abi::TensorMapInfo t;
     abi::tensorMapOf(name, t);
     const AttentionSpec &spec = info.spec;
-    bool isQuery = t.tensor == "q", isGradOut = t.tensor == "do",
-         isValue = t.tensor == "v";
     detail::TensorMapSource source;
     source.tensor = t.tensor;
-    source.base = isQuery ? f.q : isGradOut ? a.gradOut : isValue ? f.v : f.k;
-    source.stride = isQuery     ? f.qStride
-                    : isGradOut ? a.gradOutStride
-                    : isValue   ? f.vStride
-                                : f.kStride;
-    source.width = (isValue || isGradOut) ? spec.valueDim : spec.headDim;
+    source.f32 = t.f32;
+    source.batch = f.batch;
     source.rows = t.queryRows ? f.queryLen : f.keyLen;
     source.heads = t.queryRows ? f.queryHeads : f.kvHeads;
-    source.batch = f.batch;
     source.boxRows = t.queryRows ? spec.blockM : spec.blockN;
+    source.width = spec.headDim;
+    if (t.tensor == "q") {
+      source.base = f.q;
+      source.stride = f.qStride;
+    } else if (t.tensor == "k") {
+      source.base = f.k;
+      source.stride = f.kStride;
+    } else if (t.tensor == "v") {
+      source.base = f.v;
+      source.stride = f.vStride;
+      source.width = spec.valueDim;
+    } else if (t.tensor == "do") {
+      source.base = a.gradOut;
+      source.stride = a.gradOutStride;
+      source.width = spec.valueDim;
+    } else { // dq_acc: [B, Hq, M, D] f32 in the workspace
+      source.base = a.workspace + w.dqAccOffset;
+      source.stride = dqAccStride;
+    }
     return detail::encodeTensorMap(*cu, spec.dtype, source, map, why);
   };
   ProblemSize size{f.batch, f.queryHeads, f.kvHeads, f.queryLen, f.keyLen};

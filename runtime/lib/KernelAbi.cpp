@@ -81,9 +81,10 @@ std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps) {
 }
 
 bool fa::abi::tensorMapOf(const std::string &name, TensorMapInfo &info) {
-  for (const char *tensor : {"q", "k", "v", "do"})
+  for (const char *tensor : {"q", "k", "v", "do", "dq_acc"})
     if (name == std::string(tensor) + "_tmap") {
-      info = {tensor, name == "q_tmap" || name == "do_tmap"};
+      info = {tensor, name != "k_tmap" && name != "v_tmap",
+              name == "dq_acc_tmap"};
       return true;
     }
   return false;
@@ -207,6 +208,7 @@ static const std::vector<BackwardBinding> &backwardBindings() {
       {{"k_tmap", P::TensorMap, U::TensorMaps}, kMain, none},
       {{"v_tmap", P::TensorMap, U::TensorMaps}, kMain, none},
       {{"do_tmap", P::TensorMap, U::TensorMaps}, kMain, none},
+      {{"dq_acc_tmap", P::TensorMap, U::TensorMaps}, kMain, none},
       {{"q", P::ElementBuffer, U::Always}, kMain, fwd([](auto &f) { return f.q; })},
       {{"k", P::ElementBuffer, U::Always}, kMain, fwd([](auto &f) { return f.k; })},
       {{"v", P::ElementBuffer, U::Always}, kMain, fwd([](auto &f) { return f.v; })},

@@ -166,7 +166,7 @@ bool ManifestReader::locatePtx(KernelInfo &info) {
 
 namespace {
 /// cuda.h's CUtensorMapDataType / Swizzle / L2promotion values we use.
-constexpr int kTensorMapFloat16 = 6, kTensorMapBFloat16 = 9;
+constexpr int kTensorMapFloat16 = 6, kTensorMapFloat32 = 7, kTensorMapBFloat16 = 9;
 constexpr int kSwizzle128B = 3, kL2Promotion256B = 3;
 } // namespace
 
@@ -174,7 +174,7 @@ bool detail::encodeTensorMap(const cuda::Driver &d, ElementType dtype,
                      const TensorMapSource &source, TensorMapStorage &map,
                      std::string &error) {
   const int64_t *stride = source.stride;
-  int64_t elementBytes = 2;
+  int64_t elementBytes = source.f32 ? 4 : 2;
   uint64_t dims[4] = {uint64_t(source.width), uint64_t(source.rows),
                       uint64_t(source.heads), uint64_t(source.batch)};
   uint64_t strides[3] = {uint64_t(stride[2] * elementBytes),
@@ -194,7 +194,9 @@ bool detail::encodeTensorMap(const cuda::Driver &d, ElementType dtype,
   unsigned box[4] = {unsigned(abi::kTensorMapPanelBytes / elementBytes),
                      unsigned(source.boxRows), 1, 1};
   unsigned elementStrides[4] = {1, 1, 1, 1};
-  int dataType = dtype == ElementType::F16 ? kTensorMapFloat16 : kTensorMapBFloat16;
+  int dataType = source.f32                 ? kTensorMapFloat32
+                 : dtype == ElementType::F16 ? kTensorMapFloat16
+                                             : kTensorMapBFloat16;
   cuda::CUresult r = d.cuTensorMapEncodeTiled(
       &map, dataType, 4, reinterpret_cast<void *>(source.base), dims, strides,
       box, elementStrides, /*interleave=*/0, kSwizzle128B, kL2Promotion256B,

@@ -93,6 +93,7 @@ struct TensorMapSource {
   const int64_t *stride = nullptr; ///< [b, h, s], in elements
   int64_t width = 0, rows = 0, heads = 0, batch = 0;
   int64_t boxRows = 0; ///< block_m or block_n
+  bool f32 = false;     ///< f32 elements (dq_acc), else the kernel's 16-bit type
 };
 
 /// Encodes `source`'s map: boxes of one 128-byte panel row by boxRows

@@ -67,6 +67,13 @@ static cl::opt<int64_t> blockM("block-m",
 static cl::opt<int64_t> blockN("block-n",
                                cl::desc("key rows per block (default: tuned)"),
                                cl::init(0));
+static cl::opt<int64_t> backwardBlockM(
+    "bwd-block-m", cl::desc("the backward's query rows per block (default: "
+                            "tuned per chip and D)"),
+    cl::init(0));
+static cl::opt<int64_t> backwardBlockN(
+    "bwd-block-n", cl::desc("the backward's key rows per block (default: tuned)"),
+    cl::init(0));
 static cl::opt<std::string> alibi("alibi",
                                   cl::desc("ALiBi slopes: none, head ([Hq]) or "
                                            "batch_head ([B, Hq])"),
@@ -251,6 +258,14 @@ int main(int argc, char **argv) {
     // The backward's own tile (the strategy's), one name per direction.
     fa::AttentionSpec backwardSpec = spec;
     mlir::fa::applyTunedBackwardTile(backwardSpec, chip);
+    if (backwardBlockM.getNumOccurrences())
+      backwardSpec.blockM = backwardBlockM;
+    if (backwardBlockN.getNumOccurrences())
+      backwardSpec.blockN = backwardBlockN;
+    if (!fa::checkSpec(backwardSpec, error)) {
+      llvm::errs() << "fa-compile: " << error << "\n";
+      return 2;
+    }
     std::string backwardName = name.empty() || standardSetFlag
                                    ? mlir::fa::backwardKernelName(spec, chip)
                                    : std::string(name) + "_bwd";

@@ -25,7 +25,8 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
 
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
                               Type elementType, StringRef name, int64_t threads,
-                              ArrayRef<::fa::abi::Param> params) {
+                              ArrayRef<::fa::abi::Param> params,
+                              int64_t blocksPerSM) {
   KernelArgs args;
   SmallVector<Type> types;
   SmallVector<int64_t> gridConstants;
@@ -63,11 +64,12 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
   } else {
     args.kernel->setAttr(kGridConstantParamsAttrName,
                          b.getDenseI64ArrayAttr(gridConstants));
-    // __launch_bounds__(threads, 1): the register cap at entry that
-    // setmaxnreg needs to take effect (.maxntid, .minnctapersm).
+    // __launch_bounds__(threads, blocksPerSM): the register cap at entry
+    // that setmaxnreg needs to take effect (.maxntid, .minnctapersm).
     args.kernel->setAttr("nvvm.maxntid",
                          b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
-    args.kernel->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+    args.kernel->setAttr("nvvm.minctasm",
+                         b.getI32IntegerAttr(static_cast<int32_t>(blocksPerSM)));
   }
   b.setInsertionPointToStart(&args.kernel.getBody().front());
   return args;

@@ -46,10 +46,13 @@ public:
                            const AttentionKernelConfig &c, StringRef name,
                            int64_t threads, bool tensorMaps = false);
   /// The same with the parameters `params` (a backward step's, say),
-  /// buffers of `elementType` or f32.
+  /// buffers of `elementType` or f32. A kernel with tensor maps states
+  /// `blocksPerSM` resident blocks (.minnctapersm): ptxas caps its entry
+  /// registers to fit them, which setmaxnreg then redistributes.
   static KernelArgs create(OpBuilder &b, gpu::GPUModuleOp module,
                            Type elementType, StringRef name, int64_t threads,
-                           ArrayRef<::fa::abi::Param> params);
+                           ArrayRef<::fa::abi::Param> params,
+                           int64_t blocksPerSM = 1);
   gpu::GPUFuncOp func() const { return kernel; }
   /// The argument `name` of the ABI table (a memref or an i64).
   Value operator[](StringRef name) const;

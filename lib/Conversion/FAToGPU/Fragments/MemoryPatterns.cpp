@@ -212,7 +212,12 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
     };
     Value tile = adaptor.getTile();
     bool swizzled = type.getElementTypeBitWidth() == 16;
-    bool panels = op.getBuffer().getType().getRank() == 3; // [P, R, 64]
+    // [P, R, W]: 128-byte panels, each swizzled as a 128-byte row (16-bit
+    // tiles always are, f32 ones only in panels).
+    bool panels = op.getBuffer().getType().getRank() == 3;
+    int64_t panelWidth = panels ? op.getBuffer().getType().getDimSize(2) : 0;
+    swizzled = swizzled || panels;
+    int64_t chunkElements = 128 / 8 / (type.getElementTypeBitWidth() / 8);
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
       Value row = thread.row(slot);
       for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
@@ -220,17 +225,23 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
         Value column = thread.column(shape, first);
         Value physical = column; // f32: row-major
         SmallVector<Value> indices = {row};
-        if (panels) { // 64-column panels, each swizzled as a 64-wide row
+        if (panels) {
           indices.insert(indices.begin(),
-                         arith::DivUIOp::create(rewriter, loc, column, cst(64)));
-          column = arith::RemUIOp::create(rewriter, loc, column, cst(64));
+                         arith::DivUIOp::create(rewriter, loc, column, cst(panelWidth)));
+          column = arith::RemUIOp::create(rewriter, loc, column, cst(panelWidth));
         }
         if (swizzled) {
-          Value chunk = arith::DivUIOp::create(rewriter, loc, column, cst(8));
-          Value within = arith::RemUIOp::create(rewriter, loc, column, cst(8));
-          physical = arith::AddIOp::create(
-              rewriter, loc, sharedSwizzledColumn(rewriter, loc, row, chunk),
-              within);
+          Value chunk = arith::DivUIOp::create(rewriter, loc, column, cst(chunkElements));
+          Value within = arith::RemUIOp::create(rewriter, loc, column, cst(chunkElements));
+          // The swizzle's first column of the chunk, in 16-bit elements
+          // (8 per chunk): in this type's, chunkElements per chunk.
+          Value start = sharedSwizzledColumn(rewriter, loc, row, chunk);
+          if (chunkElements != 8)
+            start = arith::DivUIOp::create(
+                rewriter, loc,
+                arith::MulIOp::create(rewriter, loc, start, cst(chunkElements)),
+                cst(8));
+          physical = arith::AddIOp::create(rewriter, loc, start, within);
         }
         indices.push_back(physical);
         Value pair = vector::FromElementsOp::create(
@@ -242,7 +253,7 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
         vector::StoreOp::create(rewriter, loc, pair, adaptor.getBuffer(),
                                 indices,
                                 /*nontemporal=*/false,
-                                llvm::MaybeAlign(swizzled ? 4 : 8));
+                                llvm::MaybeAlign(4 * type.getElementTypeBitWidth() / 16));
       }
     }
     rewriter.eraseOp(op);

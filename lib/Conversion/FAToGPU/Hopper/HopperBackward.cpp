@@ -20,7 +20,8 @@
 //                                            dQ_i = dS K_j (dS's registers
 //                                            as A) → f32 staging
 //                                            fence.proxy.async; barrier
-//                                            dQ_i added into dq_acc
+//                                            dQ_i added into dq_acc (TMA
+//                                            reduce-add from the staging)
 //                                            dV += Pᵀ dO, dK += dSᵀ Q
 //                                            (imm-trans-a from P, dS)
 //                                          arrive q_empty[s]
@@ -40,6 +41,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
@@ -66,13 +68,14 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   probsOffset = gradOutOffset + kStages * gradOutStageBytes;
   gradScoresOffset = probsOffset + probsBytes;
   bytes = gradScoresOffset + probsBytes;
-  // dQ_i staged in f32 (rows of D + 8: the fragment's 8-row writes on 2
-  // ways of banks) for coalesced atomics, unless it costs the second block
-  // per SM (113 KB is half the SM's shared memory, less the reserve).
-  int64_t row = c.headDim + 8, staging = 4 * c.blockM * row;
+  // dQ_i staged in f32 panels of 32 columns for one TMA reduce-add per
+  // panel, unless it costs the second block per SM (113 KB is half the
+  // SM's shared memory, less the reserve).
+  int64_t panels32 = (c.headDim + 31) / 32;
+  int64_t staging = panels32 * c.blockM * kPanelRowBytes;
   if (bytes + staging <= 113 * 1024 || bytes > 113 * 1024) {
     stagingOffset = bytes;
-    stagingRow = row;
+    stagingPanels = panels32;
     bytes += staging;
   }
   barrierOffset = bytes;
@@ -80,6 +83,22 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
 }
 
 namespace {
+
+/// Blocks per SM and their warpgroups' registers. One consumer warpgroup
+/// alone cannot keep the tensor cores busy: where two blocks fit the
+/// shared memory (half the SM's, less the reserve), the block asks for
+/// two, and its 64K / 2 registers go 24 to the producer, the rest (232)
+/// to the consumers.
+struct BackwardOccupancy {
+  int64_t blocksPerSM;
+  RegisterBudget budget;
+};
+BackwardOccupancy backwardOccupancy(const AttentionKernelConfig &c) {
+  int64_t groups = c.blockM / kRowsPerWarpgroup;
+  if (groups == 1 && BackwardSharedMemoryPlan(c).bytes + 1024 <= 114 * 1024)
+    return {2, {24, 232}};
+  return {1, registerBudget(groups)};
+}
 
 /// The block's shared memory, its place in the problem, the barriers.
 struct BackwardBlock {
@@ -90,7 +109,7 @@ struct BackwardBlock {
   Value threadId, keyStart, batch, kvHead, group;
   Value base; ///< shared-window address of the buffer (i32)
   Value key, value, query, gradOut, probs, gradScores; ///< panel views
-  Value staging; ///< dQ_i's f32 staging, or null
+  Value staging; ///< dQ_i's f32 staging panels, or null
 
   BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
                 const AttentionKernelConfig &c, Location loc)
@@ -120,8 +139,9 @@ struct BackwardBlock {
     probs = view(plan.probsOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
     gradScores =
         view(plan.gradScoresOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
-    if (plan.stagingRow)
-      staging = view(plan.stagingOffset, {c.blockM, plan.stagingRow}, b.getF32Type());
+    if (plan.stagingPanels)
+      staging = view(plan.stagingOffset, {plan.stagingPanels, c.blockM, 32},
+                     b.getF32Type());
   }
 
   static constexpr int64_t kStages = BackwardSharedMemoryPlan::kStages;
@@ -159,6 +179,38 @@ struct BackwardBlock {
         {rows, width}, c.elementType,
         TmaSharedLayoutAttr::get(b.getContext(), kPanelRowBytes));
     return SharedTileOp::create(b, loc, type, buffer, stage);
+  }
+  /// Runs `body` in thread 0 (a consumer).
+  void inFirstThread(OpBuilder &b, function_ref<void(OpBuilder &)> body) const {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        threadId, idx(b, 0));
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
+      body(then);
+      scf::YieldOp::create(then, loc);
+    });
+  }
+  /// dQ_i, staged (and fenced for the async proxy, behind a consumer
+  /// barrier), added into dq_acc by thread 0's TMA reduce-adds, one per
+  /// 32-column panel; rows past M are out of the map's bounds and skipped.
+  void reduceStagedGradQuery(OpBuilder &b, const GridCoords &at) const {
+    inFirstThread(b, [&](OpBuilder &tb) {
+      Value stagingBase = address(tb, plan.stagingOffset);
+      for (int64_t panel = 0; panel < plan.stagingPanels; ++panel)
+        tmaReduceAdd(tb, loc,
+                     arith::AddIOp::create(
+                         tb, loc, stagingBase,
+                         i32(tb, panel * c.blockM * kPanelRowBytes)),
+                     args["dq_acc_tmap"],
+                     {i32(tb, 32 * panel), toI32(tb, at.queryStart),
+                      toI32(tb, at.head), toI32(tb, batch)});
+      bulkCommit(tb, loc);
+    });
+  }
+  /// Before the staging is written again: thread 0's reduce-adds have read
+  /// it (the consumer barrier that follows tells the others).
+  void awaitStagingRead(OpBuilder &b) const {
+    if (staging)
+      inFirstThread(b, [&](OpBuilder &tb) { bulkWait(tb, loc, 0, /*readOnly=*/true); });
   }
   /// Named barrier 1 over the consumer warpgroups.
   void consumerBarrier(OpBuilder &b) const {
@@ -281,6 +333,91 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
       });
 }
 
+/// Moves `op` and the ops of its block it depends on that come after
+/// `anchor` to right after `anchor`, in their order.
+void hoistAfter(Operation *op, Operation *anchor) {
+  Block *block = anchor->getBlock();
+  llvm::SetVector<Operation *> moved;
+  SmallVector<Operation *> worklist = {op};
+  while (!worklist.empty()) {
+    Operation *next = worklist.pop_back_val();
+    if (next->getBlock() != block || !anchor->isBeforeInBlock(next) ||
+        !moved.insert(next))
+      continue;
+    for (Value operand : next->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
+  SmallVector<Operation *> ordered(moved.begin(), moved.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  Operation *after = anchor;
+  for (Operation *m : ordered) {
+    m->moveAfter(after);
+    after = m;
+  }
+}
+
+/// `mma`'s uses (but `except`) read `wait`.
+void readThroughWait(Operation *mma, MmaWaitOp wait) {
+  mma->getResult(0).replaceAllUsesExcept(wait.getResult(), wait);
+}
+
+/// Two MMAs in flight at once: the step as BackwardMath cloned it waits
+/// for each wgmma before the next issues. S = QKᵀ and dP = dO·Vᵀ are
+/// independent: dP issues right after S, S is awaited with dP in flight
+/// (wait_group 1) and dP only before its first use, so dP runs under the
+/// mask and exp of S. dV += Pᵀ·dO and dK += dSᵀ·Q, the step's last, are
+/// awaited together, at the end of `step` (not yet terminated); `yielded`
+/// (the step's results) then reads the waits.
+void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
+  QKScoresOp scores;
+  TileMatmulOp gradProbs;
+  SmallVector<TileMatmulOp> transposed;
+  for (Operation &op : *step) {
+    if (auto s = dyn_cast<QKScoresOp>(op))
+      scores = s;
+    else if (auto m = dyn_cast<TileMatmulOp>(op)) {
+      if (m.getTransposeB())
+        gradProbs = m;
+      else if (m.getTransposeA())
+        transposed.push_back(m);
+    }
+  }
+  auto firstUser = [](Operation *op) {
+    Operation *first = nullptr;
+    for (Operation *user : op->getUsers())
+      if (!first || user->isBeforeInBlock(first))
+        first = user;
+    return first;
+  };
+  auto awaitAt = [](Operation *mma, Operation *before, int64_t pending) {
+    OpBuilder b(before);
+    auto wait = MmaWaitOp::create(b, mma->getLoc(), mma->getResult(0).getType(),
+                                  mma->getResult(0), b.getI64IntegerAttr(pending));
+    readThroughWait(mma, wait);
+    return wait;
+  };
+  if (scores && gradProbs && scores->isBeforeInBlock(gradProbs)) {
+    Operation *firstUseOfProbs = firstUser(gradProbs);
+    hoistAfter(gradProbs, scores);
+    awaitAt(scores, gradProbs->getNextNode(), 1);
+    awaitAt(gradProbs, firstUseOfProbs, 0);
+  }
+  if (transposed.size() == 2) {
+    // (From the op's context: the step's loop is still being built, its
+    // region has no parent op to ask.)
+    OpBuilder b(transposed.front().getContext());
+    b.setInsertionPointToEnd(step);
+    for (auto [i, mma] : llvm::enumerate(transposed)) {
+      Value result = mma.getResult();
+      auto wait = MmaWaitOp::create(b, mma.getLoc(), result.getType(), result,
+                                    b.getI64IntegerAttr(1 - int64_t(i)));
+      readThroughWait(mma, wait);
+      std::replace(yielded.begin(), yielded.end(), result, Value(wait.getResult()));
+    }
+  }
+}
+
 /// One Q block's step on the consumers: (dK_j, dV_j) updated.
 FailureOr<SmallVector<Value>>
 emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
@@ -325,16 +462,14 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
     // The generic proxy's writes of P and dS, seen by wgmma's async proxy.
     fenceProxyAsync(tb, loc);
     block.consumerBarrier(tb);
-    Value base = at.tensorBase(tb, loc, args, "dq_acc", at.head);
-    Value stride = args.index(tb, "dq_acc_stride_s");
-    if (block.staging)
-      AccumulateSharedOp::create(tb, loc, block.staging, args["dq_acc"], base,
-                                 at.queryStart, at.queryLen, stride,
-                                 tb.getI64IntegerAttr(c.headDim),
-                                 tb.getI64IntegerAttr(block.consumerThreads()));
-    else
-      AccumulateFragmentOp::create(tb, loc, unstaged, args["dq_acc"], base,
-                                   at.queryStart, at.queryLen, stride);
+    if (block.staging) {
+      block.reduceStagedGradQuery(tb, at);
+      return;
+    }
+    AccumulateFragmentOp::create(
+        tb, loc, unstaged, args["dq_acc"],
+        at.tensorBase(tb, loc, args, "dq_acc", at.head), at.queryStart,
+        at.queryLen, args.index(tb, "dq_acc_stride_s"));
   };
   return math.emitBody(b, at, block.keyStart, gradients, slope, sources);
 }
@@ -364,6 +499,7 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
                   block.ringPosition(lb, arith::AddIOp::create(lb, loc, n, i));
               waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/false),
                          parity);
+              block.awaitStagingRead(lb);
               block.consumerBarrier(lb);
               GridCoords at = grid;
               at.queryStart = arith::AddIOp::create(
@@ -373,6 +509,8 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
                   lb, block, math, backward, at, stage, values, slope);
               if (failed(step))
                 result = failure();
+              else
+                overlapStepMatmuls(lb.getInsertionBlock(), *step);
               // Every wgmma reading Q_i and dO_i has been waited for.
               arrive(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true));
               scf::YieldOp::create(lb, loc, succeeded(step) ? ValueRange(*step) : values);
@@ -383,6 +521,9 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
       });
   if (failed(gradients))
     return failure();
+  // The last reduce-adds complete before the block ends.
+  if (block.staging)
+    block.inFirstThread(b, [&](OpBuilder &tb) { bulkWait(tb, loc, 0, /*readOnly=*/false); });
   // dK_j, dV_j in the input type, by the rows that exist.
   GridCoords kv = block.coords(b, Value());
   static constexpr StringLiteral kGradients[] = {"dk", "dv"};
@@ -429,7 +570,8 @@ LogicalResult hopper::buildHopperBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
       b, module, c.elementType,
       backwardEntryName(name, ::fa::abi::BackwardStep::Main), blockThreadsFor(c),
       ::fa::abi::backwardKernelParams(::fa::abi::BackwardStep::Main, c.alibi,
-                                      /*tensorMaps=*/true));
+                                      /*tensorMaps=*/true),
+      backwardOccupancy(c).blocksPerSM);
   BackwardBlock block(b, module, args, c, loc);
   initBarriers(b, block);
   // One if/else, one role per branch: what setmaxnreg needs.
@@ -440,7 +582,7 @@ LogicalResult hopper::buildHopperBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
   {
     OpBuilder::InsertionGuard roleGuard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    RegisterBudget budget = registerBudget(c.blockM / kRowsPerWarpgroup);
+    RegisterBudget budget = backwardOccupancy(c).budget;
     setMaxRegisters(b, loc, budget.producer, /*increase=*/false);
     Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          block.threadId,

@@ -90,6 +90,30 @@ void hopper::tmaLoad(OpBuilder &b, Location loc, Value dst, Value tensorMap,
             "r,l,r,r,r,r,r");
 }
 
+void hopper::tmaReduceAdd(OpBuilder &b, Location loc, Value src,
+                          Value tensorMap, ArrayRef<Value> coords) {
+  Value map = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), tensorMap);
+  SmallVector<Value> operands = {map};
+  operands.append(coords.begin(), coords.end());
+  operands.push_back(src);
+  inlinePtx(b, loc, Type(), operands,
+            "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile"
+            ".bulk_group [$0, {$1, $2, $3, $4}], [$5];",
+            "l,r,r,r,r,r");
+}
+
+void hopper::bulkCommit(OpBuilder &b, Location loc) {
+  inlinePtx(b, loc, Type(), {}, "cp.async.bulk.commit_group;", "");
+}
+
+void hopper::bulkWait(OpBuilder &b, Location loc, int64_t pending,
+                      bool readOnly) {
+  inlinePtx(b, loc, Type(), {},
+            std::string("cp.async.bulk.wait_group") + (readOnly ? ".read " : " ") +
+                std::to_string(pending) + ";",
+            "");
+}
+
 void hopper::namedBarrierSync(OpBuilder &b, Location loc, Value id,
                               int64_t threads) {
   inlinePtx(b, loc, Type(), {id, i32(b, loc, threads)}, "bar.sync $0, $1;",

@@ -42,6 +42,16 @@ void waitParity(OpBuilder &b, Location loc, Value barrier, Value parity);
 void tmaLoad(OpBuilder &b, Location loc, Value dst, Value tensorMap,
              ArrayRef<Value> coords, Value barrier);
 
+/// cp.reduce.async.bulk.tensor.4d .add: the box at `coords` of the tensor
+/// map `tensorMap` += the shared tile at `src` (f32: the backward's dQ_i),
+/// in this thread's current bulk group.
+void tmaReduceAdd(OpBuilder &b, Location loc, Value src, Value tensorMap,
+                  ArrayRef<Value> coords);
+/// cp.async.bulk.commit_group, and wait_group (`readOnly`: until the
+/// groups' sources may be overwritten, not until their writes land).
+void bulkCommit(OpBuilder &b, Location loc);
+void bulkWait(OpBuilder &b, Location loc, int64_t pending, bool readOnly);
+
 /// bar.sync / bar.arrive on named barrier `id` (i32, never 0: gpu.barrier
 /// uses it) for `threads` threads; the arrive only where `condition` (i1)
 /// holds, if given.

@@ -61,7 +61,8 @@ inline RegisterBudget registerBudget(int64_t consumerGroups) {
 
 /// The backward main kernel's shared memory: K [panels][BN][64], V, Q and
 /// dO rings [2][panels][BM][64], P and dS [BN / 64][BM][64], dQ_i's f32
-/// staging [BM][D + 8] where it fits, then the mbarriers.
+/// staging [D / 32][BM][32] (the TMA reduce-add's source) where it fits,
+/// then the mbarriers.
 struct BackwardSharedMemoryPlan {
   static constexpr int64_t kStages = 2;
   explicit BackwardSharedMemoryPlan(const AttentionKernelConfig &c);
@@ -69,7 +70,7 @@ struct BackwardSharedMemoryPlan {
   int64_t keyBytes, valueBytes, queryStageBytes, gradOutStageBytes;
   int64_t valueOffset, queryOffset, gradOutOffset, probsOffset,
       gradScoresOffset; ///< bytes
-  int64_t stagingOffset = 0, stagingRow = 0; ///< stagingRow 0: no staging
+  int64_t stagingOffset = 0, stagingPanels = 0; ///< 0 panels: no staging
   int64_t barrierOffset, bytes;
 };
 

@@ -158,8 +158,9 @@ struct RowsTimesRowsLowering : OpConversionPattern<TileMatmulOp> {
         rewriter, loc, adaptor.getLhs(), lhs.getDimSize(0), adaptor.getRhs(),
         rhs.getDimSize(0), lhs.getDimSize(1), lhs.getElementType(),
         unpackVector(rewriter, loc, adaptor.getAcc()));
-    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(),
-                                      wgmmaWait(rewriter, loc, 0, acc)));
+    if (!isAsync(op))
+      acc = wgmmaWait(rewriter, loc, 0, acc);
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(), acc));
     return success();
   }
 };
@@ -203,8 +204,9 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
                   /*transposeB=*/true, /*transposeA=*/true);
     }
     wgmmaCommit(rewriter, loc);
-    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(),
-                                      wgmmaWait(rewriter, loc, 0, acc)));
+    if (!isAsync(op))
+      acc = wgmmaWait(rewriter, loc, 0, acc);
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(), acc));
     return success();
   }
 };

@@ -147,11 +147,13 @@ LogicalResult StoreSharedOp::verify() {
       (tile.getElementTypeBitWidth() != 16 && !tile.getElementType().isF32()))
     return emitOpError("stores a 16-bit or f32 tile into a buffer of its type");
   bool swizzled = tile.getElementTypeBitWidth() == 16;
-  if (swizzled && buffer.getRank() == 3) { // #fa.tma_shared panels
-    if (buffer.getDimSize(1) != tile.getDimSize(0) || buffer.getDimSize(2) != 64 ||
-        buffer.getDimSize(0) * 64 < tile.getDimSize(1))
-      return emitOpError("a panel buffer must be [P, rows, 64] with 64·P >= "
-                         "the tile's columns");
+  if (buffer.getRank() == 3) { // 128-byte swizzled panels
+    int64_t width = swizzled ? 64 : 32;
+    if (buffer.getDimSize(1) != tile.getDimSize(0) ||
+        buffer.getDimSize(2) != width ||
+        buffer.getDimSize(0) * width < tile.getDimSize(1))
+      return emitOpError("a panel buffer must be [P, rows, ")
+             << width << "] with " << width << "·P >= the tile's columns";
     return success();
   }
   if (buffer.getRank() != 2 || buffer.getDimSize(0) != tile.getDimSize(0) ||

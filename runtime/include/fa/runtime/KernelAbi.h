@@ -124,13 +124,16 @@ std::vector<Param> backwardKernelParams(BackwardStep step, bool alibi,
                                         bool tensorMaps = false);
 
 /// How a TensorMap parameter maps its tensor: which one ("q", "k", "v",
-/// "do"), and the TMA box, `panelBytes` of one row by `rows` rows, where
-/// `rows` is the kernel's block_m for Q and dO and block_n for K and V. The tensor is
+/// "do", "dq_acc"), and the TMA box, `panelBytes` of one row by `rows`
+/// rows, where `rows` is the kernel's block_m for Q, dO and dq_acc and
+/// block_n for K and V. dq_acc's map is f32 (the backward adds dQ_i into
+/// it with TMA's reduce-add); the others are of the kernel's type. The tensor is
 /// seen as 4-D [B, H, S, D] through its strides (any layout), so that rows
 /// past S are out of bounds and zero-filled, never the next head's.
 struct TensorMapInfo {
   std::string tensor;
   bool queryRows;
+  bool f32 = false;
 };
 constexpr int64_t kTensorMapBytes = 128, kTensorMapAlignment = 64;
 /// A box row: 128 bytes, the span of the 128-byte swizzle.

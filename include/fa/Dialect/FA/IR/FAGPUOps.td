@@ -138,9 +138,10 @@ def FA_StoreSharedOp : FA_Op<"store_shared"> {
     barrier): the backward writes P and dS this way, because Pᵀ·dO and
     dSᵀ·Q read them transposed, which the accumulator's registers cannot
     give. An f32 tile is written row-major (the staging of
-    `fa.accumulate_shared`). A 16-bit tile into a buffer `[P, R, 64]` is
-    written as `#fa.tma_shared` panels (64 columns each, the 128-byte
-    swizzle TMA writes), which sm_90a's wgmma reads by descriptor.
+    `fa.accumulate_shared`). Into a buffer `[P, R, W]` the tile is written
+    as 128-byte panels (`W` = 64 16-bit or 32 f32 columns each) in the
+    128-byte swizzle TMA uses: `#fa.tma_shared`, which sm_90a's wgmma reads
+    by descriptor, or an f32 tile that a TMA reduce-add reads.
 
     ```mlir
     fa.store_shared %p, %smem_p : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>,
