@@ -11,7 +11,7 @@
 //   producer                               consumers
 //   K_j, V_j → kv_full (once)              wait kv_full
 //   for each query head of the group and each Q block i that sees K_j
-//   (n counts them: stage s = n mod 2, parity (n / 2) mod 2):
+//   (n counts them: stage s = n mod stages, parity (n / stages) mod 2):
 //     wait q_empty[s] (parity ^ 1)         wait q_full[s]; consumer barrier
 //     Q_i, dO_i → q_full[s]                the L2 step (BackwardMath):
 //                                            S = Q Kᵀ, dP = dO Vᵀ (wgmma,
@@ -60,26 +60,33 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   queryStageBytes = keyPanels * c.blockM * kPanelRowBytes;
   gradOutStageBytes = valuePanels * c.blockM * kPanelRowBytes;
   int64_t probsBytes = probsPanels * c.blockM * kPanelRowBytes;
+  int64_t staging = (c.headDim + 31) / 32 * c.blockM * kPanelRowBytes;
+  // dQ_i is always staged in f32 panels of 32 columns, for one TMA
+  // reduce-add per panel: added per element from registers, its atomics
+  // use a third of each L2 sector and bound the kernel (docs/perf-notes.md,
+  // sm_90a backward). One consumer warpgroup alone leaves the tensor cores
+  // idle, so where the staging costs the second block per SM (113 KB is
+  // half the SM's shared memory, less the reserve), Q and dO get one stage:
+  // the other block's work covers the copy.
+  auto total = [&](int64_t ringStages) {
+    return keyBytes + valueBytes + ringStages * (queryStageBytes + gradOutStageBytes) +
+           2 * probsBytes + staging + 8 * (1 + 2 * ringStages);
+  };
+  stages = 2;
+  if (c.blockM == kRowsPerWarpgroup && total(2) > 113 * 1024 &&
+      total(1) <= 113 * 1024)
+    stages = 1;
   // Every tile a whole number of 1024-byte swizzle atoms (block_m and
   // block_n are multiples of 64), so each starts on one.
   valueOffset = keyBytes;
   queryOffset = valueOffset + valueBytes;
-  gradOutOffset = queryOffset + kStages * queryStageBytes;
-  probsOffset = gradOutOffset + kStages * gradOutStageBytes;
+  gradOutOffset = queryOffset + stages * queryStageBytes;
+  probsOffset = gradOutOffset + stages * gradOutStageBytes;
   gradScoresOffset = probsOffset + probsBytes;
-  bytes = gradScoresOffset + probsBytes;
-  // dQ_i staged in f32 panels of 32 columns for one TMA reduce-add per
-  // panel, unless it costs the second block per SM (113 KB is half the
-  // SM's shared memory, less the reserve).
-  int64_t panels32 = (c.headDim + 31) / 32;
-  int64_t staging = panels32 * c.blockM * kPanelRowBytes;
-  if (bytes + staging <= 113 * 1024 || bytes > 113 * 1024) {
-    stagingOffset = bytes;
-    stagingPanels = panels32;
-    bytes += staging;
-  }
-  barrierOffset = bytes;
-  bytes += 8 * (1 + 2 * kStages); // kv_full, then q_full, q_empty per stage
+  stagingOffset = gradScoresOffset + probsBytes;
+  stagingPanels = (c.headDim + 31) / 32;
+  barrierOffset = stagingOffset + staging;
+  bytes = total(stages); // kv_full, then q_full, q_empty per stage
 }
 
 namespace {
@@ -95,7 +102,7 @@ struct BackwardOccupancy {
 };
 BackwardOccupancy backwardOccupancy(const AttentionKernelConfig &c) {
   int64_t groups = c.blockM / kRowsPerWarpgroup;
-  if (groups == 1 && BackwardSharedMemoryPlan(c).bytes + 1024 <= 114 * 1024)
+  if (groups == 1 && BackwardSharedMemoryPlan(c).bytes <= 113 * 1024)
     return {2, {24, 232}};
   return {1, registerBudget(groups)};
 }
@@ -109,7 +116,7 @@ struct BackwardBlock {
   Value threadId, keyStart, batch, kvHead, group;
   Value base; ///< shared-window address of the buffer (i32)
   Value key, value, query, gradOut, probs, gradScores; ///< panel views
-  Value staging; ///< dQ_i's f32 staging panels, or null
+  Value staging; ///< dQ_i's f32 staging panels
 
   BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
                 const AttentionKernelConfig &c, Location loc)
@@ -133,18 +140,16 @@ struct BackwardBlock {
     key = view(0, {plan.keyPanels, c.blockN, kPanelElements}, e);
     value = view(plan.valueOffset, {plan.valuePanels, c.blockN, kPanelElements}, e);
     query = view(plan.queryOffset,
-                 {kStages, plan.keyPanels, c.blockM, kPanelElements}, e);
+                 {plan.stages, plan.keyPanels, c.blockM, kPanelElements}, e);
     gradOut = view(plan.gradOutOffset,
-                   {kStages, plan.valuePanels, c.blockM, kPanelElements}, e);
+                   {plan.stages, plan.valuePanels, c.blockM, kPanelElements}, e);
     probs = view(plan.probsOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
     gradScores =
         view(plan.gradScoresOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
-    if (plan.stagingPanels)
-      staging = view(plan.stagingOffset, {plan.stagingPanels, c.blockM, 32},
-                     b.getF32Type());
+    staging = view(plan.stagingOffset, {plan.stagingPanels, c.blockM, 32},
+                   b.getF32Type());
   }
 
-  static constexpr int64_t kStages = BackwardSharedMemoryPlan::kStages;
   int64_t consumerThreads() const { return 32 * c.warps; }
 
   Value idx(OpBuilder &b, int64_t v) const {
@@ -168,8 +173,8 @@ struct BackwardBlock {
   }
   /// The ring position of the n-th Q block this block takes: (stage, parity).
   std::pair<Value, Value> ringPosition(OpBuilder &b, Value n) const {
-    Value stage = arith::RemUIOp::create(b, loc, n, idx(b, kStages));
-    Value round = arith::DivUIOp::create(b, loc, n, idx(b, kStages));
+    Value stage = arith::RemUIOp::create(b, loc, n, idx(b, plan.stages));
+    Value round = arith::DivUIOp::create(b, loc, n, idx(b, plan.stages));
     return {stage, toI32(b, arith::RemUIOp::create(b, loc, round, idx(b, 2)))};
   }
   /// Shared buffer `buffer` (behind `stage` if non-null) as an operand tile.
@@ -209,8 +214,7 @@ struct BackwardBlock {
   /// Before the staging is written again: thread 0's reduce-adds have read
   /// it (the consumer barrier that follows tells the others).
   void awaitStagingRead(OpBuilder &b) const {
-    if (staging)
-      inFirstThread(b, [&](OpBuilder &tb) { bulkWait(tb, loc, 0, /*readOnly=*/true); });
+    inFirstThread(b, [&](OpBuilder &tb) { bulkWait(tb, loc, 0, /*readOnly=*/true); });
   }
   /// Named barrier 1 over the consumer warpgroups.
   void consumerBarrier(OpBuilder &b) const {
@@ -451,25 +455,15 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
     StoreSharedOp::create(tb, loc, fragment, buffer);
     return block.tile(tb, buffer, Value(), c.blockM, c.blockN);
   };
-  Value unstaged;
   sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
-    if (block.staging)
-      StoreSharedOp::create(tb, loc, gradQuery, block.staging);
-    else
-      unstaged = gradQuery;
+    StoreSharedOp::create(tb, loc, gradQuery, block.staging);
   };
   sources.sharedWritten = [&](OpBuilder &tb) {
-    // The generic proxy's writes of P and dS, seen by wgmma's async proxy.
+    // The generic proxy's writes of P, dS and dQ_i, seen by the async
+    // proxy (wgmma, the TMA reduce-add).
     fenceProxyAsync(tb, loc);
     block.consumerBarrier(tb);
-    if (block.staging) {
-      block.reduceStagedGradQuery(tb, at);
-      return;
-    }
-    AccumulateFragmentOp::create(
-        tb, loc, unstaged, args["dq_acc"],
-        at.tensorBase(tb, loc, args, "dq_acc", at.head), at.queryStart,
-        at.queryLen, args.index(tb, "dq_acc_stride_s"));
+    block.reduceStagedGradQuery(tb, at);
   };
   return math.emitBody(b, at, block.keyStart, gradients, slope, sources);
 }
@@ -522,8 +516,7 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
   if (failed(gradients))
     return failure();
   // The last reduce-adds complete before the block ends.
-  if (block.staging)
-    block.inFirstThread(b, [&](OpBuilder &tb) { bulkWait(tb, loc, 0, /*readOnly=*/false); });
+  block.inFirstThread(b, [&](OpBuilder &tb) { bulkWait(tb, loc, 0, /*readOnly=*/false); });
   // dK_j, dV_j in the input type, by the rows that exist.
   GridCoords kv = block.coords(b, Value());
   static constexpr StringLiteral kGradients[] = {"dk", "dv"};
@@ -546,7 +539,7 @@ void initBarriers(OpBuilder &b, const BackwardBlock &block) {
                                       block.threadId, block.idx(b, 0));
   scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
     mbarrierInit(then, loc, block.keyValueFull(then), 1);
-    for (int64_t stage = 0; stage < BackwardBlock::kStages; ++stage) {
+    for (int64_t stage = 0; stage < block.plan.stages; ++stage) {
       Value st = block.idx(then, stage);
       mbarrierInit(then, loc, block.queryBarrier(then, st, false), 1);
       mbarrierInit(then, loc, block.queryBarrier(then, st, true),

@@ -60,17 +60,17 @@ inline RegisterBudget registerBudget(int64_t consumerGroups) {
 }
 
 /// The backward main kernel's shared memory: K [panels][BN][64], V, Q and
-/// dO rings [2][panels][BM][64], P and dS [BN / 64][BM][64], dQ_i's f32
-/// staging [D / 32][BM][32] (the TMA reduce-add's source) where it fits,
-/// then the mbarriers.
+/// dO rings [stages][panels][BM][64], P and dS [BN / 64][BM][64], dQ_i's
+/// f32 staging [D / 32][BM][32] (the TMA reduce-add's source), then the
+/// mbarriers.
 struct BackwardSharedMemoryPlan {
-  static constexpr int64_t kStages = 2;
   explicit BackwardSharedMemoryPlan(const AttentionKernelConfig &c);
+  int64_t stages; ///< of the Q and dO ring: 2, or 1 for a second block per SM
   int64_t keyPanels, valuePanels, probsPanels;
   int64_t keyBytes, valueBytes, queryStageBytes, gradOutStageBytes;
   int64_t valueOffset, queryOffset, gradOutOffset, probsOffset,
       gradScoresOffset; ///< bytes
-  int64_t stagingOffset = 0, stagingPanels = 0; ///< 0 panels: no staging
+  int64_t stagingOffset, stagingPanels;
   int64_t barrierOffset, bytes;
 };
 
