@@ -477,9 +477,8 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
       for (int64_t d : {64, 128, 256})
         for (::fa::ref::MaskKind mask :
              {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
-          // The backward: sm_80 keeps dK, dV in registers up to D = 128.
-          add(standardSpec(dtype, d, mask), chip,
-              std::string(chip) == "sm_80" && d <= 128);
+          // The backward keeps dK, dV in registers up to D = 128.
+          add(standardSpec(dtype, d, mask), chip, d <= 128);
   };
   addGrid("sm_80");
   ::fa::AttentionSpec window;

@@ -113,6 +113,32 @@ TEST(BackwardAbi, MainStepTakesSemaphoresAndTheFlag) {
     }
 }
 
+/// TMA kernels (the sm_90a main step) take five maps first: Q and dO by
+/// block_m rows, K and V by block_n, dq_acc (f32, block_m rows) for the
+/// reduce-add; then the plain list unchanged. The other steps take none.
+TEST(BackwardAbi, TensorMapMainStepTakesMapsFirst) {
+  for (bool alibi : {false, true}) {
+    std::vector<std::string> expected =
+        namesOf(backwardKernelParams(BackwardStep::Main, alibi));
+    expected.insert(expected.begin(),
+                    {"q_tmap", "k_tmap", "v_tmap", "do_tmap", "dq_acc_tmap"});
+    std::vector<Param> main =
+        backwardKernelParams(BackwardStep::Main, alibi, /*tensorMaps=*/true);
+    EXPECT_EQ(namesOf(main), expected);
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_EQ(main[i].type, ParamType::TensorMap);
+      TensorMapInfo info;
+      ASSERT_TRUE(tensorMapOf(main[i].name, info));
+      EXPECT_EQ(info.tensor + "_tmap", std::string(main[i].name));
+      EXPECT_EQ(info.queryRows, info.tensor != "k" && info.tensor != "v");
+      EXPECT_EQ(info.f32, info.tensor == "dq_acc");
+    }
+  }
+  for (BackwardStep step : {BackwardStep::Preprocess, BackwardStep::Postprocess})
+    EXPECT_EQ(namesOf(backwardKernelParams(step, true, true)),
+              namesOf(backwardKernelParams(step, true)));
+}
+
 /// A BackwardArgs with every field distinct, at B=3, Hq=4, Hkv=2, M=113.
 BackwardArgs distinctArgs() {
   BackwardArgs a;

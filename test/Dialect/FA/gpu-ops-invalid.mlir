@@ -307,6 +307,15 @@ func.func @store_shared$narrow(%t: tensor<64x64xbf16, #fa.fragment<warps = 4, mT
 
 // -----
 
+func.func @store_shared$panels(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>,
+                               %smem: memref<2x64x64xf32, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{'fa.store_shared' op a panel buffer must be [P, rows, 32] with 32·P >= the tile's columns}}
+  fa.store_shared %t, %smem : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<2x64x64xf32, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
 func.func @store_shared$types(%t: tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>,
                               %smem: memref<64x64xf16, #gpu.address_space<workgroup>>) {
   // expected-error @+1 {{'fa.store_shared' op stores a 16-bit or f32 tile into a buffer of its type}}
