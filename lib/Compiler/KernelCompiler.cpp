@@ -378,8 +378,8 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
     error = checkAttentionKernel(target, AttentionKernelConfig());
     return false;
   }
-  AttentionKernelConfig config =
-      configOfSpec(context, spec, 2, strategy->warpsFor(spec.blockM));
+  AttentionKernelConfig config = configOfSpec(
+      context, spec, 2, strategy->backwardWarpsFor(spec.blockM, spec.blockN));
   config.deterministic = deterministic;
   error = strategy->unsupportedBackwardReason(config);
   if (!error.empty())

@@ -41,7 +41,8 @@ struct EdgeKernel {
                                 backwardEntryName(name, step), 32 * kEdgeWarps,
                                 ::fa::abi::backwardKernelParams(step, c.alibi))),
         layout(FragmentLayoutAttr::get(b.getContext(), kEdgeWarps, 1,
-                                       /*quadPartial=*/false, FloatAttr())) {
+                                       /*quadPartial=*/false, FloatAttr(),
+                                       /*columnGroups=*/1)) {
     Location loc = args.func().getLoc();
     grid.queryBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     grid.head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);

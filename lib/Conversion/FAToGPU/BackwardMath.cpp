@@ -167,8 +167,13 @@ LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
       }
       lhs = rounded;
     }
-    if (matmul.getTransposeA()) {
-      operands.map(matmul.getLhs(), sources->transposedOperand(b, matmul, lhs));
+    bool fromShared =
+        sources->gradQueryFromShared && op == backward.gradQuery.getOperation();
+    if (matmul.getTransposeA() || fromShared) {
+      Value &tile = sharedOf[matmul.getLhs()];
+      if (!tile)
+        tile = sources->transposedOperand(b, matmul, lhs);
+      operands.map(matmul.getLhs(), tile);
       deferred.push_back({op, operands});
       return success();
     }
@@ -206,6 +211,7 @@ BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
   mapping.clear();
   roundedOf.clear();
   deferred.clear();
+  sharedOf.clear();
   Block *body = backward.queryLoop.getBody();
   mapping.map(body->getArguments().slice(1, 2), gradients);
   if (backward.alibiSlope)
@@ -223,6 +229,8 @@ BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
       cast<TileMatmulOp>(clone).removeAlphaAttr();
     clone->getResult(0).setType(distribute(op->getResult(0)));
     mapping.map(op->getResult(0), clone->getResult(0));
+    if (op == backward.gradQuery.getOperation())
+      sources->accumulateGradQuery(b, clone->getResult(0));
   }
   SmallVector<Value> yielded;
   for (Value value : body->getTerminator()->getOperands().take_front(2))

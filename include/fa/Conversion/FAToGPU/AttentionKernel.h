@@ -141,6 +141,10 @@ public:
   virtual std::string unsupportedBackwardReason(const AttentionKernelConfig &c) const {
     return (chip() + " has no GPU backward yet").str();
   }
+  /// The MMA warps of the backward's main kernel for a tile.
+  virtual int64_t backwardWarpsFor(int64_t blockM, int64_t blockN) const {
+    return warpsFor(blockM);
+  }
   /// Threads per block of the backward's main kernel.
   virtual int64_t backwardBlockThreads(const AttentionKernelConfig &c) const {
     return 32 * c.warps;

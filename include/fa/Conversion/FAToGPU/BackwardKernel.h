@@ -77,6 +77,11 @@ public:
     std::function<void(OpBuilder &)> sharedWritten;
     /// dQ_i (f32, with α applied) added into the accumulator.
     std::function<void(OpBuilder &, Value gradQuery)> accumulateGradQuery;
+    /// dQ_i = dS·K_j reads dS from the tile transposedOperand wrote for
+    /// dK (after sharedWritten, with the transposed matmuls) instead of
+    /// from registers: where each thread holds only part of dS's columns
+    /// (#fa.fragment's columnGroups). accumulateGradQuery follows it.
+    bool gradQueryFromShared = false;
   };
 
   /// Clones one Q block's step at the builder: `gradients` are (dK_j,
@@ -115,6 +120,8 @@ private:
   DenseMap<Value, FloatAttr> foldedAlpha;
   /// Matmuls whose transposed operand is written, to be cloned last.
   SmallVector<std::pair<Operation *, IRMapping>> deferred;
+  /// The shared tile transposedOperand returned, per L2 left operand.
+  DenseMap<Value, Value> sharedOf;
   const Sources *sources = nullptr;
   const GridCoords *grid = nullptr;
   Value keyStart;

@@ -31,7 +31,8 @@ namespace fa {
 /// four accumulator registers (rows lane/4 and lane/4 + 8, two columns each).
 struct FragmentShape {
   int64_t warps, mTiles;
-  int64_t columns; ///< C of an [R, C] tile; 0 for rows
+  int64_t columns; ///< a thread's columns: C / columnGroups of [R, C]; 0 for rows
+  int64_t columnGroups = 1; ///< #fa.fragment's: > 1 splits C over warp groups
 
   static FragmentShape of(RankedTensorType type);
   int64_t nTiles() const { return columns / 8; }

@@ -126,7 +126,8 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
   int64_t mTiles = c.blockM / (16 * c.warps);
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, mTiles,
                                         /*quadPartial=*/false,
-                                        /*deferredScale=*/FloatAttr());
+                                        /*deferredScale=*/FloatAttr(),
+                                        /*columnGroups=*/1);
   // Q's A fragments stay in registers for the whole loop when they fit;
   // otherwise they are re-read from shared memory per KV tile.
   Value query = p.tile(b, loc, p.sharedQuery, Value(), c.blockM, c.headDim,

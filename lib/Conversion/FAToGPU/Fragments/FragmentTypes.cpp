@@ -19,8 +19,9 @@ using namespace mlir::fa;
 
 FragmentShape FragmentShape::of(RankedTensorType type) {
   auto layout = cast<FragmentLayoutAttr>(type.getEncoding());
+  int64_t groups = layout.getColumnGroups();
   return {layout.getWarps(), layout.getMTiles(),
-          type.getRank() == 2 ? type.getDimSize(1) : 0};
+          type.getRank() == 2 ? type.getDimSize(1) / groups : 0, groups};
 }
 
 ThreadFragment::ThreadFragment(OpBuilder &b, Location loc,
@@ -33,22 +34,30 @@ ThreadFragment::ThreadFragment(OpBuilder &b, Location loc,
 }
 
 Value ThreadFragment::row(int64_t slot) {
-  // warp·16·m_tiles + 16·m_tile + 8·half + lane/4
+  // (warp mod rowWarps)·16·m_tiles + 16·m_tile + 8·half + lane/4
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value warpRow = arith::MulIOp::create(b, loc, warp, cst(16 * layout.getMTiles()));
+  Value rowWarp = warp;
+  if (layout.getColumnGroups() > 1)
+    rowWarp = arith::RemUIOp::create(b, loc, warp, cst(layout.getRowWarps()));
+  Value warpRow = arith::MulIOp::create(b, loc, rowWarp, cst(16 * layout.getMTiles()));
   Value quad = arith::DivUIOp::create(b, loc, lane, cst(4));
   Value inTile = arith::AddIOp::create(b, loc, quad, cst(16 * (slot / 2) + 8 * (slot % 2)));
   return arith::AddIOp::create(b, loc, warpRow, inTile);
 }
 
 Value ThreadFragment::column(const FragmentShape &shape, int64_t i) {
-  // 8·n_tile + 2·(lane%4) + parity
+  // (warp / rowWarps)·columns + 8·n_tile + 2·(lane%4) + parity
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   Value pairColumn = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, lane, cst(4)), cst(2));
-  return arith::AddIOp::create(
+  Value column = arith::AddIOp::create(
       b, loc, pairColumn,
       cst(8 * shape.nTile(i) + shape.columnParity(i)));
+  if (layout.getColumnGroups() == 1)
+    return column;
+  Value group = arith::DivUIOp::create(b, loc, warp, cst(layout.getRowWarps()));
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, group, cst(shape.columns)), column);
 }
 
 Value mlir::fa::sharedSwizzledColumn(OpBuilder &b, Location loc, Value row,

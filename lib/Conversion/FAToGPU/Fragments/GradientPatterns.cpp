@@ -82,6 +82,8 @@ struct RowDotLowering : OpConversionPattern<RowDotOp> {
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getLhs().getType());
+    if (shape.columnGroups > 1)
+      return rewriter.notifyMatchFailure(op, "rows split over warp groups");
     Type f32 = rewriter.getF32Type();
     auto widen = [&](Value v) -> Value {
       return v.getType() == f32 ? v : arith::ExtFOp::create(rewriter, loc, f32, v);

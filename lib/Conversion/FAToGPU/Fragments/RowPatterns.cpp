@@ -37,6 +37,8 @@ struct RowMaxLowering : OpConversionPattern<RowMaxOp> {
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getInput().getType());
+    if (shape.columnGroups > 1)
+      return rewriter.notifyMatchFailure(op, "rows split over warp groups");
     SmallVector<Value> scores = unpackVector(rewriter, loc, adaptor.getInput());
     double minusInf = -std::numeric_limits<double>::infinity();
     SmallVector<Value> rows(2 * shape.mTiles,
@@ -72,6 +74,8 @@ struct RowSumLowering : OpConversionPattern<RowSumOp> {
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getInput().getType());
+    if (shape.columnGroups > 1)
+      return rewriter.notifyMatchFailure(op, "rows split over warp groups");
     auto layout = cast<FragmentLayoutAttr>(op.getType().getEncoding());
     SmallVector<Value> rows(2 * shape.mTiles);
     for (auto [i, p] : llvm::enumerate(unpackVector(rewriter, loc, adaptor.getInput()))) {

@@ -51,10 +51,16 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
     int64_t rows = type.getDimSize(0);
     if (perWarp) {
       rows = 16 * layout.getMTiles();
+      // The warp's rows (its place among the warps of its column group);
+      // the decision covers the tile's every column.
+      Value warp = ThreadFragment(rewriter, loc, layout).warp;
+      if (layout.getColumnGroups() > 1)
+        warp = arith::RemUIOp::create(
+            rewriter, loc, warp,
+            arith::ConstantIndexOp::create(rewriter, loc, layout.getRowWarps()));
       firstRow = arith::AddIOp::create(
           rewriter, loc, firstRow,
-          arith::MulIOp::create(rewriter, loc,
-                                ThreadFragment(rewriter, loc, layout).warp,
+          arith::MulIOp::create(rewriter, loc, warp,
                                 arith::ConstantIndexOp::create(rewriter, loc, rows)));
     }
     Value needMask = buildTileNeedsMask(

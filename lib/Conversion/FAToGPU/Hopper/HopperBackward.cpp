@@ -3,10 +3,13 @@
 // Part of fa-mlir.
 //
 // One thread block per (KV block j, KV head, batch), warp-specialised as
-// the forward (HopperSchedule.cpp): G consumer warpgroups own 64 rows each
-// of block_m = block_n = 64·G (query rows for S, P, dP, dS and dQ_i; key
-// rows for dK_j and dV_j, which live in registers for the whole block),
-// and one producer thread after them issues every copy by TMA:
+// the forward (HopperSchedule.cpp): G consumer warpgroups own 64 key rows
+// each of block_n = 64·G (dK_j and dV_j, in registers for the whole
+// block), and either 64 query rows each of block_m = block_n (S, P, dP,
+// dS, dQ_i), or, with block_m = 64 < block_n, all 64 query rows and 64
+// of S's columns each (their own keys; #fa.fragment's columnGroups), dQ_i
+// then read from the shared dS after the barrier, each warpgroup a column
+// share of D. One producer thread after them issues every copy by TMA:
 //
 //   producer                               consumers
 //   K_j, V_j → kv_full (once)              wait kv_full
@@ -73,8 +76,7 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
            2 * probsBytes + staging + 8 * (1 + 2 * ringStages);
   };
   stages = 2;
-  if (c.blockM == kRowsPerWarpgroup && total(2) > 113 * 1024 &&
-      total(1) <= 113 * 1024)
+  if (c.warps == 4 && total(2) > 113 * 1024 && total(1) <= 113 * 1024)
     stages = 1;
   // Every tile a whole number of 1024-byte swizzle atoms (block_m and
   // block_n are multiples of 64), so each starts on one.
@@ -101,7 +103,7 @@ struct BackwardOccupancy {
   RegisterBudget budget;
 };
 BackwardOccupancy backwardOccupancy(const AttentionKernelConfig &c) {
-  int64_t groups = c.blockM / kRowsPerWarpgroup;
+  int64_t groups = c.warps / 4; // consumer warpgroups
   if (groups == 1 && BackwardSharedMemoryPlan(c).bytes <= 113 * 1024)
     return {2, {24, 232}};
   return {1, registerBudget(groups)};
@@ -372,10 +374,11 @@ void readThroughWait(Operation *mma, MmaWaitOp wait) {
 /// (wait_group 1) and dP only before its first use, so dP runs under the
 /// mask and exp of S. dV += Pᵀ·dO and dK += dSᵀ·Q, the step's last, are
 /// awaited together, at the end of `step` (not yet terminated); `yielded`
-/// (the step's results) then reads the waits.
+/// (the step's results) then reads the waits. A dQ_i that reads dS from
+/// shared memory issues before them and is awaited alone.
 void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
   QKScoresOp scores;
-  TileMatmulOp gradProbs;
+  TileMatmulOp gradProbs, gradQuery;
   SmallVector<TileMatmulOp> transposed;
   for (Operation &op : *step) {
     if (auto s = dyn_cast<QKScoresOp>(op))
@@ -385,6 +388,8 @@ void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
         gradProbs = m;
       else if (m.getTransposeA())
         transposed.push_back(m);
+      else
+        gradQuery = m;
     }
   }
   auto firstUser = [](Operation *op) {
@@ -406,6 +411,15 @@ void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
     hoistAfter(gradProbs, scores);
     awaitAt(scores, gradProbs->getNextNode(), 1);
     awaitAt(gradProbs, firstUseOfProbs, 0);
+  }
+  // dQ_i read from the shared dS comes after dV's and dK's wgmmas: issue
+  // it first and await it alone (wait_group 2), so that its staging, the
+  // barrier and the reduce-add run under them.
+  if (gradQuery && transposed.size() == 2 &&
+      transposed.front()->isBeforeInBlock(gradQuery)) {
+    Operation *firstUse = firstUser(gradQuery);
+    gradQuery->moveBefore(transposed.front());
+    awaitAt(gradQuery, firstUse, 2);
   }
   if (transposed.size() == 2) {
     // (From the op's context: the step's loop is still being built, its
@@ -455,15 +469,25 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
     StoreSharedOp::create(tb, loc, fragment, buffer);
     return block.tile(tb, buffer, Value(), c.blockM, c.blockN);
   };
+  // With dS's columns split over the warpgroups, dQ_i = dS·K_j reads dS
+  // from shared memory after the barrier, and its staging needs one more.
+  bool splitColumns = c.blockN > c.blockM;
+  sources.gradQueryFromShared = splitColumns;
   sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
     StoreSharedOp::create(tb, loc, gradQuery, block.staging);
-  };
-  sources.sharedWritten = [&](OpBuilder &tb) {
-    // The generic proxy's writes of P, dS and dQ_i, seen by the async
-    // proxy (wgmma, the TMA reduce-add).
+    if (!splitColumns)
+      return; // reduced after sharedWritten's barrier
     fenceProxyAsync(tb, loc);
     block.consumerBarrier(tb);
     block.reduceStagedGradQuery(tb, at);
+  };
+  sources.sharedWritten = [&](OpBuilder &tb) {
+    // The generic proxy's writes of P, dS (and dQ_i), seen by the async
+    // proxy (wgmma, the TMA reduce-add).
+    fenceProxyAsync(tb, loc);
+    block.consumerBarrier(tb);
+    if (!splitColumns)
+      block.reduceStagedGradQuery(tb, at);
   };
   return math.emitBody(b, at, block.keyStart, gradients, slope, sources);
 }
@@ -473,11 +497,15 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
                              const AttentionBackward &backward) {
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
-  // wgmma's accumulator is mma.sync's per warp: one m16 tile per warp, for
-  // the query rows and the key rows alike.
-  auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1,
-                                        /*quadPartial=*/false, FloatAttr());
-  BackwardMath math(backward, layout, layout);
+  // wgmma's accumulator is mma.sync's per warp: one m16 tile per warp.
+  // Key rows: warpgroup w owns keys 64w..; query rows: the same where
+  // block_m = block_n, else every warpgroup has the 64 query rows and its
+  // share of the columns (S's keys, dQ's head dims).
+  auto layout = [&](int64_t columnGroups) {
+    return FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1,
+                                   /*quadPartial=*/false, FloatAttr(), columnGroups);
+  };
+  BackwardMath math(backward, layout(c.blockN / c.blockM), layout(1));
   waitParity(b, loc, block.keyValueFull(b), block.i32(b, 0));
   FailureOr<SmallVector<Value>> gradients = block.forEachMember(
       b, math.initialGradients(b, loc),

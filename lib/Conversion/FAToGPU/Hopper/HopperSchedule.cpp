@@ -411,7 +411,8 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   // wgmma's accumulator is mma.sync's per warp: one m16 tile per warp.
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1,
                                         /*quadPartial=*/false,
-                                        /*deferredScale=*/FloatAttr());
+                                        /*deferredScale=*/FloatAttr(),
+                                        /*columnGroups=*/1);
   DistributedMath math(attention, layout);
   Pingpong pingpong(b, loc, s, consumerGroups(c));
   pingpong.start(b, loc);

@@ -8,6 +8,7 @@
 
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace mlir;
@@ -88,14 +89,20 @@ public:
       os << "the sm_90a backward keeps dK and dV in registers and takes D and "
             "Dv up to 128, got D="
          << c.headDim << " Dv=" << c.valueDim;
-    else if (c.blockM != c.blockN || c.blockM % kRowsPerWarpgroup ||
-             c.blockM > 2 * kRowsPerWarpgroup)
-      os << "the sm_90a backward needs block_m = block_n = 64 or 128 (each "
-            "consumer warpgroup owns 64 query rows and 64 key rows), got "
+    else if (!((c.blockM == c.blockN &&
+                (c.blockM == 64 || c.blockM == 2 * kRowsPerWarpgroup)) ||
+               (c.blockM == kRowsPerWarpgroup && c.blockN == 2 * kRowsPerWarpgroup)))
+      os << "the sm_90a backward takes block_m x block_n 64 x 64, 128 x 128 "
+            "(each consumer warpgroup 64 query rows and 64 keys) or 64 x 128 "
+            "(64 keys each, S's columns split), got "
          << c.blockM << " x " << c.blockN;
-    else if (c.warps != c.blockM / 16)
+    else if (c.blockN > c.blockM && c.headDim % (kPanelElements * c.blockN / c.blockM))
+      os << "the sm_90a backward's 64 x 128 tile splits dQ's head dims over "
+            "the warpgroups in 64-column panels: D must be a multiple of 128, got "
+         << c.headDim;
+    else if (c.warps != c.blockN / 16)
       os << "sm_90a kernels have one MMA warp per 16 rows: warps must be "
-         << c.blockM / 16 << ", got " << c.warps;
+         << c.blockN / 16 << ", got " << c.warps;
     else if (c.deterministic)
       os << "the sm_90a backward has no deterministic mode yet (the sm_80 "
             "backward has one)";
@@ -115,11 +122,19 @@ public:
   }
 
   Tile tunedBackwardTile(int64_t headDim, int64_t valueDim, bool) const override {
-    // Two consumer warpgroups where their registers hold dK, dV, S and dP
-    // (D <= 64); one above.
+    // Two consumer warpgroups: on 128 query rows where their registers hold
+    // dK, dV, S and dP (D <= 64); else on 64 query rows, S's 128 keys split
+    // between them (D = 128: dQ's reductions are per block_n, docs/
+    // perf-notes.md); one warpgroup otherwise.
     if (headDim <= 64 && valueDim <= 64)
       return {128, 128};
+    if (headDim % 128 == 0)
+      return {64, 128};
     return {64, 64};
+  }
+
+  int64_t backwardWarpsFor(int64_t blockM, int64_t blockN) const override {
+    return std::max(blockM, blockN) / 16;
   }
 
   LogicalResult buildBackwardKernels(OpBuilder &builder, gpu::GPUModuleOp module,

@@ -61,30 +61,58 @@ Value offsetDescriptor(OpBuilder &b, Location loc, Value desc, int64_t bytes) {
                                arith::ConstantIntOp::create(b, loc, bytes >> 4, 64));
 }
 
-/// The shared address of this thread's warpgroup's 64 rows of a Q tile.
-Value warpgroupRows(OpBuilder &b, Location loc, Value address) {
+/// Where this thread's warpgroup works in a result of layout `layout`:
+/// its 64 rows (the warpgroup's place among those of its column group)
+/// and its column group (0 unless the layout splits columns).
+struct WarpgroupPlace {
+  Value rowBlock, columnGroup; ///< i32
+};
+WarpgroupPlace warpgroupPlace(OpBuilder &b, Location loc,
+                              FragmentLayoutAttr layout) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto i32 = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v).getResult();
+  };
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value group = arith::DivUIOp::create(
-      b, loc, tid, arith::ConstantIndexOp::create(b, loc, kWarpgroupThreads));
-  Value offset = arith::MulIOp::create(
-      b, loc, group,
-      arith::ConstantIndexOp::create(b, loc, kRowsPerWarpgroup * kPanelRowBytes));
-  return arith::AddIOp::create(
-      b, loc, address,
-      arith::IndexCastOp::create(b, loc, b.getI32Type(), offset));
+  Value group = arith::DivUIOp::create(b, loc, tid, cst(kWarpgroupThreads));
+  if (layout.getColumnGroups() == 1)
+    return {i32(group), arith::ConstantIntOp::create(b, loc, 0, 32)};
+  int64_t rowGroups = layout.getRowWarps() / 4; // warpgroups per column group
+  return {i32(arith::RemUIOp::create(b, loc, group, cst(rowGroups))),
+          i32(arith::DivUIOp::create(b, loc, group, cst(rowGroups)))};
 }
 
-/// acc + A·Bᵀ with A (this warpgroup's 64 of `lhsRows` rows) and B
-/// (`rhsRows` rows) K-major in shared memory, `depth` deep: one wgmma per
-/// k16 step, issued and committed (the caller waits).
+/// `address` + `index` · `bytesPerIndex` (i32).
+Value offsetAddress(OpBuilder &b, Location loc, Value address, Value index,
+                    int64_t bytesPerIndex) {
+  return arith::AddIOp::create(
+      b, loc, address,
+      arith::MulIOp::create(b, loc, index,
+                            arith::ConstantIntOp::create(b, loc, bytesPerIndex, 32)));
+}
+
+FragmentLayoutAttr layoutOf(Type type) {
+  return cast<FragmentLayoutAttr>(cast<RankedTensorType>(type).getEncoding());
+}
+
+/// acc + A·Bᵀ with A (`lhsRows` rows) and B (`rhsRows` rows) K-major in
+/// shared memory, `depth` deep, for a result of layout `layout`: this
+/// warpgroup's 64 rows of A and, if the layout splits columns, its
+/// column group's rows of B (N = its share of the columns). One wgmma
+/// per k16 step, issued and committed (the caller waits).
 SmallVector<Value> rowsTimesRows(OpBuilder &b, Location loc, Value lhs,
                                  int64_t lhsRows, Value rhs, int64_t rhsRows,
                                  int64_t depth, Type element,
+                                 FragmentLayoutAttr layout,
                                  SmallVector<Value> acc) {
-  Value lhsDesc = matrixDescriptor(b, loc, warpgroupRows(b, loc, sharedAddress(b, loc, lhs)),
-                                   16, kSwizzleAtomBytes);
-  Value rhsDesc = matrixDescriptor(b, loc, sharedAddress(b, loc, rhs), 16,
-                                   kSwizzleAtomBytes);
+  WarpgroupPlace place = warpgroupPlace(b, loc, layout);
+  int64_t n = 2 * static_cast<int64_t>(acc.size());
+  Value lhsAddr = offsetAddress(b, loc, sharedAddress(b, loc, lhs), place.rowBlock,
+                                kRowsPerWarpgroup * kPanelRowBytes);
+  Value rhsAddr = offsetAddress(b, loc, sharedAddress(b, loc, rhs),
+                                place.columnGroup, n * kPanelRowBytes);
+  Value lhsDesc = matrixDescriptor(b, loc, lhsAddr, 16, kSwizzleAtomBytes);
+  Value rhsDesc = matrixDescriptor(b, loc, rhsAddr, 16, kSwizzleAtomBytes);
   wgmmaFence(b, loc);
   for (int64_t k = 0; k < (depth + 15) / 16; ++k) {
     int64_t panel = k * 16 / kPanelElements;
@@ -126,7 +154,7 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
     SmallVector<Value> acc = rowsTimesRows(
         rewriter, loc, adaptor.getQuery(), query.getDimSize(0), adaptor.getKey(),
         key.getDimSize(0), query.getDimSize(1), query.getElementType(),
-        SmallVector<Value>(shape.size(), zero));
+        layoutOf(op.getType()), SmallVector<Value>(shape.size(), zero));
     Type packed = getTypeConverter()->convertType(op.getType());
     if (isAsync(op)) {
       // The epilogue runs on the waited values (MmaWaitLowering).
@@ -157,7 +185,7 @@ struct RowsTimesRowsLowering : OpConversionPattern<TileMatmulOp> {
     SmallVector<Value> acc = rowsTimesRows(
         rewriter, loc, adaptor.getLhs(), lhs.getDimSize(0), adaptor.getRhs(),
         rhs.getDimSize(0), lhs.getDimSize(1), lhs.getElementType(),
-        unpackVector(rewriter, loc, adaptor.getAcc()));
+        layoutOf(op.getType()), unpackVector(rewriter, loc, adaptor.getAcc()));
     if (!isAsync(op))
       acc = wgmmaWait(rewriter, loc, 0, acc);
     rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(), acc));
@@ -202,6 +230,57 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
                   {offsetDescriptor(rewriter, loc, lhsDesc, step)},
                   offsetDescriptor(rewriter, loc, rhsDesc, step),
                   /*transposeB=*/true, /*transposeA=*/true);
+    }
+    wgmmaCommit(rewriter, loc);
+    if (!isAsync(op))
+      acc = wgmmaWait(rewriter, loc, 0, acc);
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(), acc));
+    return success();
+  }
+};
+
+/// fa.matmul acc + A·B with A K-major and B N-major, both TMA tiles (the
+/// backward's dQ_i = dS·K_j where dS's columns are split over warpgroups,
+/// BackwardMath's gradQueryFromShared): this warpgroup's 64 rows of A
+/// and its column group's share of B's columns, whole 64-column panels.
+struct SharedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op) || op.getTransposeA() || op.getTransposeB() ||
+        op.getAlpha() || !isTmaTile(op.getLhs().getType()) ||
+        !isTmaTile(op.getRhs().getType()))
+      return rewriter.notifyMatchFailure(op, "not acc + A·B from TMA tiles");
+    Location loc = op.getLoc();
+    auto lhs = op.getLhs().getType(), rhs = op.getRhs().getType();
+    SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
+    int64_t n = 2 * static_cast<int64_t>(acc.size());
+    if (n % kPanelElements)
+      return rewriter.notifyMatchFailure(op, "a column group is not whole panels");
+    int64_t lhsRows = lhs.getDimSize(0), depth = lhs.getDimSize(1);
+    int64_t rhsRows = rhs.getDimSize(0);
+    WarpgroupPlace place = warpgroupPlace(rewriter, loc, layoutOf(op.getType()));
+    Value lhsDesc = matrixDescriptor(
+        rewriter, loc,
+        offsetAddress(rewriter, loc, sharedAddress(rewriter, loc, adaptor.getLhs()),
+                      place.rowBlock, kRowsPerWarpgroup * kPanelRowBytes),
+        16, kSwizzleAtomBytes);
+    Value rhsDesc = columnsDescriptor(
+        rewriter, loc,
+        offsetAddress(rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()),
+                      place.columnGroup,
+                      n / kPanelElements * rhsRows * kPanelRowBytes),
+        rhsRows);
+    wgmmaFence(rewriter, loc);
+    for (int64_t k = 0; k < depth / 16; ++k) {
+      int64_t panel = k * 16 / kPanelElements;
+      int64_t inPanel = (k * 16 % kPanelElements) / 16 * kStepBytes;
+      acc = wgmma(rewriter, loc, lhs.getElementType(), acc,
+                  {offsetDescriptor(rewriter, loc, lhsDesc,
+                                    panel * lhsRows * kPanelRowBytes + inPanel)},
+                  offsetDescriptor(rewriter, loc, rhsDesc, k * 16 * kPanelRowBytes),
+                  /*transposeB=*/true);
     }
     wgmmaCommit(rewriter, loc);
     if (!isAsync(op))
@@ -291,6 +370,8 @@ void hopper::populateWgmmaPatterns(const TypeConverter &converter,
   // backward's, every operand from shared memory.
   patterns.add<RowsTimesRowsLowering, TransposedTimesColumnsLowering>(converter,
                                                                       ctx);
+  // fa.matmul (dS·K_j with dS in shared memory, column-split results).
+  patterns.add<SharedTimesColumnsLowering>(converter, ctx);
   // fa.mma_wait: the schedule's wait for asynchronous wgmma groups.
   patterns.add<MmaWaitLowering>(converter, ctx);
 }

@@ -111,6 +111,13 @@ def FA_FragmentLayoutAttr : FA_Attr<"FragmentLayout", "fragment"> {
     added across the quad before use (a running sum stays partial through
     the KV loop and is reduced once, in the epilogue).
 
+    With `columnGroups = g` (> 1) the warps form `g` groups that split the
+    columns instead of sharing them: warp `w` is warp `w mod (warps / g)`
+    of a layout of `warps / g` warps over columns `[j·C/g, (j + 1)·C/g)`,
+    `j = w / (warps / g)`. sm_90a's backward computes S on 64 query rows
+    this way, each warpgroup on its own 64 keys; no row reduction crosses
+    the groups (the patterns that need one refuse such a layout).
+
     With `deferredScale = c` the registers hold `x / c` for each logical
     element `x` (scores straight from the MMA, before `scale · log2 e`):
     the consumers apply `c` where it is cheapest (once per row after a row
@@ -121,24 +128,29 @@ def FA_FragmentLayoutAttr : FA_Attr<"FragmentLayout", "fragment"> {
     tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2>>
     tensor<128xf32, #fa.fragment<warps = 4, mTiles = 2, quadPartial = true>>
     tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2, deferredScale = 0.18 : f32>>
+    tensor<64x128xf32, #fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>>
     ```
   }];
   let parameters = (ins "int64_t":$warps, "int64_t":$mTiles,
                         DefaultValuedParameter<"bool", "false">:$quadPartial,
-                        OptionalParameter<"FloatAttr">:$deferredScale);
+                        OptionalParameter<"FloatAttr">:$deferredScale,
+                        DefaultValuedParameter<"int64_t", "1">:$columnGroups);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Rows of the tile (16 per m-tile per warp).
-    int64_t getRows() const { return 16 * getWarps() * getMTiles(); }
+    /// Warps that share a group of columns (all of them, unsplit).
+    int64_t getRowWarps() const { return getWarps() / getColumnGroups(); }
+    /// Rows of the tile (16 per m-tile per warp of a column group).
+    int64_t getRows() const { return 16 * getRowWarps() * getMTiles(); }
     /// The same layout with `quadPartial` set or cleared.
     FragmentLayoutAttr withQuadPartial(bool partial) const {
       return get(getContext(), getWarps(), getMTiles(), partial,
-                 getDeferredScale());
+                 getDeferredScale(), getColumnGroups());
     }
     /// The same layout holding values divided by `scale` (null: none).
     FragmentLayoutAttr withDeferredScale(FloatAttr scale) const {
-      return get(getContext(), getWarps(), getMTiles(), getQuadPartial(), scale);
+      return get(getContext(), getWarps(), getMTiles(), getQuadPartial(), scale,
+                 getColumnGroups());
     }
   }];
 }
