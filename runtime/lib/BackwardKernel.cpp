@@ -251,6 +251,47 @@ bool BackwardKernel::checkArgs(const BackwardArgs &a,
   return true;
 }
 
+/// The main step's TMA map `name` (sm_90a): Q, dO and dq_acc by block_m
+/// rows, K and V by block_n; dq_acc is f32, [B, Hq, M, D] in the workspace.
+static bool encodeBackwardMap(const Driver &d, const AttentionSpec &spec,
+                              const BackwardArgs &a,
+                              const abi::BackwardWorkspace &w,
+                              const std::string &name,
+                              detail::TensorMapStorage &map, std::string &error) {
+  const ForwardArgs &f = a.forward;
+  int64_t dqAccStride[3] = {f.queryHeads * f.queryLen * spec.headDim,
+                            f.queryLen * spec.headDim, spec.headDim};
+  abi::TensorMapInfo t;
+  abi::tensorMapOf(name, t);
+  detail::TensorMapSource source;
+  source.tensor = t.tensor;
+  source.f32 = t.f32;
+  source.batch = f.batch;
+  source.rows = t.queryRows ? f.queryLen : f.keyLen;
+  source.heads = t.queryRows ? f.queryHeads : f.kvHeads;
+  source.boxRows = t.queryRows ? spec.blockM : spec.blockN;
+  source.width = spec.headDim;
+  if (t.tensor == "q") {
+    source.base = f.q;
+    source.stride = f.qStride;
+  } else if (t.tensor == "k") {
+    source.base = f.k;
+    source.stride = f.kStride;
+  } else if (t.tensor == "v") {
+    source.base = f.v;
+    source.stride = f.vStride;
+    source.width = spec.valueDim;
+  } else if (t.tensor == "do") {
+    source.base = a.gradOut;
+    source.stride = a.gradOutStride;
+    source.width = spec.valueDim;
+  } else {
+    source.base = a.workspace + w.dqAccOffset;
+    source.stride = dqAccStride;
+  }
+  return detail::encodeTensorMap(d, spec.dtype, source, map, error);
+}
+
 bool BackwardKernel::backward(const BackwardArgs &a, CUstream stream,
                               std::string &error) const {
   if (!checkArgs(a, error))
@@ -277,42 +318,9 @@ bool BackwardKernel::backward(const BackwardArgs &a, CUstream stream,
     abi::backwardParamValue(a, headDim, name, value);
     return value;
   };
-  // The main step's TMA maps (sm_90a): Q, dO and dq_acc by block_m rows,
-  // K and V by block_n.
-  int64_t dqAccStride[3] = {f.queryHeads * f.queryLen * headDim,
-                            f.queryLen * headDim, headDim};
   auto mapOf = [&](const std::string &name, detail::TensorMapStorage &map,
                    std::string &why) {
-    abi::TensorMapInfo t;
-    abi::tensorMapOf(name, t);
-    const AttentionSpec &spec = info.spec;
-    detail::TensorMapSource source;
-    source.tensor = t.tensor;
-    source.f32 = t.f32;
-    source.batch = f.batch;
-    source.rows = t.queryRows ? f.queryLen : f.keyLen;
-    source.heads = t.queryRows ? f.queryHeads : f.kvHeads;
-    source.boxRows = t.queryRows ? spec.blockM : spec.blockN;
-    source.width = spec.headDim;
-    if (t.tensor == "q") {
-      source.base = f.q;
-      source.stride = f.qStride;
-    } else if (t.tensor == "k") {
-      source.base = f.k;
-      source.stride = f.kStride;
-    } else if (t.tensor == "v") {
-      source.base = f.v;
-      source.stride = f.vStride;
-      source.width = spec.valueDim;
-    } else if (t.tensor == "do") {
-      source.base = a.gradOut;
-      source.stride = a.gradOutStride;
-      source.width = spec.valueDim;
-    } else { // dq_acc: [B, Hq, M, D] f32 in the workspace
-      source.base = a.workspace + w.dqAccOffset;
-      source.stride = dqAccStride;
-    }
-    return detail::encodeTensorMap(*cu, spec.dtype, source, map, why);
+    return encodeBackwardMap(*cu, info.spec, a, w, name, map, why);
   };
   ProblemSize size{f.batch, f.queryHeads, f.kvHeads, f.queryLen, f.keyLen};
   for (BackwardStep s : kSteps) {
