@@ -35,6 +35,9 @@ done
 "$FA_COMPILE" --target sm_90a --d 128 --dv 64 --mask causal --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --target sm_90a --d 64 --mask causal --softcap 20 --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --target sm_90a --d 64 --mask causal --alibi head --bwd -o "$OUT" >/dev/null
+for spec in "--d 64" "--d 64 --mask causal" "--d 128" "--d 128 --mask causal"; do
+  "$FA_COMPILE" --target sm_90a $spec --bwd --deterministic -o "$OUT" >/dev/null
+done
 mkdir -p "$OUT/negative-sm90a"
 "$FA_COMPILE" --target sm_90a --d 64 --bwd --test-omit-row-dot -o "$OUT/negative-sm90a" >/dev/null
 # Deterministic backward kernels (fa_bwd_..._det), for step 5.

@@ -127,6 +127,22 @@ private:
   Value keyStart;
 };
 
+/// The deterministic mode's order of dQ_i's additions (BackwardOrder.cpp):
+/// this KV block's turn at Q block `at` (its counter in dq_semaphore and
+/// the value it waits for), and whether the launch asked for it.
+struct GradQueryTurn {
+  Value semaphores, counter, expected; ///< memref<?xi32>, index, i32
+  Value enabled;                       ///< i1: the launch's `deterministic`
+  static GradQueryTurn build(OpBuilder &b, Location loc, const KernelArgs &args,
+                             const AttentionKernelConfig &c, const GridCoords &at,
+                             Value keyStart);
+  /// The calling thread spins until the turn is this block's, then fences
+  /// (the earlier blocks' additions seen).
+  void await(OpBuilder &b, Location loc) const;
+  /// Fences (this block's additions performed) and passes the turn on.
+  void pass(OpBuilder &b, Location loc) const;
+};
+
 /// The preprocess and postprocess kernels (chip-neutral): NAME_preprocess
 /// writes D = rowsum(dO ∘ O) (the L2 fa.row_dot) for kBackwardRowsPerBlock
 /// query rows per block, NAME_postprocess dQ = the accumulator in the

@@ -151,13 +151,9 @@ void inFirstThread(OpBuilder &b, const BackwardBlock &block,
 }
 
 /// dQ_i (staged in shared memory, or `gradQuery`'s fragment) added into
-/// dq_acc. Built deterministic (c.deterministic) and launched with
-/// `deterministic`, the KV blocks that see Q
-/// block i add in increasing order: the block of KV block j waits until
-/// the Q block's counter (dq_semaphore, zeroed per launch) equals j minus
-/// the first KV block Q block i sees, adds, and increments it. Blocks with
-/// smaller j are launched first and never wait on larger ones, so the
-/// waits cannot deadlock.
+/// dq_acc; built deterministic and launched so, in KV-block order
+/// (GradQueryTurn): thread 0 waits for the turn while the others wait at
+/// a barrier, and passes it on once every thread's additions are done.
 void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
                       const GridCoords &at, Value gradQuery) {
   const AttentionKernelConfig &c = block.c;
@@ -179,73 +175,23 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
     add(b);
     return;
   }
-  Value deterministic = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne, args.index(b, "deterministic"),
-      block.cst(b, 0));
-  // Counter (b, h, q0 / 16) of [B, Hq, ceil(M / 16)] (KernelAbi.h).
-  Value perHead = arith::CeilDivUIOp::create(b, loc, at.queryLen, block.cst(b, 16));
-  Value counter = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, at.batch, args.index(b, "q_heads")),
-              at.head),
-          perHead),
-      arith::DivUIOp::create(b, loc, at.queryStart, block.cst(b, 16)));
-  Value rows = arith::MinSIOp::create(
-      b, loc, block.cst(b, c.blockM),
-      arith::SubIOp::create(b, loc, at.queryLen, at.queryStart));
-  Value firstKey = buildVisibleKeyRange(b, loc, c.mask, at.queryStart, rows,
-                                        at.queryLen, at.keyLen, c.blockN)
-                       .first;
-  Value turn = arith::SubIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, block.keyStart, block.cst(b, c.blockN)),
-      arith::DivUIOp::create(b, loc, firstKey, block.cst(b, c.blockN)));
-  Value expected = arith::IndexCastOp::create(b, loc, b.getI32Type(), turn);
-  Value semaphores = args["dq_semaphore"];
-  auto i32 = [&](OpBuilder &ib, int32_t v) {
-    return arith::ConstantOp::create(ib, loc, ib.getI32IntegerAttr(v));
-  };
-  auto gpuFence = [&](OpBuilder &fb) {
-    NVVM::MembarOp::create(fb, loc, NVVM::MemScopeKind::GPU);
-  };
+  GradQueryTurn turn = GradQueryTurn::build(b, loc, args, c, at, block.keyStart);
   auto whenDeterministic = [&](function_ref<void(OpBuilder &)> body) {
-    scf::IfOp::create(b, loc, deterministic, [&](OpBuilder &then, Location) {
+    scf::IfOp::create(b, loc, turn.enabled, [&](OpBuilder &then, Location) {
       body(then);
       scf::YieldOp::create(then, loc);
     });
   };
-  // Wait for this block's turn (thread 0 polls; the others wait at the
-  // barrier), then see the earlier blocks' additions.
   whenDeterministic([&](OpBuilder &wb) {
-    inFirstThread(wb, block, [&](OpBuilder &tb) {
-      scf::WhileOp::create(
-          tb, loc, TypeRange{}, ValueRange{},
-          [&](OpBuilder &cb, Location, ValueRange) {
-            Value now = memref::AtomicRMWOp::create(
-                cb, loc, arith::AtomicRMWKind::addi, i32(cb, 0), semaphores,
-                ValueRange{counter});
-            Value waiting = arith::CmpIOp::create(
-                cb, loc, arith::CmpIPredicate::ne, now, expected);
-            scf::ConditionOp::create(cb, loc, waiting, ValueRange{});
-          },
-          [&](OpBuilder &db, Location, ValueRange) {
-            scf::YieldOp::create(db, loc);
-          });
-      gpuFence(tb);
-    });
+    inFirstThread(wb, block, [&](OpBuilder &tb) { turn.await(tb, loc); });
     gpu::BarrierOp::create(wb, loc);
   });
   add(b);
   // Every thread's additions performed, then the next block's turn.
   whenDeterministic([&](OpBuilder &sb) {
-    gpuFence(sb);
+    NVVM::MembarOp::create(sb, loc, NVVM::MemScopeKind::GPU);
     gpu::BarrierOp::create(sb, loc);
-    inFirstThread(sb, block, [&](OpBuilder &tb) {
-      memref::AtomicRMWOp::create(tb, loc, arith::AtomicRMWKind::addi,
-                                  i32(tb, 1), semaphores, ValueRange{counter});
-    });
+    inFirstThread(sb, block, [&](OpBuilder &tb) { turn.pass(tb, loc); });
   });
 }
 

@@ -46,6 +46,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -199,8 +200,28 @@ struct BackwardBlock {
   /// dQ_i, staged (and fenced for the async proxy, behind a consumer
   /// barrier), added into dq_acc by thread 0's TMA reduce-adds, one per
   /// 32-column panel; rows past M are out of the map's bounds and skipped.
+  ///
+  /// Built deterministic and launched so, thread 0 first waits for this KV
+  /// block's turn at the Q block (GradQueryTurn), and passes it on once
+  /// its reduce-adds have completed: the other threads never wait for it
+  /// but at the next step's barrier.
   void reduceStagedGradQuery(OpBuilder &b, const GridCoords &at) const {
+    std::optional<GradQueryTurn> turn;
+    if (c.deterministic)
+      turn = GradQueryTurn::build(b, loc, args, c, at, keyStart);
+    auto whenDeterministic = [&](OpBuilder &ib, function_ref<void(OpBuilder &)> body) {
+      if (!turn)
+        return;
+      scf::IfOp::create(ib, loc, turn->enabled, [&](OpBuilder &then, Location) {
+        body(then);
+        scf::YieldOp::create(then, loc);
+      });
+    };
     inFirstThread(b, [&](OpBuilder &tb) {
+      whenDeterministic(tb, [&](OpBuilder &wb) {
+        turn->await(wb, loc);
+        fenceProxyAsyncAll(wb, loc);
+      });
       Value stagingBase = address(tb, plan.stagingOffset);
       for (int64_t panel = 0; panel < plan.stagingPanels; ++panel)
         tmaReduceAdd(tb, loc,
@@ -211,6 +232,11 @@ struct BackwardBlock {
                      {i32(tb, 32 * panel), toI32(tb, at.queryStart),
                       toI32(tb, at.head), toI32(tb, batch)});
       bulkCommit(tb, loc);
+      whenDeterministic(tb, [&](OpBuilder &pb) {
+        bulkWait(pb, loc, 0, /*readOnly=*/false);
+        fenceProxyAsyncAll(pb, loc);
+        turn->pass(pb, loc);
+      });
     });
   }
   /// Before the staging is written again: thread 0's reduce-adds have read

@@ -145,6 +145,10 @@ void hopper::fenceProxyAsync(OpBuilder &b, Location loc) {
   inlinePtx(b, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
 }
 
+void hopper::fenceProxyAsyncAll(OpBuilder &b, Location loc) {
+  inlinePtx(b, loc, Type(), {}, "fence.proxy.async;", "");
+}
+
 void hopper::wgmmaFence(OpBuilder &b, Location loc) {
   inlinePtx(b, loc, Type(), {}, "wgmma.fence.sync.aligned;", "");
 }

@@ -90,6 +90,9 @@ SmallVector<Value> wgmma(OpBuilder &b, Location loc, Type inputType,
 /// fence.proxy.async.shared::cta: this thread's st.shared writes made
 /// visible to the async proxy (a later wgmma reading them by descriptor).
 void fenceProxyAsync(OpBuilder &b, Location loc);
+/// fence.proxy.async (every state space): the async proxy's global writes
+/// (a completed TMA reduce-add) and the generic proxy's ordered.
+void fenceProxyAsyncAll(OpBuilder &b, Location loc);
 
 } // namespace hopper
 } // namespace fa

@@ -103,9 +103,6 @@ public:
     else if (c.warps != c.blockN / 16)
       os << "sm_90a kernels have one MMA warp per 16 rows: warps must be "
          << c.blockN / 16 << ", got " << c.warps;
-    else if (c.deterministic)
-      os << "the sm_90a backward has no deterministic mode yet (the sm_80 "
-            "backward has one)";
     else if (backwardSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
       os << "the backward tile needs " << backwardSharedMemoryBytes(c)
          << " bytes of shared memory, more than sm_90a's "
