@@ -5,7 +5,8 @@
 #      bench/backward-kernels/ (bench/make-backward-kernels.sh) at the
 #      issue's sizes, MHA in [B,H,S,D] and GQA in [B,S,H,D]; the negative
 #      control must be reported as a mismatch (exit 1);
-#   3. compute-sanitizer memcheck and racecheck on a small and an odd size;
+#   3. compute-sanitizer memcheck, racecheck and synccheck on a small and an
+#      odd size;
 #   4. fa-run --bench forward + backward at N = 4096;
 #   5. deterministic mode: dQ, dK, dV bit-identical over 10 runs (and
 #      verified), and its cost beside the default (fa-run --deterministic).
@@ -60,9 +61,9 @@ done
 fi
 
 if want 3; then
-echo "== 3. compute-sanitizer (memcheck, racecheck)"
+echo "== 3. compute-sanitizer (memcheck, racecheck, synccheck)"
 for fwd in "${pairs[@]}"; do
-  for tool in memcheck racecheck; do
+  for tool in memcheck racecheck synccheck; do
     for size in "--m 64 --n 64" "--m 77 --n 131"; do
       log=$(compute-sanitizer --tool $tool --error-exitcode 9 $FA_RUN --device cuda --kernel "$fwd" \
             --bwd --b 1 --hq 2 --hkv 1 $size --verify 2>&1)
