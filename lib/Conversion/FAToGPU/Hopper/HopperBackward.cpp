@@ -29,10 +29,17 @@
 //                                            (imm-trans-a from P, dS)
 //                                          arrive q_empty[s]
 //
+// (The diagram is block_m = block_n's; with split columns dQ_i comes after
+// the barrier, from the shared dS, then its staging, a second barrier and
+// the reduce-add. The schedule's overlap, overlapStepMatmuls, then issues
+// dP with S, dQ_i before dV and dK, and awaits dV and dK together.)
+//
 // The consumer barrier at the top of a step orders the last step's reads
-// of P, dS and the staging before this step's writes; gpu.barrier cannot
-// serve (the producer does not take part), so both barriers are named
-// barrier 1 over the consumer threads.
+// of P, dS and the staging before this step's writes (thread 0 first
+// waits for its reduce-adds to have read the staging); gpu.barrier cannot
+// serve (the producer does not take part), so every barrier is named
+// barrier 1 over the consumer threads. Two blocks per SM where one
+// consumer warpgroup's shared memory allows (BackwardOccupancy).
 //
 //===----------------------------------------------------------------------===//
 
