@@ -23,6 +23,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::fa;
 
@@ -83,6 +85,18 @@ Type BackwardMath::distribute(Value l2Value) const {
       keyRowValues.contains(l2Value) ? keyRows : queryRows;
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
                                layout);
+}
+
+Value BackwardMath::loadQueryRows(OpBuilder &b, Location loc,
+                                  const KernelArgs &args, const GridCoords &at,
+                                  Value l2Rows) const {
+  bool lse = l2Rows == backward.lseRows;
+  StringRef name = lse ? "lse" : "delta";
+  double padding = lse ? std::numeric_limits<double>::infinity() : 0.0;
+  return LoadFragmentOp::create(
+      b, loc, cast<RankedTensorType>(distribute(l2Rows)), args[name],
+      at.tensorBase(b, loc, args, name, at.head), at.queryStart, at.queryLen,
+      Value(), b.getF32FloatAttr(padding));
 }
 
 SmallVector<Value> BackwardMath::initialGradients(OpBuilder &b, Location loc) {

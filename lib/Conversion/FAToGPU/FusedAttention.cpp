@@ -138,6 +138,18 @@ std::string mlir::fa::unsupported16BitOperands(StringRef chip,
   return "";
 }
 
+std::string mlir::fa::unsupportedBackwardOperands(StringRef chip,
+                                                  const AttentionKernelConfig &c) {
+  std::string operands = unsupported16BitOperands(chip, c);
+  if (!operands.empty() || (c.headDim <= 128 && c.valueDim <= 128))
+    return operands;
+  return ("the " + chip +
+          " backward keeps dK and dV in registers and takes D and Dv up to "
+          "128, got D=" +
+          Twine(c.headDim) + " Dv=" + Twine(c.valueDim))
+      .str();
+}
+
 std::string mlir::fa::checkAttentionKernel(StringRef chip,
                                            const AttentionKernelConfig &c) {
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);

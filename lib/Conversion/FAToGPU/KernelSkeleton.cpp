@@ -207,6 +207,35 @@ GridCoords::visibleKeyBlocks(OpBuilder &b, Location loc,
   return {begin, blocks};
 }
 
+void mlir::fa::buildIf(OpBuilder &b, Location loc, Value condition,
+                       function_ref<void(OpBuilder &)> body) {
+  scf::IfOp::create(b, loc, condition, [&](OpBuilder &then, Location) {
+    body(then);
+    scf::YieldOp::create(then, loc);
+  });
+}
+
+void mlir::fa::inFirstThread(OpBuilder &b, Location loc, Value threadId,
+                             function_ref<void(OpBuilder &)> body) {
+  buildIf(b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId,
+                                arith::ConstantIndexOp::create(b, loc, 0)),
+          body);
+}
+
+std::pair<Value, Value>
+GridCoords::visibleQueryBlocks(OpBuilder &b, Location loc,
+                               const AttentionKernelConfig &c, Value keyStart) const {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value cols = arith::MinSIOp::create(
+      b, loc, cst(c.blockN), arith::SubIOp::create(b, loc, keyLen, keyStart));
+  auto [begin, end] = buildVisibleQueryRange(b, loc, c.mask, keyStart, cols,
+                                             queryLen, keyLen, c.blockM);
+  Value span = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end, begin), cst(0));
+  return {begin, arith::CeilDivUIOp::create(b, loc, span, cst(c.blockM))};
+}
+
 Value GridCoords::alibiSlope(OpBuilder &b, Location loc,
                              const KernelArgs &args) const {
   Value index = arith::AddIOp::create(

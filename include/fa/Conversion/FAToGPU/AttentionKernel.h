@@ -191,6 +191,11 @@ StringRef defaultChip();
 std::string unsupported16BitOperands(StringRef chip,
                                      const AttentionKernelConfig &c);
 
+/// The same for a backward, which also keeps dK and dV in registers: D
+/// and Dv up to 128. The first line of unsupportedBackwardReason.
+std::string unsupportedBackwardOperands(StringRef chip,
+                                        const AttentionKernelConfig &c);
+
 /// Why `chip` cannot build `config` ("" if it can): an unknown chip, or the
 /// strategy's reason. The one check fa-compile and the passes share.
 std::string checkAttentionKernel(StringRef chip,

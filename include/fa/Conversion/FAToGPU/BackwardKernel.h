@@ -102,6 +102,12 @@ public:
   /// The distributed type of an L2 value.
   Type distribute(Value l2Value) const;
 
+  /// The LSE or D rows (`l2Rows`: backward.lseRows or rowDotRows) of the Q
+  /// block at `at`, read from the kernel's "lse" or "delta" with rows past
+  /// M padded (LSE +inf, so P = 0; D 0): the tile source both chips use.
+  Value loadQueryRows(OpBuilder &b, Location loc, const KernelArgs &args,
+                      const GridCoords &at, Value l2Rows) const;
+
 private:
   Value lookup(OpBuilder &b, Value l2Value);
   LogicalResult cloneOp(OpBuilder &b, Operation *op);
@@ -141,6 +147,11 @@ struct GradQueryTurn {
   void await(OpBuilder &b, Location loc) const;
   /// Fences (this block's additions performed) and passes the turn on.
   void pass(OpBuilder &b, Location loc) const;
+  /// Runs `body` only when the launch asked for the order.
+  void whenEnabled(OpBuilder &b, Location loc,
+                   function_ref<void(OpBuilder &)> body) const {
+    buildIf(b, loc, enabled, body);
+  }
 };
 
 /// The preprocess and postprocess kernels (chip-neutral): NAME_preprocess

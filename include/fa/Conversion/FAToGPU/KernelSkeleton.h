@@ -85,6 +85,12 @@ struct GridCoords {
   /// multiple of block_n) and the number of block_n tiles from it.
   std::pair<Value, Value> visibleKeyBlocks(OpBuilder &b, Location loc,
                                            const AttentionKernelConfig &c) const;
+  /// The transpose, for the backward: the Q blocks of this head that see
+  /// the KV block at `keyStart`: the first query row and the number of
+  /// block_m blocks from it.
+  std::pair<Value, Value> visibleQueryBlocks(OpBuilder &b, Location loc,
+                                             const AttentionKernelConfig &c,
+                                             Value keyStart) const;
   /// The ALiBi slope of this block's head: slopes[batch · stride_b + head].
   Value alibiSlope(OpBuilder &b, Location loc, const KernelArgs &args) const;
   /// batch · stride_b + head · stride_h for tensor `prefix` ("q", "o", ...).
@@ -105,6 +111,13 @@ struct BlockTiles {
   GridCoords coords(OpBuilder &b, Location loc, const KernelArgs &args,
                     const AttentionKernelConfig &c, Value tile) const;
 };
+
+/// Runs `body` (an scf.if) where `condition` (i1) holds, and in thread 0
+/// of the block (`threadId` the block's thread index).
+void buildIf(OpBuilder &b, Location loc, Value condition,
+             function_ref<void(OpBuilder &)> body);
+void inFirstThread(OpBuilder &b, Location loc, Value threadId,
+                   function_ref<void(OpBuilder &)> body);
 
 /// `bytes` of dynamic shared memory as an i8 memref at a 1024-byte aligned
 /// base (TOOLCHAIN.md: gpu.dynamic_shared_memory is misaligned in MLIR 22).

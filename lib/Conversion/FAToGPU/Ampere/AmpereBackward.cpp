@@ -139,17 +139,6 @@ GridCoords memberCoords(OpBuilder &b, const BackwardBlock &block, Value head) {
   return g;
 }
 
-/// Runs `body` in thread 0 of the block.
-void inFirstThread(OpBuilder &b, const BackwardBlock &block,
-                   function_ref<void(OpBuilder &)> body) {
-  Value first = arith::CmpIOp::create(b, block.loc, arith::CmpIPredicate::eq,
-                                      block.threadId, block.cst(b, 0));
-  scf::IfOp::create(b, block.loc, first, [&](OpBuilder &then, Location loc) {
-    body(then);
-    scf::YieldOp::create(then, loc);
-  });
-}
-
 /// dQ_i (staged in shared memory, or `gradQuery`'s fragment) added into
 /// dq_acc; built deterministic and launched so, in KV-block order
 /// (GradQueryTurn): thread 0 waits for the turn while the others wait at
@@ -176,22 +165,16 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
     return;
   }
   GradQueryTurn turn = GradQueryTurn::build(b, loc, args, c, at, block.keyStart);
-  auto whenDeterministic = [&](function_ref<void(OpBuilder &)> body) {
-    scf::IfOp::create(b, loc, turn.enabled, [&](OpBuilder &then, Location) {
-      body(then);
-      scf::YieldOp::create(then, loc);
-    });
-  };
-  whenDeterministic([&](OpBuilder &wb) {
-    inFirstThread(wb, block, [&](OpBuilder &tb) { turn.await(tb, loc); });
+  turn.whenEnabled(b, loc, [&](OpBuilder &wb) {
+    inFirstThread(wb, loc, block.threadId, [&](OpBuilder &tb) { turn.await(tb, loc); });
     gpu::BarrierOp::create(wb, loc);
   });
   add(b);
   // Every thread's additions performed, then the next block's turn.
-  whenDeterministic([&](OpBuilder &sb) {
+  turn.whenEnabled(b, loc, [&](OpBuilder &sb) {
     NVVM::MembarOp::create(sb, loc, NVVM::MemScopeKind::GPU);
     gpu::BarrierOp::create(sb, loc);
-    inFirstThread(sb, block, [&](OpBuilder &tb) { turn.pass(tb, loc); });
+    inFirstThread(sb, loc, block.threadId, [&](OpBuilder &tb) { turn.pass(tb, loc); });
   });
 }
 
@@ -202,14 +185,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
               ValueRange gradients) {
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
-  Value cols = arith::MinSIOp::create(
-      b, loc, block.cst(b, c.blockN),
-      arith::SubIOp::create(b, loc, grid.keyLen, block.keyStart));
-  auto [begin, end] = buildVisibleQueryRange(b, loc, c.mask, block.keyStart, cols,
-                                             grid.queryLen, grid.keyLen, c.blockM);
-  Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, end, begin),
-                                      block.cst(b, 0));
-  Value blocks = arith::CeilDivUIOp::create(b, loc, span, block.cst(b, c.blockM));
+  auto [begin, blocks] = grid.visibleQueryBlocks(b, loc, c, block.keyStart);
   GlobalTile query = block.global(b, grid, "q", grid.head, grid.queryLen);
   GlobalTile gradOut = block.global(b, grid, "do", grid.head, grid.queryLen);
   auto copyQueryBlock = [&](OpBuilder &ib, Value condition, Value q0, Value stage) {
@@ -258,14 +234,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
             return block.tile(tb, block.sharedKey, Value(), c.blockN, c.headDim);
           if (l2Tile == backward.valueTile)
             return block.tile(tb, block.sharedValue, Value(), c.blockN, c.valueDim);
-          // Rows past M: LSE +inf (P = 0), D 0.
-          bool lse = l2Tile == backward.lseRows;
-          StringRef name = lse ? "lse" : "delta";
-          double padding = lse ? std::numeric_limits<double>::infinity() : 0.0;
-          return LoadFragmentOp::create(
-              tb, loc, cast<RankedTensorType>(math.distribute(l2Tile)),
-              block.args[name], at.tensorBase(tb, loc, block.args, name, at.head),
-              q0, at.queryLen, Value(), tb.getF32FloatAttr(padding));
+          return math.loadQueryRows(tb, loc, block.args, at, l2Tile); // LSE or D
         };
         sources.transposedOperand = [&](OpBuilder &tb, TileMatmulOp matmul,
                                         Value fragment) -> Value {

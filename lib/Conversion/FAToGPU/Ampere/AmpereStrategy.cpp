@@ -66,16 +66,12 @@ public:
 
   std::string
   unsupportedBackwardReason(const AttentionKernelConfig &c) const override {
-    std::string operands = unsupported16BitOperands(chip(), c);
+    // dK_j and dV_j stay in registers: [block_n, D] and [block_n, Dv] f32.
+    std::string operands = unsupportedBackwardOperands(chip(), c);
     if (!operands.empty())
       return operands;
     std::ostringstream os;
-    // dK_j and dV_j stay in registers: [block_n, D] and [block_n, Dv] f32.
-    if (c.headDim > 128 || c.valueDim > 128)
-      os << "the sm_80 backward keeps dK and dV in registers and takes D and "
-            "Dv up to 128, got D="
-         << c.headDim << " Dv=" << c.valueDim;
-    else if (c.blockM % (16 * c.warps) || c.blockN % (16 * c.warps))
+    if (c.blockM % (16 * c.warps) || c.blockN % (16 * c.warps))
       os << "the sm_80 backward needs block_m and block_n multiples of "
          << 16 * c.warps << " (16 rows per warp), got " << c.blockM << " x "
          << c.blockN;

@@ -60,31 +60,29 @@ using namespace mlir::fa;
 using namespace mlir::fa::hopper;
 
 BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &c) {
-  auto panels = [](int64_t width) {
-    return (width + kPanelElements - 1) / kPanelElements;
-  };
-  keyPanels = panels(c.headDim);
-  valuePanels = panels(c.valueDim);
-  probsPanels = panels(c.blockN);
+  keyPanels = panelsOf(c.headDim);
+  valuePanels = panelsOf(c.valueDim);
+  probsPanels = panelsOf(c.blockN);
   keyBytes = keyPanels * c.blockN * kPanelRowBytes;
   valueBytes = valuePanels * c.blockN * kPanelRowBytes;
   queryStageBytes = keyPanels * c.blockM * kPanelRowBytes;
   gradOutStageBytes = valuePanels * c.blockM * kPanelRowBytes;
   int64_t probsBytes = probsPanels * c.blockM * kPanelRowBytes;
-  int64_t staging = (c.headDim + 31) / 32 * c.blockM * kPanelRowBytes;
+  stagingPanels = (c.headDim + 31) / 32; // of 32 f32 columns
+  int64_t staging = stagingPanels * c.blockM * kPanelRowBytes;
   // dQ_i is always staged in f32 panels of 32 columns, for one TMA
   // reduce-add per panel: added per element from registers, its atomics
   // use a third of each L2 sector and bound the kernel (docs/perf-notes.md,
   // sm_90a backward). One consumer warpgroup alone leaves the tensor cores
-  // idle, so where the staging costs the second block per SM (113 KB is
-  // half the SM's shared memory, less the reserve), Q and dO get one stage:
-  // the other block's work covers the copy.
+  // idle, so where the staging costs the second block per SM, Q and dO get
+  // one stage: the other block's work covers the copy.
   auto total = [&](int64_t ringStages) {
     return keyBytes + valueBytes + ringStages * (queryStageBytes + gradOutStageBytes) +
            2 * probsBytes + staging + 8 * (1 + 2 * ringStages);
   };
   stages = 2;
-  if (c.warps == 4 && total(2) > 113 * 1024 && total(1) <= 113 * 1024)
+  if (c.warps == 4 && total(2) > kHalfSharedMemoryBytes &&
+      total(1) <= kHalfSharedMemoryBytes)
     stages = 1;
   // Every tile a whole number of 1024-byte swizzle atoms (block_m and
   // block_n are multiples of 64), so each starts on one.
@@ -94,7 +92,6 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   probsOffset = gradOutOffset + stages * gradOutStageBytes;
   gradScoresOffset = probsOffset + probsBytes;
   stagingOffset = gradScoresOffset + probsBytes;
-  stagingPanels = (c.headDim + 31) / 32;
   barrierOffset = stagingOffset + staging;
   bytes = total(stages); // kv_full, then q_full, q_empty per stage
 }
@@ -112,7 +109,7 @@ struct BackwardOccupancy {
 };
 BackwardOccupancy backwardOccupancy(const AttentionKernelConfig &c) {
   int64_t groups = c.warps / 4; // consumer warpgroups
-  if (groups == 1 && BackwardSharedMemoryPlan(c).bytes <= 113 * 1024)
+  if (groups == 1 && BackwardSharedMemoryPlan(c).bytes <= kHalfSharedMemoryBytes)
     return {2, {24, 232}};
   return {1, registerBudget(groups)};
 }
@@ -197,12 +194,7 @@ struct BackwardBlock {
   }
   /// Runs `body` in thread 0 (a consumer).
   void inFirstThread(OpBuilder &b, function_ref<void(OpBuilder &)> body) const {
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        threadId, idx(b, 0));
-    scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
-      body(then);
-      scf::YieldOp::create(then, loc);
-    });
+    mlir::fa::inFirstThread(b, loc, threadId, body);
   }
   /// dQ_i, staged (and fenced for the async proxy, behind a consumer
   /// barrier), added into dq_acc by thread 0's TMA reduce-adds, one per
@@ -217,12 +209,8 @@ struct BackwardBlock {
     if (c.deterministic)
       turn = GradQueryTurn::build(b, loc, args, c, at, keyStart);
     auto whenDeterministic = [&](OpBuilder &ib, function_ref<void(OpBuilder &)> body) {
-      if (!turn)
-        return;
-      scf::IfOp::create(ib, loc, turn->enabled, [&](OpBuilder &then, Location) {
-        body(then);
-        scf::YieldOp::create(then, loc);
-      });
+      if (turn)
+        turn->whenEnabled(ib, loc, body);
     };
     inFirstThread(b, [&](OpBuilder &tb) {
       whenDeterministic(tb, [&](OpBuilder &wb) {
@@ -273,15 +261,8 @@ struct BackwardBlock {
   Member member(OpBuilder &b, Value m) const {
     Member out;
     out.head = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, kvHead, group), m);
-    Value keyLen = args.index(b, "kv_len");
-    Value cols = arith::MinSIOp::create(b, loc, idx(b, c.blockN),
-                                        arith::SubIOp::create(b, loc, keyLen, keyStart));
-    auto [begin, end] = buildVisibleQueryRange(b, loc, c.mask, keyStart, cols,
-                                               args.index(b, "q_len"), keyLen, c.blockM);
-    Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, end, begin),
-                                        idx(b, 0));
-    out.begin = begin;
-    out.blocks = arith::CeilDivUIOp::create(b, loc, span, idx(b, c.blockM));
+    std::tie(out.begin, out.blocks) =
+        coords(b, out.head).visibleQueryBlocks(b, loc, c, keyStart);
     return out;
   }
   /// Runs `body(member, n)` for each member of the group, n counting the
@@ -487,14 +468,7 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
       return block.tile(tb, block.key, Value(), c.blockN, c.headDim);
     if (l2Tile == backward.valueTile)
       return block.tile(tb, block.value, Value(), c.blockN, c.valueDim);
-    // Rows past M: LSE +inf (P = 0), D 0.
-    bool lse = l2Tile == backward.lseRows;
-    StringRef name = lse ? "lse" : "delta";
-    double padding = lse ? std::numeric_limits<double>::infinity() : 0.0;
-    return LoadFragmentOp::create(
-        tb, loc, cast<RankedTensorType>(math.distribute(l2Tile)), args[name],
-        at.tensorBase(tb, loc, args, name, at.head), at.queryStart, at.queryLen,
-        Value(), tb.getF32FloatAttr(padding));
+    return math.loadQueryRows(tb, loc, args, at, l2Tile); // LSE or D
   };
   sources.transposedOperand = [&](OpBuilder &tb, TileMatmulOp matmul,
                                   Value fragment) -> Value {
@@ -596,9 +570,7 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
 /// Thread 0 initialises the barriers; the block waits for it.
 void initBarriers(OpBuilder &b, const BackwardBlock &block) {
   Location loc = block.loc;
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      block.threadId, block.idx(b, 0));
-  scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
+  block.inFirstThread(b, [&](OpBuilder &then) {
     mbarrierInit(then, loc, block.keyValueFull(then), 1);
     for (int64_t stage = 0; stage < block.plan.stages; ++stage) {
       Value st = block.idx(then, stage);
@@ -607,7 +579,6 @@ void initBarriers(OpBuilder &b, const BackwardBlock &block) {
                    block.consumerThreads());
     }
     fenceBarrierInit(then, loc);
-    scf::YieldOp::create(then, loc);
   });
   gpu::BarrierOp::create(b, loc);
 }

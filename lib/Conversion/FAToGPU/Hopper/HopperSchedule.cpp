@@ -125,9 +125,7 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
 /// Thread 0 initialises the barriers; the block waits for it.
 void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
                   int64_t consumerThreads) {
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      s.idx(b, loc, 0));
-  scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
+  inFirstThread(b, loc, tid, [&](OpBuilder &then) {
     mbarrierInit(then, loc, s.queryFull(then, loc), 1);
     mbarrierInit(then, loc, s.queryEmpty(then, loc), consumerThreads);
     for (int64_t stage = 0; stage < s.c.stages; ++stage) {
@@ -139,7 +137,6 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
                    consumerThreads);
     }
     fenceBarrierInit(then, loc);
-    scf::YieldOp::create(then, loc);
   });
   gpu::BarrierOp::create(b, loc);
 }

@@ -79,17 +79,13 @@ public:
 
   std::string
   unsupportedBackwardReason(const AttentionKernelConfig &c) const override {
-    std::string operands = unsupported16BitOperands(chip(), c);
+    // dK_j and dV_j stay in registers: 64 key rows of [D] and [Dv] f32 per
+    // consumer warpgroup, beside S, dP and dQ_i.
+    std::string operands = unsupportedBackwardOperands(chip(), c);
     if (!operands.empty())
       return operands;
     std::ostringstream os;
-    // dK_j and dV_j stay in registers: 64 key rows of [D] and [Dv] f32 per
-    // consumer warpgroup, beside S, dP and dQ_i.
-    if (c.headDim > 128 || c.valueDim > 128)
-      os << "the sm_90a backward keeps dK and dV in registers and takes D and "
-            "Dv up to 128, got D="
-         << c.headDim << " Dv=" << c.valueDim;
-    else if (!((c.blockM == c.blockN &&
+    if (!((c.blockM == c.blockN &&
                 (c.blockM == 64 || c.blockM == 2 * kRowsPerWarpgroup)) ||
                (c.blockM == kRowsPerWarpgroup && c.blockN == 2 * kRowsPerWarpgroup)))
       os << "the sm_90a backward takes block_m x block_n 64 x 64, 128 x 128 "
@@ -172,12 +168,9 @@ private:
 } // namespace
 
 SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c) {
-  auto panels = [](int64_t width) {
-    return (width + kPanelElements - 1) / kPanelElements;
-  };
-  queryPanels = panels(c.headDim);
-  keyPanels = panels(c.headDim);
-  valuePanels = panels(c.valueDim);
+  queryPanels = panelsOf(c.headDim);
+  keyPanels = panelsOf(c.headDim);
+  valuePanels = panelsOf(c.valueDim);
   queryBytes = queryPanels * c.blockM * kPanelRowBytes;
   keyStageBytes = keyPanels * c.blockN * kPanelRowBytes;
   valueStageBytes = valuePanels * c.blockN * kPanelRowBytes;

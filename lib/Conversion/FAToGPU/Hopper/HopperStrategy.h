@@ -29,6 +29,10 @@ constexpr int64_t kMaxConsumerGroups = 3;
 /// Elements per 128-byte panel row (16-bit types).
 constexpr int64_t kPanelElements = 64;
 constexpr int64_t kPanelRowBytes = 128;
+/// The 64-column panels a 16-bit tile of `width` columns takes.
+inline int64_t panelsOf(int64_t width) {
+  return (width + kPanelElements - 1) / kPanelElements;
+}
 
 /// Shared memory: Q [panels][BM][64], K and V [stages][panels][BN][64],
 /// then the mbarriers. Every tile starts on a 1024-byte swizzle atom.
@@ -58,6 +62,11 @@ inline RegisterBudget registerBudget(int64_t consumerGroups) {
     return {24, 240};
   return {32, 160};
 }
+
+/// The most dynamic shared memory a block may take and still have a second
+/// block beside it on an SM (half of the H100's 228 KB, less each block's
+/// 1 KB reserve, rounded down).
+constexpr int64_t kHalfSharedMemoryBytes = 113 * 1024;
 
 /// The backward main kernel's shared memory: K [panels][BN][64], V, Q and
 /// dO rings [stages][panels][BM][64], P and dS [BN / 64][BM][64], dQ_i's
