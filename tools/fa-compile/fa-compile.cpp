@@ -135,6 +135,39 @@ static bool specOfFlags(fa::AttentionSpec &spec, std::string &error) {
   return fa::checkSpec(spec, error);
 }
 
+/// The backward of `spec` for `chip` on the chip's tuned backward tile (or
+/// --bwd-block-m / --bwd-block-n), named after the forward (`forwardName`,
+/// standard or --name): the compiled kernel, or the exit code (2 for what
+/// the user can fix) with the reason on stderr.
+static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec &spec,
+                             const std::string &chip, bool conventionalName,
+                             mlir::fa::CompiledKernel &gradients) {
+  fa::AttentionSpec backwardSpec = spec;
+  mlir::fa::applyTunedBackwardTile(backwardSpec, chip);
+  if (backwardBlockM.getNumOccurrences())
+    backwardSpec.blockM = backwardBlockM;
+  if (backwardBlockN.getNumOccurrences())
+    backwardSpec.blockN = backwardBlockN;
+  std::string error;
+  if (!fa::checkSpec(backwardSpec, error)) {
+    llvm::errs() << "fa-compile: " << error << "\n";
+    return 2;
+  }
+  std::string backwardName = conventionalName
+                                 ? mlir::fa::backwardKernelName(spec, chip)
+                                 : std::string(name) + "_bwd";
+  if (deterministic)
+    backwardName += "_det";
+  bool rejected = false;
+  if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip, backwardName,
+                                       gradients, error, rejected, omitRowDot,
+                                       deterministic)) {
+    llvm::errs() << "fa-compile: " << backwardName << ": " << error << "\n";
+    return rejected ? 2 : 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   std::string parseErrors;
   llvm::raw_string_ostream errs(parseErrors);
@@ -160,13 +193,17 @@ int main(int argc, char **argv) {
        std::initializer_list<cl::Option *>{
            &outputDir, &headDim, &valueDim, &dtype, &mask,
            &softcap, &scale, &blockM, &blockN, &alibi, &target, &name,
-           &standardSetFlag, &backward, &omitRowDot, &deterministic})
+           &standardSetFlag, &backward, &omitRowDot, &deterministic,
+           &backwardBlockM, &backwardBlockN})
     if (option->getNumOccurrences() > 1)
       return badInput("--" + option->ArgStr.str() + " is given more than once");
   if (omitRowDot && !backward)
     return badInput("--test-omit-row-dot builds a backward: give --bwd");
   if (deterministic && !backward)
     return badInput("--deterministic builds a backward: give --bwd");
+  if ((backwardBlockM.getNumOccurrences() || backwardBlockN.getNumOccurrences()) &&
+      !backward)
+    return badInput("--bwd-block-m and --bwd-block-n tile a backward: give --bwd");
   if (backward && !inputFile.empty())
     return badInput("--bwd takes a kernel built from flags (--d ...) or "
                     "--standard-set");
@@ -201,7 +238,7 @@ int main(int argc, char **argv) {
   if (standardSetFlag || !inputFile.empty())
     for (cl::Option *option : std::initializer_list<cl::Option *>{
              &headDim, &valueDim, &dtype, &mask, &softcap, &scale, &blockM,
-             &blockN, &alibi, &name})
+             &blockN, &backwardBlockM, &backwardBlockN, &alibi, &name})
       if (option->getNumOccurrences())
         return badInput("--" + option->ArgStr.str() +
                         " describes a kernel built from flags; " +
@@ -255,29 +292,10 @@ int main(int argc, char **argv) {
     emit(kernel);
     if (!(standardSetFlag ? standardBackward : bool(backward)))
       continue;
-    // The backward's own tile (the strategy's), one name per direction.
-    fa::AttentionSpec backwardSpec = spec;
-    mlir::fa::applyTunedBackwardTile(backwardSpec, chip);
-    if (backwardBlockM.getNumOccurrences())
-      backwardSpec.blockM = backwardBlockM;
-    if (backwardBlockN.getNumOccurrences())
-      backwardSpec.blockN = backwardBlockN;
-    if (!fa::checkSpec(backwardSpec, error)) {
-      llvm::errs() << "fa-compile: " << error << "\n";
-      return 2;
-    }
-    std::string backwardName = name.empty() || standardSetFlag
-                                   ? mlir::fa::backwardKernelName(spec, chip)
-                                   : std::string(name) + "_bwd";
-    if (deterministic)
-      backwardName += "_det";
     mlir::fa::CompiledKernel gradients;
-    if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip,
-                                         backwardName, gradients, error,
-                                         rejected, omitRowDot, deterministic)) {
-      llvm::errs() << "fa-compile: " << backwardName << ": " << error << "\n";
-      return rejected ? 2 : 1;
-    }
+    if (int failure = compileBackwardOf(context, spec, chip,
+                                        name.empty() || standardSetFlag, gradients))
+      return failure;
     emit(gradients);
   }
   return status;
