@@ -259,8 +259,12 @@ static bool encodeBackwardMap(const Driver &d, const AttentionSpec &spec,
                               const std::string &name,
                               detail::TensorMapStorage &map, std::string &error) {
   const ForwardArgs &f = a.forward;
-  int64_t dqAccStride[3] = {f.queryHeads * f.queryLen * spec.headDim,
-                            f.queryLen * spec.headDim, spec.headDim};
+  // dq_acc's strides as the kernel's own dq_acc_stride_* (the ABI table).
+  int64_t dqAccStride[3];
+  const char *dims[3] = {"b", "h", "s"};
+  for (int i = 0; i < 3; ++i)
+    abi::backwardParamValue(a, spec.headDim, std::string("dq_acc_stride_") + dims[i],
+                            dqAccStride[i]);
   abi::TensorMapInfo t;
   abi::tensorMapOf(name, t);
   detail::TensorMapSource source;
