@@ -209,16 +209,11 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
     Location loc = op.getLoc();
     auto lhs = op.getLhs().getType();
     int64_t depth = lhs.getDimSize(0); // A's and B's rows
-    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
-    Value group = arith::DivUIOp::create(
-        rewriter, loc, tid, arith::ConstantIndexOp::create(rewriter, loc, kWarpgroupThreads));
-    Value panel = arith::IndexCastOp::create(
-        rewriter, loc, rewriter.getI32Type(),
-        arith::MulIOp::create(rewriter, loc, group,
-                              arith::ConstantIndexOp::create(
-                                  rewriter, loc, depth * kPanelRowBytes)));
-    Value lhsAddr = arith::AddIOp::create(
-        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getLhs()), panel);
+    // The warpgroup's 64 result rows are A's panel (its row block).
+    WarpgroupPlace place = warpgroupPlace(rewriter, loc, layoutOf(op.getType()));
+    Value lhsAddr = offsetAddress(rewriter, loc,
+                                  sharedAddress(rewriter, loc, adaptor.getLhs()),
+                                  place.rowBlock, depth * kPanelRowBytes);
     Value lhsDesc = columnsDescriptor(rewriter, loc, lhsAddr, depth);
     Value rhsDesc = columnsDescriptor(
         rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()), depth);
