@@ -133,6 +133,16 @@ private:
   Value keyStart;
 };
 
+/// The main kernel block's place in the problem: its first key, KV head and
+/// batch, from the grid (ceil(N / block_n), Hkv, B). Built deterministic,
+/// the blocks are taken in launch order with the (KV head, batch) pairs
+/// fastest (BackwardOrder.cpp says why).
+struct KeyBlockPlace {
+  Value keyStart, kvHead, batch;
+  static KeyBlockPlace build(OpBuilder &b, Location loc,
+                             const AttentionKernelConfig &c);
+};
+
 /// The deterministic mode's order of dQ_i's additions (BackwardOrder.cpp):
 /// this KV block's turn at Q block `at` (its counter in dq_semaphore and
 /// the value it waits for), and whether the launch asked for it.

@@ -77,10 +77,10 @@ struct BackwardBlock {
                 const AttentionKernelConfig &c, Location loc)
       : c(c), args(args), loc(loc), plan(c) {
     threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    keyStart = arith::MulIOp::create(
-        b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), cst(b, c.blockN));
-    kvHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-    batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    KeyBlockPlace place = KeyBlockPlace::build(b, loc, c);
+    keyStart = place.keyStart;
+    kvHead = place.kvHead;
+    batch = place.batch;
     Value smem = sharedMemoryBase(b, module, loc, plan.bytes);
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);

@@ -129,10 +129,10 @@ struct BackwardBlock {
                 const AttentionKernelConfig &c, Location loc)
       : c(c), args(args), loc(loc), plan(c) {
     threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    keyStart = arith::MulIOp::create(
-        b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), idx(b, c.blockN));
-    kvHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-    batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    KeyBlockPlace place = KeyBlockPlace::build(b, loc, c);
+    keyStart = place.keyStart;
+    kvHead = place.kvHead;
+    batch = place.batch;
     group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
                                    args.index(b, "kv_heads"));
     Value smem = sharedMemoryBase(b, module, loc, plan.bytes);
