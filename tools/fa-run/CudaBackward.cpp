@@ -273,13 +273,33 @@ static int checkDeterministic(const BackwardKernel &kernel,
   return kPass;
 }
 
-/// --bench with --deterministic: times the backward alone in its default
-/// and its deterministic mode, alternating per iteration (and which goes
-/// first, so that neither always follows the other), over the same input
-/// sets, and prints the medians and their ratio. kPass, or the exit code.
-static int benchBothModes(const Options &o, const BackwardKernel &backward,
+/// What the deterministic mode is weighed against: the backward a user gets
+/// without --deterministic, fa_bwd_X beside the forward fa_fwd_X (the
+/// `_det` kernel's own default launch can be slower: its blocks are
+/// ordered for the turns); null if there is none, or it is `given`.
+static std::unique_ptr<BackwardKernel>
+loadDefaultBackward(const Options &o, const Kernel &forward,
+                    const BackwardKernel &given) {
+  std::string name = backwardNameOf(forward.manifest().kernelName);
+  if (name.empty() || name == given.manifest().kernelName)
+    return nullptr;
+  std::string error;
+  bool noDevice = false;
+  return BackwardKernel::load(directoryOf(o.kernel) + "/" + name + ".json",
+                              error, noDevice);
+}
+
+/// --bench with --deterministic: times the default backward (fa_bwd_X, or
+/// the kernel's default launch) and the deterministic mode, alternating
+/// per iteration (and which goes first, so that neither always follows the
+/// other), over the same input sets (one workspace layout serves both),
+/// and prints the medians and their ratio. kPass, or the exit code.
+static int benchBothModes(const Options &o, const Kernel &forward,
+                          const BackwardKernel &backward,
                           const std::vector<BackwardArgs> &rotation) {
   Driver &cu = backward.driver();
+  std::unique_ptr<BackwardKernel> other = loadDefaultBackward(o, forward, backward);
+  const BackwardKernel &usual = other ? *other : backward;
   std::string error;
   CUevent events[3];
   for (CUevent &e : events)
@@ -293,7 +313,7 @@ static int benchBothModes(const Options &o, const BackwardKernel &backward,
     cu.cuEventRecord(events[0], nullptr);
     for (int k = 0; k < 2 && error.empty(); ++k) {
       a.deterministic = deterministicFirst == (k == 0);
-      if (backward.backward(a, nullptr, error))
+      if ((a.deterministic ? backward : usual).backward(a, nullptr, error))
         cu.cuEventRecord(events[k + 1], nullptr);
     }
     if (!error.empty() || (r = cu.cuEventSynchronize(events[2])) || i < 0)
@@ -311,11 +331,11 @@ static int benchBothModes(const Options &o, const BackwardKernel &backward,
   if (!error.empty())
     return fail(error, kMismatch);
   double x = median(times[0]), y = median(times[1]);
-  char line[200];
+  char line[320];
   std::snprintf(line, sizeof(line),
-                "bench: backward default %.4f ms, deterministic %.4f ms "
+                "bench: backward default (%s) %.4f ms, deterministic %.4f ms "
                 "(Y/X = %.3f)\n",
-                x, y, y / x);
+                usual.manifest().kernelName.c_str(), x, y, y / x);
   std::cout << line;
   return kPass;
 }
@@ -403,7 +423,7 @@ static int runBackwardBench(const Options &o, const Kernel &forward,
                 2.5 * flops / (msAlone * 1e-3) / 1e12);
   std::cout << line;
   if (o.deterministic)
-    return benchBothModes(o, backward, rotation);
+    return benchBothModes(o, forward, backward, rotation);
   return kPass;
 }
 

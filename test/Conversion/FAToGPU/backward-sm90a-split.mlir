@@ -24,9 +24,11 @@
 // CHECK: %[[DK:.+]] = fa.matmul %[[DS]], %[[Q]], %{{.*}} {transpose_a} {{.*}} tensor<128x128xf32, [[KEYS]]>
 // CHECK: %[[DQW:.+]] = fa.mma_wait %[[DQ]] pending = 2
 // CHECK: fa.store_shared %[[DQW]], %{{.*}} : tensor<64x128xf32, [[SPLIT]]>, memref<4x64x32xf32, #gpu.address_space<workgroup>>
+// dQ_i handed to the dQ writer (no barrier: dq_full counts every consumer).
 // CHECK: fence.proxy.async.shared::cta;
-// CHECK: "bar.sync $0, $1;"
-// CHECK-COUNT-4: cp.reduce.async.bulk.tensor.4d
+// CHECK-NOT: bar.sync
+// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK-NOT: cp.reduce
 // CHECK: fa.mma_wait %[[DV]] pending = 1
 // CHECK: fa.mma_wait %[[DK]] pending = 0
 

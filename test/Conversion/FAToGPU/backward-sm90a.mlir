@@ -20,13 +20,26 @@
 // CHECK: cp.async.bulk.tensor.4d
 // CHECK: cp.async.bulk.tensor.4d
 
-// The consumers: per step, wait for Q_i and dO_i, let thread 0's last
-// reduce-add finish reading the staging, one consumer barrier.
+// The dQ writer (a thread of the producer's second warp): per step, waits
+// for dQ_i in its staging buffer (dq_full), adds it into dq_acc by TMA
+// reduce-add, one per 32-column panel, and releases the buffer (dq_empty)
+// once they have read it; its last reduce-adds complete before it ends.
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: mbarrier.try_wait.parity
+// CHECK: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// CHECK: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// CHECK: cp.async.bulk.commit_group;
+// CHECK: cp.async.bulk.wait_group.read 0;
+// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: cp.async.bulk.wait_group 0;
+
+// The consumers: per step, wait for Q_i and dO_i, one consumer barrier.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK: mbarrier.try_wait.parity
-// CHECK: cp.async.bulk.wait_group.read 0;
+// CHECK-NOT: cp.async.bulk.wait_group
 // CHECK: "bar.sync $0, $1;", "r,r" %c1_i32, %c128_i32
 
 // S = QKᵀ and dP = dO·Vᵀ issued together (both operands in TMA panels),
@@ -43,24 +56,27 @@
 // CHECK: %[[PT:.+]] = fa.shared_tile %[[PBUF]]
 // CHECK: %[[DPW:.+]] = fa.mma_wait %[[DP]] pending = 0
 // CHECK: fa.softmax_grad %[[P]], %[[DPW]]
-// dQ_i = dS K_j from dS's registers, staged in f32 panels of 32 columns.
+// dQ_i = dS K_j from dS's registers, staged in f32 panels of 32 columns,
+// in the staging buffer of the step (two: the writer may still be adding
+// the last one) once the writer has released it; fenced for the async
+// proxy and handed over (dq_full, arrived at by every consumer thread).
 // CHECK: %[[DQ:.+]] = fa.matmul %{{.*}}, %[[K]], %{{.*}} : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>, tensor<64x64xbf16, #fa.tma_shared
-// CHECK: fa.store_shared %[[DQ]], %{{.*}} : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<2x64x32xf32, #gpu.address_space<workgroup>>
-// The writes made visible to the async proxy, one barrier; thread 0 adds
-// dQ_i into dq_acc by TMA reduce-add, one per panel.
+// CHECK: mbarrier.try_wait.parity
+// CHECK: %[[STAGING:.+]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : memref<2x64x32xf32, #gpu.address_space<workgroup>>
+// CHECK: fa.store_shared %[[DQ]], %[[STAGING]] : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<2x64x32xf32, #gpu.address_space<workgroup>>
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK: mbarrier.arrive.shared::cta.b64
+// P and dS made visible to the async proxy, one barrier.
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: "bar.sync $0, $1;"
-// CHECK: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
-// CHECK: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
-// CHECK: cp.async.bulk.commit_group;
+// CHECK-NOT: cp.reduce
 // dV += Pᵀ·dO and dK += dSᵀ·Q in flight together; Q_i, dO_i released after.
 // CHECK: %[[DV:.+]] = fa.matmul %[[PT]], %[[DO]], %{{.*}} {transpose_a}
 // CHECK: %[[DK:.+]] = fa.matmul %{{.*}}, %[[Q]], %{{.*}} {transpose_a}
 // CHECK: fa.mma_wait %[[DV]] pending = 1
 // CHECK: fa.mma_wait %[[DK]] pending = 0
 // CHECK: mbarrier.arrive.shared::cta.b64
-// After the loops: the reduce-adds complete; dK_j, dV_j stored.
-// CHECK: cp.async.bulk.wait_group 0;
+// After the loops: dK_j, dV_j stored.
 // CHECK: fa.store_fragment
 // CHECK: fa.store_fragment
 

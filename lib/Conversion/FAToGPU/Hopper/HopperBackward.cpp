@@ -9,37 +9,48 @@
 // dS, dQ_i), or, with block_m = 64 < block_n, all 64 query rows and 64
 // of S's columns each (their own keys; #fa.fragment's columnGroups), dQ_i
 // then read from the shared dS after the barrier, each warpgroup a column
-// share of D. One producer thread after them issues every copy by TMA:
+// share of D. The producer warpgroup after them has two roles: its first
+// thread issues every copy by TMA, its second warp's first thread (the dQ
+// writer) adds each staged dQ_i into dq_acc:
 //
-//   producer                               consumers
-//   K_j, V_j → kv_full (once)              wait kv_full
+//   producer          dQ writer            consumers
+//   K_j, V_j →                             wait kv_full
+//     kv_full (once)
 //   for each query head of the group and each Q block i that sees K_j
-//   (n counts them: stage s = n mod stages, parity (n / stages) mod 2):
-//     wait q_empty[s] (parity ^ 1)         wait q_full[s]; consumer barrier
-//     Q_i, dO_i → q_full[s]                the L2 step (BackwardMath):
-//                                            S = Q Kᵀ, dP = dO Vᵀ (wgmma,
+//   (n counts them: stage s = n mod stages, parity (n / stages) mod 2; the
+//   staging buffer r = n mod buffers likewise):
+//   wait q_empty[s]                        wait q_full[s]; consumer barrier
+//   Q_i, dO_i →                            the L2 step (BackwardMath):
+//     q_full[s]                              S = Q Kᵀ, dP = dO Vᵀ (wgmma,
 //                                            both operands by descriptor)
 //                                            P, dS → shared (#fa.tma_shared)
 //                                            dQ_i = dS K_j (dS's registers
-//                                            as A) → f32 staging
-//                                            fence.proxy.async; barrier
-//                                            dQ_i added into dq_acc (TMA
-//                                            reduce-add from the staging)
-//                                            dV += Pᵀ dO, dK += dSᵀ Q
-//                                            (imm-trans-a from P, dS)
-//                                          arrive q_empty[s]
+//                                            as A); wait dq_empty[r];
+//                                            → f32 staging[r];
+//                                            fence.proxy.async;
+//                                            arrive dq_full[r]
+//                     wait dq_full[r]        fence.proxy.async; barrier
+//                     [deterministic:        dV += Pᵀ dO, dK += dSᵀ Q
+//                      wait the turn]        (imm-trans-a from P, dS)
+//                     TMA reduce-adds      arrive q_empty[s]
+//                     of staging[r];
+//                     once read: arrive
+//                     dq_empty[r]; [once
+//                     complete: pass the
+//                     turn on]
 //
 // (The diagram is block_m = block_n's; with split columns dQ_i comes after
-// the barrier, from the shared dS, then its staging, a second barrier and
-// the reduce-add. The schedule's overlap, overlapStepMatmuls, then issues
-// dP with S, dQ_i before dV and dK, and awaits dV and dK together.)
+// the barrier, from the shared dS. The schedule's overlap,
+// overlapStepMatmuls, then issues dP with S, dQ_i before dV and dK, and
+// awaits dV and dK together.) Neither the reduce-adds nor the
+// deterministic mode's turns hold the consumers up while a staging buffer
+// is free: two where shared memory allows (BackwardSharedMemoryPlan).
 //
 // The consumer barrier at the top of a step orders the last step's reads
-// of P, dS and the staging before this step's writes (thread 0 first
-// waits for its reduce-adds to have read the staging); gpu.barrier cannot
-// serve (the producer does not take part), so every barrier is named
-// barrier 1 over the consumer threads. Two blocks per SM where one
-// consumer warpgroup's shared memory allows (BackwardOccupancy).
+// of P and dS before this step's writes; gpu.barrier cannot serve (the
+// producer does not take part), so every barrier is named barrier 1 over
+// the consumer threads. Two blocks per SM where one consumer warpgroup's
+// shared memory allows (BackwardOccupancy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,21 +80,32 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   gradOutStageBytes = valuePanels * c.blockM * kPanelRowBytes;
   int64_t probsBytes = probsPanels * c.blockM * kPanelRowBytes;
   stagingPanels = (c.headDim + 31) / 32; // of 32 f32 columns
-  int64_t staging = stagingPanels * c.blockM * kPanelRowBytes;
+  stagingStageBytes = stagingPanels * c.blockM * kPanelRowBytes;
   // dQ_i is always staged in f32 panels of 32 columns, for one TMA
   // reduce-add per panel: added per element from registers, its atomics
   // use a third of each L2 sector and bound the kernel (docs/perf-notes.md,
-  // sm_90a backward). One consumer warpgroup alone leaves the tensor cores
-  // idle, so where the staging costs the second block per SM, Q and dO get
-  // one stage: the other block's work covers the copy.
-  auto total = [&](int64_t ringStages) {
+  // sm_90a backward). The reduce-adds are the dQ writer's (a producer
+  // thread), so two staging buffers let the consumers write dQ_(i+1)
+  // while it still adds dQ_i (or, deterministic, waits for dQ_i's turn).
+  // One consumer warpgroup alone leaves the tensor cores idle, so where
+  // the staging costs the second block per SM, Q and dO get one stage
+  // first: the other block's work covers the copy.
+  auto total = [&](int64_t ringStages, int64_t stagingBuffers) {
     return keyBytes + valueBytes + ringStages * (queryStageBytes + gradOutStageBytes) +
-           2 * probsBytes + staging + 8 * (1 + 2 * ringStages);
+           2 * probsBytes + stagingBuffers * stagingStageBytes +
+           8 * (1 + 2 * ringStages + 2 * stagingBuffers);
   };
+  int64_t budget = c.warps == 4 && total(1, 1) <= kHalfSharedMemoryBytes
+                       ? kHalfSharedMemoryBytes
+                       : kMaxSharedMemoryBytes;
   stages = 2;
-  if (c.warps == 4 && total(2) > kHalfSharedMemoryBytes &&
-      total(1) <= kHalfSharedMemoryBytes)
-    stages = 1;
+  stagingStages = 2;
+  for (auto [ring, buffers] : {std::pair<int64_t, int64_t>{2, 2}, {2, 1}, {1, 2}, {1, 1}})
+    if (total(ring, buffers) <= budget) {
+      stages = ring;
+      stagingStages = buffers;
+      break;
+    }
   // Every tile a whole number of 1024-byte swizzle atoms (block_m and
   // block_n are multiples of 64), so each starts on one.
   valueOffset = keyBytes;
@@ -92,8 +114,9 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   probsOffset = gradOutOffset + stages * gradOutStageBytes;
   gradScoresOffset = probsOffset + probsBytes;
   stagingOffset = gradScoresOffset + probsBytes;
-  barrierOffset = stagingOffset + staging;
-  bytes = total(stages); // kv_full, then q_full, q_empty per stage
+  barrierOffset = stagingOffset + stagingStages * stagingStageBytes;
+  // kv_full; q_full, q_empty per ring stage; dq_full, dq_empty per buffer.
+  bytes = total(stages, stagingStages);
 }
 
 namespace {
@@ -123,7 +146,7 @@ struct BackwardBlock {
   Value threadId, keyStart, batch, kvHead, group;
   Value base; ///< shared-window address of the buffer (i32)
   Value key, value, query, gradOut, probs, gradScores; ///< panel views
-  Value staging; ///< dQ_i's f32 staging panels
+  SmallVector<Value, 2> staging; ///< dQ_i's f32 staging panels, per buffer
 
   BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
                 const AttentionKernelConfig &c, Location loc)
@@ -153,8 +176,9 @@ struct BackwardBlock {
     probs = view(plan.probsOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
     gradScores =
         view(plan.gradScoresOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
-    staging = view(plan.stagingOffset, {plan.stagingPanels, c.blockM, 32},
-                   b.getF32Type());
+    for (int64_t buffer = 0; buffer < plan.stagingStages; ++buffer)
+      staging.push_back(view(plan.stagingOffset + buffer * plan.stagingStageBytes,
+                             {plan.stagingPanels, c.blockM, 32}, b.getF32Type()));
   }
 
   int64_t consumerThreads() const { return 32 * c.warps; }
@@ -178,11 +202,30 @@ struct BackwardBlock {
     return arith::AddIOp::create(
         b, loc, address(b, plan.barrierOffset + 8 + (empty ? 8 : 0)), stageBytes);
   }
-  /// The ring position of the n-th Q block this block takes: (stage, parity).
-  std::pair<Value, Value> ringPosition(OpBuilder &b, Value n) const {
-    Value stage = arith::RemUIOp::create(b, loc, n, idx(b, plan.stages));
-    Value round = arith::DivUIOp::create(b, loc, n, idx(b, plan.stages));
+  /// dq_full (`empty` false: the consumers have staged dQ_i) or dq_empty
+  /// (the dQ writer's reduce-adds have read it) of staging buffer `stage`.
+  Value gradQueryBarrier(OpBuilder &b, Value stage, bool empty) const {
+    Value stageBytes = arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, 16));
+    return arith::AddIOp::create(
+        b, loc,
+        address(b, plan.barrierOffset + 8 + 16 * plan.stages + (empty ? 8 : 0)),
+        stageBytes);
+  }
+  /// The position of the n-th Q block this block takes in a ring of
+  /// `stages` (the Q/dO ring's by default): (stage, parity).
+  std::pair<Value, Value> ringPosition(OpBuilder &b, Value n,
+                                       int64_t stages = 0) const {
+    Value count = idx(b, stages ? stages : plan.stages);
+    Value stage = arith::RemUIOp::create(b, loc, n, count);
+    Value round = arith::DivUIOp::create(b, loc, n, count);
     return {stage, toI32(b, arith::RemUIOp::create(b, loc, round, idx(b, 2)))};
+  }
+  /// Staging buffer `stage` (an index) as the fragment store's target.
+  Value stagingBuffer(OpBuilder &b, Value stage) const {
+    if (staging.size() == 1)
+      return staging.front();
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, stage, idx(b, 0));
+    return arith::SelectOp::create(b, loc, first, staging[0], staging[1]);
   }
   /// Shared buffer `buffer` (behind `stage` if non-null) as an operand tile.
   Value tile(OpBuilder &b, Value buffer, Value stage, int64_t rows,
@@ -196,15 +239,14 @@ struct BackwardBlock {
   void inFirstThread(OpBuilder &b, function_ref<void(OpBuilder &)> body) const {
     mlir::fa::inFirstThread(b, loc, threadId, body);
   }
-  /// dQ_i, staged (and fenced for the async proxy, behind a consumer
-  /// barrier), added into dq_acc by thread 0's TMA reduce-adds, one per
-  /// 32-column panel; rows past M are out of the map's bounds and skipped.
-  ///
-  /// Built deterministic and launched so, thread 0 first waits for this KV
-  /// block's turn at the Q block (GradQueryTurn), and passes it on once
-  /// its reduce-adds have completed: the other threads never wait for it
-  /// but at the next step's barrier.
-  void reduceStagedGradQuery(OpBuilder &b, const GridCoords &at) const {
+  /// The dQ writer's part of a step: dQ_i, staged in buffer `stage` and
+  /// fenced for the async proxy by the consumers, added into dq_acc by TMA
+  /// reduce-adds, one per 32-column panel (rows past M are out of the
+  /// map's bounds and skipped); the buffer is released once they have read
+  /// it. Built deterministic and launched so, the writer first waits for
+  /// this KV block's turn at the Q block (GradQueryTurn), and passes it on
+  /// once its reduce-adds have completed.
+  void reduceStagedGradQuery(OpBuilder &b, const GridCoords &at, Value stage) const {
     std::optional<GradQueryTurn> turn;
     if (c.deterministic)
       turn = GradQueryTurn::build(b, loc, args, c, at, keyStart);
@@ -212,32 +254,28 @@ struct BackwardBlock {
       if (turn)
         turn->whenEnabled(ib, loc, body);
     };
-    inFirstThread(b, [&](OpBuilder &tb) {
-      whenDeterministic(tb, [&](OpBuilder &wb) {
-        turn->await(wb, loc);
-        fenceProxyAsyncAll(wb, loc);
-      });
-      Value stagingBase = address(tb, plan.stagingOffset);
-      for (int64_t panel = 0; panel < plan.stagingPanels; ++panel)
-        tmaReduceAdd(tb, loc,
-                     arith::AddIOp::create(
-                         tb, loc, stagingBase,
-                         i32(tb, panel * c.blockM * kPanelRowBytes)),
-                     args["dq_acc_tmap"],
-                     {i32(tb, 32 * panel), toI32(tb, at.queryStart),
-                      toI32(tb, at.head), toI32(tb, batch)});
-      bulkCommit(tb, loc);
-      whenDeterministic(tb, [&](OpBuilder &pb) {
-        bulkWait(pb, loc, 0, /*readOnly=*/false);
-        fenceProxyAsyncAll(pb, loc);
-        turn->pass(pb, loc);
-      });
+    whenDeterministic(b, [&](OpBuilder &wb) {
+      turn->await(wb, loc);
+      fenceProxyAsyncAll(wb, loc);
     });
-  }
-  /// Before the staging is written again: thread 0's reduce-adds have read
-  /// it (the consumer barrier that follows tells the others).
-  void awaitStagingRead(OpBuilder &b) const {
-    inFirstThread(b, [&](OpBuilder &tb) { bulkWait(tb, loc, 0, /*readOnly=*/true); });
+    Value stagingBase = arith::AddIOp::create(
+        b, loc, address(b, plan.stagingOffset),
+        arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, plan.stagingStageBytes)));
+    for (int64_t panel = 0; panel < plan.stagingPanels; ++panel)
+      tmaReduceAdd(b, loc,
+                   arith::AddIOp::create(b, loc, stagingBase,
+                                         i32(b, panel * c.blockM * kPanelRowBytes)),
+                   args["dq_acc_tmap"],
+                   {i32(b, 32 * panel), toI32(b, at.queryStart), toI32(b, at.head),
+                    toI32(b, batch)});
+    bulkCommit(b, loc);
+    bulkWait(b, loc, 0, /*readOnly=*/true);
+    arrive(b, loc, gradQueryBarrier(b, stage, /*empty=*/true));
+    whenDeterministic(b, [&](OpBuilder &pb) {
+      bulkWait(pb, loc, 0, /*readOnly=*/false);
+      fenceProxyAsyncAll(pb, loc);
+      turn->pass(pb, loc);
+    });
   }
   /// Named barrier 1 over the consumer warpgroups.
   void consumerBarrier(OpBuilder &b) const {
@@ -353,6 +391,37 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
       });
 }
 
+/// The dQ writer (a producer thread of its own warp): for every step, in
+/// the consumers' order, waits for dQ_i in its staging buffer and adds it
+/// into dq_acc (BackwardBlock::reduceStagedGradQuery), so that neither the
+/// reduce-adds nor the deterministic mode's turns hold up the consumers;
+/// its last reduce-adds complete before the block ends.
+void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block) {
+  const AttentionKernelConfig &c = block.c;
+  Location loc = block.loc;
+  (void)block.forEachMember(
+      b, {}, [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n, ValueRange)
+          -> FailureOr<SmallVector<Value>> {
+        GridCoords grid = block.coords(mb, m.head);
+        scf::ForOp::create(
+            mb, loc, block.idx(mb, 0), m.blocks, block.idx(mb, 1), ValueRange{},
+            [&](OpBuilder &lb, Location, Value i, ValueRange) {
+              auto [stage, parity] = block.ringPosition(
+                  lb, arith::AddIOp::create(lb, loc, n, i), block.plan.stagingStages);
+              waitParity(lb, loc, block.gradQueryBarrier(lb, stage, /*empty=*/false),
+                         parity);
+              GridCoords at = grid;
+              at.queryStart = arith::AddIOp::create(
+                  lb, loc, m.begin,
+                  arith::MulIOp::create(lb, loc, i, block.idx(lb, c.blockM)));
+              block.reduceStagedGradQuery(lb, at, stage);
+              scf::YieldOp::create(lb, loc);
+            });
+        return SmallVector<Value>();
+      });
+  bulkWait(b, loc, 0, /*readOnly=*/false);
+}
+
 /// Moves `op` and the ops of its block it depends on that come after
 /// `anchor` to right after `anchor`, in their order.
 void hoistAfter(Operation *op, Operation *anchor) {
@@ -454,7 +523,7 @@ void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
 FailureOr<SmallVector<Value>>
 emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
                  const AttentionBackward &backward, const GridCoords &at,
-                 Value stage, ValueRange gradients, Value slope) {
+                 Value step, Value stage, ValueRange gradients, Value slope) {
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
   KernelArgs &args = block.args;
@@ -478,23 +547,23 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   };
   // With dS's columns split over the warpgroups, dQ_i = dS·K_j reads dS
   // from shared memory after the barrier, and its staging needs one more.
-  bool splitColumns = c.blockN > c.blockM;
-  sources.gradQueryFromShared = splitColumns;
+  sources.gradQueryFromShared = c.blockN > c.blockM;
+  // dQ_i to the dQ writer: once the buffer is free, staged, fenced for the
+  // async proxy (its TMA reduce-adds), and dq_full arrived at by every
+  // consumer thread.
   sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
-    StoreSharedOp::create(tb, loc, gradQuery, block.staging);
-    if (!splitColumns)
-      return; // reduced after sharedWritten's barrier
+    auto [buffer, parity] = block.ringPosition(tb, step, block.plan.stagingStages);
+    waitParity(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/true),
+               arith::XOrIOp::create(tb, loc, parity, block.i32(tb, 1)));
+    StoreSharedOp::create(tb, loc, gradQuery, block.stagingBuffer(tb, buffer));
     fenceProxyAsync(tb, loc);
-    block.consumerBarrier(tb);
-    block.reduceStagedGradQuery(tb, at);
+    arrive(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/false));
   };
   sources.sharedWritten = [&](OpBuilder &tb) {
-    // The generic proxy's writes of P, dS (and dQ_i), seen by the async
-    // proxy (wgmma, the TMA reduce-add).
+    // The generic proxy's writes of P and dS, seen by the async proxy
+    // (wgmma).
     fenceProxyAsync(tb, loc);
     block.consumerBarrier(tb);
-    if (!splitColumns)
-      block.reduceStagedGradQuery(tb, at);
   };
   return math.emitBody(b, at, block.keyStart, gradients, slope, sources);
 }
@@ -524,25 +593,25 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
         auto loop = scf::ForOp::create(
             mb, loc, block.idx(mb, 0), m.blocks, block.idx(mb, 1), carried,
             [&](OpBuilder &lb, Location, Value i, ValueRange values) {
-              auto [stage, parity] =
-                  block.ringPosition(lb, arith::AddIOp::create(lb, loc, n, i));
+              Value step = arith::AddIOp::create(lb, loc, n, i);
+              auto [stage, parity] = block.ringPosition(lb, step);
               waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/false),
                          parity);
-              block.awaitStagingRead(lb);
               block.consumerBarrier(lb);
               GridCoords at = grid;
               at.queryStart = arith::AddIOp::create(
                   lb, loc, m.begin,
                   arith::MulIOp::create(lb, loc, i, block.idx(lb, c.blockM)));
-              FailureOr<SmallVector<Value>> step = emitConsumerStep(
-                  lb, block, math, backward, at, stage, values, slope);
-              if (failed(step))
+              FailureOr<SmallVector<Value>> results = emitConsumerStep(
+                  lb, block, math, backward, at, step, stage, values, slope);
+              if (failed(results))
                 result = failure();
               else
-                overlapStepMatmuls(lb.getInsertionBlock(), *step);
+                overlapStepMatmuls(lb.getInsertionBlock(), *results);
               // Every wgmma reading Q_i and dO_i has been waited for.
               arrive(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true));
-              scf::YieldOp::create(lb, loc, succeeded(step) ? ValueRange(*step) : values);
+              scf::YieldOp::create(lb, loc,
+                                   succeeded(results) ? ValueRange(*results) : values);
             });
         if (failed(result))
           return failure();
@@ -550,8 +619,6 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
       });
   if (failed(gradients))
     return failure();
-  // The last reduce-adds complete before the block ends.
-  block.inFirstThread(b, [&](OpBuilder &tb) { bulkWait(tb, loc, 0, /*readOnly=*/false); });
   // dK_j, dV_j in the input type, by the rows that exist.
   GridCoords kv = block.coords(b, Value());
   static constexpr StringLiteral kGradients[] = {"dk", "dv"};
@@ -577,6 +644,12 @@ void initBarriers(OpBuilder &b, const BackwardBlock &block) {
       mbarrierInit(then, loc, block.queryBarrier(then, st, false), 1);
       mbarrierInit(then, loc, block.queryBarrier(then, st, true),
                    block.consumerThreads());
+    }
+    for (int64_t stage = 0; stage < block.plan.stagingStages; ++stage) {
+      Value st = block.idx(then, stage);
+      mbarrierInit(then, loc, block.gradQueryBarrier(then, st, false),
+                   block.consumerThreads());
+      mbarrierInit(then, loc, block.gradQueryBarrier(then, st, true), 1);
     }
     fenceBarrierInit(then, loc);
   });
@@ -612,10 +685,23 @@ LogicalResult hopper::buildHopperBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
     Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          block.threadId,
                                          block.idx(b, block.consumerThreads()));
-    scf::IfOp::create(b, loc, issuer, [&](OpBuilder &then, Location) {
-      buildProducer(then, block);
-      scf::YieldOp::create(then, loc);
-    });
+    // The copies' issuer is the producer warpgroup's first thread, the dQ
+    // writer its second warp's (a warp of its own: neither waits on the
+    // other's spins).
+    Value writer = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, block.threadId,
+        block.idx(b, block.consumerThreads() + 32));
+    auto roleOf = scf::IfOp::create(b, loc, issuer, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard producerGuard(b);
+      b.setInsertionPointToStart(roleOf.thenBlock());
+      buildProducer(b, block);
+      b.setInsertionPointToStart(roleOf.elseBlock());
+      scf::IfOp::create(b, loc, writer, [&](OpBuilder &then, Location) {
+        buildGradQueryWriter(then, block);
+        scf::YieldOp::create(then, loc);
+      });
+    }
     b.setInsertionPointToStart(roles.elseBlock());
     setMaxRegisters(b, loc, budget.consumer, /*increase=*/true);
     if (failed(buildConsumers(b, block, backward)))

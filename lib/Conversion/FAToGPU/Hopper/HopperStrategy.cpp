@@ -160,9 +160,6 @@ public:
     populateWgmmaPatterns(converter, patterns);
   }
 
-private:
-  /// The H100's opt-in maximum per block.
-  static constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
 };
 
 } // namespace

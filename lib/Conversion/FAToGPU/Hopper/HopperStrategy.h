@@ -67,11 +67,13 @@ inline RegisterBudget registerBudget(int64_t consumerGroups) {
 /// block beside it on an SM (half of the H100's 228 KB, less each block's
 /// 1 KB reserve, rounded down).
 constexpr int64_t kHalfSharedMemoryBytes = 113 * 1024;
+/// The H100's opt-in maximum of dynamic shared memory per block.
+constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
 
 /// The backward main kernel's shared memory: K [panels][BN][64], V, Q and
 /// dO rings [stages][panels][BM][64], P and dS [BN / 64][BM][64], dQ_i's
-/// f32 staging [D / 32][BM][32] (the TMA reduce-add's source), then the
-/// mbarriers.
+/// f32 staging [stagingStages][D / 32][BM][32] (the TMA reduce-add's
+/// source), then the mbarriers.
 struct BackwardSharedMemoryPlan {
   explicit BackwardSharedMemoryPlan(const AttentionKernelConfig &c);
   int64_t stages; ///< of the Q and dO ring: 2, or 1 for a second block per SM
@@ -79,7 +81,8 @@ struct BackwardSharedMemoryPlan {
   int64_t keyBytes, valueBytes, queryStageBytes, gradOutStageBytes;
   int64_t valueOffset, queryOffset, gradOutOffset, probsOffset,
       gradScoresOffset; ///< bytes
-  int64_t stagingOffset, stagingPanels;
+  int64_t stagingOffset, stagingPanels, stagingStageBytes;
+  int64_t stagingStages; ///< dQ_i's staging buffers: 2 where they fit
   int64_t barrierOffset, bytes;
 };
 
