@@ -41,12 +41,12 @@ for fwd in "${pairs[@]}"; do
       b=2; [ "$m" = 4096 ] && { b=1; set -- --hq 2 --hkv 1; [ $kind = mha ] && set -- --hq 1 --hkv 1; }
       runs=$((runs + 1))
       if ! timeout 300 $FA_RUN --device cuda --kernel "$fwd" --bwd --b $b "$@" --m $m --n $n \
-           --layout $layout --seed $runs --verify > "$OUT_DIR/verify.log" 2>&1; then
-        fails=$((fails + 1)); echo "FAIL $name m=$m n=$n $kind $layout"; tail -8 "$OUT_DIR/verify.log"
+           --layout $layout --seed $runs --verify > "$OUT_DIR/last-verify-run.log" 2>&1; then
+        fails=$((fails + 1)); echo "FAIL $name m=$m n=$n $kind $layout"; tail -8 "$OUT_DIR/last-verify-run.log"
       fi
     done
   done
-  echo "  $name: $(grep -A4 '^backward' "$OUT_DIR/verify.log" | tr '\n' ' ' | cut -c1-200)"
+  echo "  $name: $(grep -A4 '^backward' "$OUT_DIR/last-verify-run.log" | tr '\n' ' ' | cut -c1-200)"
 done
 echo "verified: $((runs - fails)) / $runs"
 for neg in "$DIR"/negative*/fa_bwd_*.json; do
