@@ -14,6 +14,7 @@
 #include "fa/Compiler/KernelCompiler.h"
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Version.h"
 #include "fa/runtime/Limits.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -33,17 +34,21 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
+/// fa-compile's own options: --help lists these alone (LLVM's hundreds of
+/// codegen flags, registered by the libraries it links, stay out of it).
+static cl::OptionCategory compileOptions("fa-compile options");
+
+static cl::opt<std::string> inputFile(cl::cat(compileOptions), cl::Positional,
                                       cl::desc("[input.mlir with one fa.attention]"),
                                       cl::init(""));
-static cl::opt<std::string> outputDir("o", cl::desc("output directory"),
+static cl::opt<std::string> outputDir(cl::cat(compileOptions), "o", cl::desc("output directory"),
                                       cl::init("."));
-static cl::opt<int64_t> headDim("d", cl::desc("head dimension D"), cl::init(0));
-static cl::opt<int64_t> valueDim("dv", cl::desc("value dimension Dv (default: D)"),
+static cl::opt<int64_t> headDim(cl::cat(compileOptions), "d", cl::desc("head dimension D"), cl::init(0));
+static cl::opt<int64_t> valueDim(cl::cat(compileOptions), "dv", cl::desc("value dimension Dv (default: D)"),
                                  cl::init(0));
-static cl::opt<std::string> dtype("dtype", cl::desc("f16 or bf16"),
+static cl::opt<std::string> dtype(cl::cat(compileOptions), "dtype", cl::desc("f16 or bf16"),
                                   cl::init("bf16"));
-static cl::opt<std::string> mask("mask",
+static cl::opt<std::string> mask(cl::cat(compileOptions), "mask",
                                  cl::desc("none, causal, causal_top_left, window(L,R)"),
                                  cl::init("none"));
 /// "[lo, hi]" of two of Limits.h's bounds, for --help.
@@ -55,46 +60,46 @@ static std::string rangeText(double lo, double hi) {
 static const std::string softcapHelp =
     "softcap (default 0: off; else in " +
     rangeText(fa::limits::kMinSoftcap, fa::limits::kMaxSoftcap) + ")";
-static cl::opt<double> softcap("softcap", cl::desc(softcapHelp), cl::init(0));
+static cl::opt<double> softcap(cl::cat(compileOptions), "softcap", cl::desc(softcapHelp), cl::init(0));
 static const std::string scaleHelp =
     "score scale (default: 1/sqrt(D); |scale| in " +
     rangeText(fa::limits::kMinAbsScale, fa::limits::kMaxAbsScale) + ")";
-static cl::opt<double> scale("scale", cl::desc(scaleHelp), cl::init(0));
-static cl::opt<int64_t> blockM("block-m",
+static cl::opt<double> scale(cl::cat(compileOptions), "scale", cl::desc(scaleHelp), cl::init(0));
+static cl::opt<int64_t> blockM(cl::cat(compileOptions), "block-m",
                                cl::desc("query rows per block (default: tuned "
                                         "per D, see docs/perf-notes.md)"),
                                cl::init(0));
-static cl::opt<int64_t> blockN("block-n",
+static cl::opt<int64_t> blockN(cl::cat(compileOptions), "block-n",
                                cl::desc("key rows per block (default: tuned)"),
                                cl::init(0));
-static cl::opt<int64_t> backwardBlockM(
+static cl::opt<int64_t> backwardBlockM(cl::cat(compileOptions), 
     "bwd-block-m", cl::desc("the backward's query rows per block (default: "
                             "tuned per chip and D)"),
     cl::init(0));
-static cl::opt<int64_t> backwardBlockN(
+static cl::opt<int64_t> backwardBlockN(cl::cat(compileOptions), 
     "bwd-block-n", cl::desc("the backward's key rows per block (default: tuned)"),
     cl::init(0));
-static cl::opt<std::string> alibi("alibi",
+static cl::opt<std::string> alibi(cl::cat(compileOptions), "alibi",
                                   cl::desc("ALiBi slopes: none, head ([Hq]) or "
                                            "batch_head ([B, Hq])"),
                                   cl::init("none"));
 static const std::string targetHelp =
     "target chip: " + mlir::fa::registeredChips();
-static cl::opt<std::string> target("target", cl::desc(targetHelp),
+static cl::opt<std::string> target(cl::cat(compileOptions), "target", cl::desc(targetHelp),
                                    cl::init(mlir::fa::defaultChip().str()));
-static cl::opt<std::string> name("name", cl::desc("kernel name (default: from the spec)"),
+static cl::opt<std::string> name(cl::cat(compileOptions), "name", cl::desc("kernel name (default: from the spec)"),
                                  cl::init(""));
-static cl::opt<bool> standardSetFlag("standard-set",
+static cl::opt<bool> standardSetFlag(cl::cat(compileOptions), "standard-set",
                                      cl::desc("regenerate the committed standard set"));
-static cl::opt<bool> backward(
+static cl::opt<bool> backward(cl::cat(compileOptions), 
     "bwd", cl::desc("also the backward (fa_bwd_...: preprocess, main and "
                     "postprocess kernels in one PTX and one manifest)"));
-static cl::opt<bool> deterministic(
+static cl::opt<bool> deterministic(cl::cat(compileOptions), 
     "deterministic",
     cl::desc("with --bwd: a backward that can add dQ in a fixed order "
              "(bit-identical runs; fa_bwd_..._det, launched with "
              "deterministic)"));
-static cl::opt<bool> omitRowDot(
+static cl::opt<bool> omitRowDot(cl::cat(compileOptions), 
     "test-omit-row-dot",
     cl::desc("with --bwd: the negative control, a backward without "
              "D = rowsum(dO * O) (fa-run reports it as a mismatch)"),
@@ -171,6 +176,11 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
 int main(int argc, char **argv) {
   std::string parseErrors;
   llvm::raw_string_ostream errs(parseErrors);
+  cl::HideUnrelatedOptions(compileOptions);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "fa-compile (fa-mlir " << FA_MLIR_VERSION << ", generator "
+       << mlir::fa::generatorRevision() << ")\n";
+  });
   if (!cl::ParseCommandLineOptions(argc, argv, "fa-compile: attention to PTX\n",
                                    &errs)) {
     // One line: LLVM's messages, each without its "fa-compile: " prefix.

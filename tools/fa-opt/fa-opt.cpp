@@ -11,6 +11,7 @@
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
+#include "fa/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -18,6 +19,11 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+#include "llvm/Support/CommandLine.h"
+
+// FA_GENERATOR_REVISION (lib/Compiler/GeneratorRevision.cmake).
+#include "GeneratorRevision.inc"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -31,6 +37,11 @@ int main(int argc, char **argv) {
   // gpu-module-to-binary translates gpu.module bodies to LLVM IR.
   mlir::registerAllToLLVMIRTranslations(registry);
 
+  // --version: fa-mlir's, then LLVM's (as mlir-opt prints it).
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "fa-opt (fa-mlir " << FA_MLIR_VERSION << ", generator "
+       << FA_GENERATOR_REVISION << ")\n";
+  });
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "fa-mlir optimizer driver\n", registry));
 }

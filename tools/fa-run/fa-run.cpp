@@ -18,6 +18,11 @@
 
 #include "FaRun.h"
 
+#include "fa/Version.h"
+#ifdef FA_ENABLE_COMPILER
+#include "fa/Compiler/KernelCompiler.h"
+#endif
+
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
@@ -54,6 +59,7 @@ const char *kUsage =
     "      runs 9 more times on the same inputs and needs dQ, dK, dV\n"
     "      bit-identical (else exit 1); --bench also times the backward in\n"
     "      both modes, interleaved.\n"
+    "--version: fa-mlir's version (and the generator's, with the compiler)\n"
     "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 
 bool parseInt64(const std::string &text, int64_t &out) {
@@ -83,6 +89,16 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
+      std::exit(0);
+    }
+    if (arg == "--version") {
+      std::cout << "fa-run (fa-mlir " << FA_MLIR_VERSION
+#ifdef FA_ENABLE_COMPILER
+                << ", generator " << mlir::fa::generatorRevision()
+#else
+                << ", runtime only"
+#endif
+                << ")\n";
       std::exit(0);
     }
     if (arg.rfind("--", 0) != 0) {
