@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds (incrementally) and runs every test: the lit suite (check-fa), the
-# GoogleTest/CTest suite, then each fuzz target for FA_FUZZ_SECONDS (default
+# GoogleTest/CTest suite, the installed package (scripts/check-install.sh),
+# then each fuzz target for FA_FUZZ_SECONDS (default
 # 60) over its seed corpus and the committed crash reproducers. Prints the
 # counts; any failure or fuzzer crash exits 1. Usage: bash scripts/test.sh [build-dir]
 set -euo pipefail
@@ -24,6 +25,10 @@ echo "== ctest (GoogleTest + checks)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"${FA_JOBS:-2}" >"$BUILD_DIR/ctest.log" 2>&1 || status=1
 grep -vE "Test +#[0-9]+:.*Passed|Start +[0-9]+:" "$BUILD_DIR/ctest.log" || true
 
+echo "== installed package (scripts/check-install.sh)"
+install_line="passed"
+bash scripts/check-install.sh "$BUILD_DIR" || { status=1; install_line="FAILED"; }
+
 fuzz_line="skipped (FA_FUZZ_SECONDS=0)"
 if [ "$FUZZ_SECONDS" != 0 ]; then
   echo "== fuzz (${FUZZ_SECONDS} s per target, $FUZZ_DIR)"
@@ -44,5 +49,5 @@ lit_total=$(grep -oE "Total Discovered Tests: [0-9]+" "$BUILD_DIR/lit.log" | gre
 lit_passed=$(grep -oE "Passed *: *[0-9]+" "$BUILD_DIR/lit.log" | grep -oE "[0-9]+$" || echo 0)
 lit_unsupported=$(grep -oE "Unsupported *: *[0-9]+" "$BUILD_DIR/lit.log" | grep -oE "[0-9]+$" || echo 0)
 ctest_line=$(grep -E "tests passed|tests failed" "$BUILD_DIR/ctest.log" || echo "no ctest summary")
-echo "== summary: lit ${lit_passed}/${lit_total} passed (${lit_unsupported} unsupported here: GPU-only); ctest: ${ctest_line}; fuzz: ${fuzz_line}"
+echo "== summary: lit ${lit_passed}/${lit_total} passed (${lit_unsupported} unsupported here: GPU-only); ctest: ${ctest_line}; installed package: ${install_line}; fuzz: ${fuzz_line}"
 exit $status
