@@ -30,7 +30,7 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
-tools = ["fa-opt", "fa-run", "fa-compile"]
+tools = ["fa-opt", "fa-run", "fa-compile", "fa-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # GPU tests run only where a CUDA device answers (the device machine).

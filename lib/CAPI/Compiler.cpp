@@ -1,0 +1,103 @@
+//===- Compiler.cpp - the kernel compiler in C ----------------------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa-c/Compiler.h"
+
+#include "fa/Compiler/KernelCompiler.h"
+#include "fa/Conversion/FAToGPU/AttentionKernel.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+static char *copyString(const std::string &text) {
+  char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+  std::memcpy(copy, text.data(), text.size() + 1);
+  return copy;
+}
+
+MlirContext faCreateCompilerContext(void) {
+  return wrap(mlir::fa::createCompilerContext().release());
+}
+
+/// The spec's text parsed, on `chip`'s tuned tile (the backward's for a
+/// backward) where it names no block_m or block_n, as fa-compile does.
+static bool specFor(const std::string &text, const std::string &chip,
+                    bool backward, fa::AttentionSpec &spec, std::string &error) {
+  std::vector<std::string> keys;
+  if (!fa::parseSpec(text, spec, error, &keys))
+    return false;
+  fa::AttentionSpec tuned = spec;
+  if (backward)
+    mlir::fa::applyTunedBackwardTile(tuned, chip);
+  else
+    mlir::fa::applyTunedTile(tuned, chip);
+  auto given = [&](const char *key) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+  };
+  if (!given("block_m"))
+    spec.blockM = tuned.blockM;
+  if (!given("block_n"))
+    spec.blockN = tuned.blockN;
+  return fa::checkSpec(spec, error);
+}
+
+faCompileStatus faCompileKernel(MlirContext context, MlirStringRef specText,
+                                MlirStringRef chipName, bool backward,
+                                bool deterministic, faCompiledKernel *out,
+                                MlirStringCallback onError, void *userData) {
+  *out = faCompiledKernel{nullptr, nullptr, nullptr};
+  auto fail = [&](faCompileStatus status, const std::string &message) {
+    if (onError)
+      onError(mlirStringRefCreate(message.data(), message.size()), userData);
+    return status;
+  };
+  std::string chip = unwrap(chipName).str();
+  if (!mlir::fa::createAttentionStrategy(chip))
+    return fail(FA_COMPILE_BAD_INPUT, "unknown chip '" + chip + "' (known: " +
+                                          mlir::fa::registeredChips() + ")");
+  if (deterministic && !backward)
+    return fail(FA_COMPILE_BAD_INPUT, "deterministic describes a backward");
+  fa::AttentionSpec spec;
+  std::string error;
+  if (!specFor(unwrap(specText).str(), chip, backward, spec, error))
+    return fail(FA_COMPILE_BAD_INPUT, error);
+  mlir::fa::CompiledKernel kernel;
+  bool badInput = false;
+  bool compiled;
+  if (backward) {
+    std::string name = mlir::fa::backwardKernelName(spec, chip);
+    if (deterministic)
+      name += "_det";
+    compiled = mlir::fa::compileBackwardKernel(
+        *unwrap(context), spec, chip, name, kernel, error, badInput,
+        /*omitRowDot=*/false, deterministic);
+  } else {
+    compiled = mlir::fa::compileForwardKernel(
+        *unwrap(context), spec, chip, mlir::fa::kernelName(spec, chip), kernel,
+        error, badInput);
+  }
+  if (!compiled)
+    return fail(badInput ? FA_COMPILE_BAD_INPUT : FA_COMPILE_FAILED, error);
+  out->name = copyString(kernel.name);
+  out->ptx = copyString(kernel.ptx);
+  out->manifest = copyString(kernel.manifest);
+  return FA_COMPILE_OK;
+}
+
+void faCompiledKernelDestroy(faCompiledKernel *kernel) {
+  std::free(kernel->name);
+  std::free(kernel->ptx);
+  std::free(kernel->manifest);
+  *kernel = faCompiledKernel{nullptr, nullptr, nullptr};
+}
+
+MlirStringRef faGeneratorRevision(void) {
+  return mlirStringRefCreateFromCString(mlir::fa::generatorRevision());
+}

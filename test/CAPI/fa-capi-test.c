@@ -1,0 +1,133 @@
+/*===- fa-capi-test.c - fa-mlir's C API, from C ---------------------------===//
+ *
+ * Part of fa-mlir. Run by fa-capi.test (FileCheck). Each step prints what it
+ * found; a step that fails prints FAIL and the program exits 1.
+ *
+ *   1. the fa dialect's handle loads the dialect into a bare context;
+ *   2. the fa passes, registered, parse in a pipeline and run on a module;
+ *   3. a spec compiles to PTX and a manifest in memory (forward and
+ *      backward), and bad specs and chips are refused with a reason.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "fa-c/Compiler.h"
+#include "fa-c/Dialects.h"
+#include "fa-c/Passes.h"
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+static void check(int ok, const char *what) {
+  printf("%s: %s\n", ok ? "ok" : "FAIL", what);
+  if (!ok)
+    ++failures;
+}
+
+static void printToStdout(MlirStringRef text, void *userData) {
+  (void)userData;
+  fwrite(text.data, 1, text.length, stdout);
+}
+
+/* Collects a message into a fixed buffer (userData). */
+static void collect(MlirStringRef text, void *userData) {
+  char *buffer = (char *)userData;
+  size_t used = strlen(buffer), room = 511 - used;
+  size_t n = text.length < room ? text.length : room;
+  memcpy(buffer + used, text.data, n);
+  buffer[used + n] = '\0';
+}
+
+static void dialectHandle(void) {
+  MlirContext context = mlirContextCreate();
+  MlirDialectHandle fa = mlirGetDialectHandle__fa__();
+  MlirStringRef name = mlirDialectHandleGetNamespace(fa);
+  printf("dialect namespace: %.*s\n", (int)name.length, name.data);
+  MlirDialect dialect = mlirDialectHandleLoadDialect(fa, context);
+  check(!mlirDialectIsNull(dialect), "the handle loads the fa dialect");
+  mlirContextDestroy(context);
+}
+
+static const char *kModule =
+    "func.func @attention(%q: tensor<1x2x80x64xbf16>, %k: tensor<1x2x96x64xbf16>,\n"
+    "                     %v: tensor<1x2x96x64xbf16>)\n"
+    "    -> (tensor<1x2x80x64xbf16>, tensor<1x2x80xf32>) {\n"
+    "  %o, %lse = fa.attention %q, %k, %v {mask = #fa.mask<causal>,\n"
+    "      tile = #fa.tile<block_m = 64, block_n = 64, stages = 2, warps = 4>}\n"
+    "      : (tensor<1x2x80x64xbf16>, tensor<1x2x96x64xbf16>, tensor<1x2x96x64xbf16>)\n"
+    "      -> (tensor<1x2x80x64xbf16>, tensor<1x2x80xf32>)\n"
+    "  return %o, %lse : tensor<1x2x80x64xbf16>, tensor<1x2x80xf32>\n"
+    "}\n";
+
+static void passes(MlirContext context) {
+  mlirRegisterFAPasses();
+  MlirModule module =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kModule));
+  check(!mlirModuleIsNull(module), "the module with fa.attention parses");
+  if (mlirModuleIsNull(module))
+    return;
+  MlirPassManager pm = mlirPassManagerCreate(context);
+  MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      opm,
+      mlirStringRefCreateFromCString(
+          "builtin.module(func.func(fa-tile,fa-fuse-online-softmax))"),
+      printToStdout, NULL);
+  check(mlirLogicalResultIsSuccess(parsed), "the fa passes parse in a pipeline");
+  MlirLogicalResult ran =
+      mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
+  check(mlirLogicalResultIsSuccess(ran), "the pipeline runs");
+  printf("after fa-tile, fa-fuse-online-softmax:\n");
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
+  printf("\n");
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+}
+
+static void compile(MlirContext context, const char *spec, const char *chip,
+                    bool backward, bool deterministic) {
+  faCompiledKernel kernel;
+  char error[512] = "";
+  faCompileStatus status = faCompileKernel(
+      context, mlirStringRefCreateFromCString(spec),
+      mlirStringRefCreateFromCString(chip), backward, deterministic, &kernel,
+      collect, error);
+  printf("compile %s on %s%s: status %d", spec, chip,
+         backward ? (deterministic ? " (backward, deterministic)" : " (backward)")
+                  : "",
+         (int)status);
+  if (status != FA_COMPILE_OK) {
+    printf(", error: %s\n", error);
+    check(kernel.ptx == NULL, "nothing returned with an error");
+    return;
+  }
+  printf(", kernel %s, %zu bytes of PTX\n", kernel.name, strlen(kernel.ptx));
+  check(strstr(kernel.ptx, ".entry") != NULL, "the PTX has an entry");
+  check(strstr(kernel.manifest, kernel.name) != NULL,
+        "the manifest names the kernel");
+  faCompiledKernelDestroy(&kernel);
+  check(kernel.ptx == NULL, "destroy zeroes the kernel");
+}
+
+int main(void) {
+  dialectHandle();
+  MlirContext context = faCreateCompilerContext();
+  passes(context);
+  MlirStringRef revision = faGeneratorRevision();
+  printf("generator: %.*s\n", (int)revision.length, revision.data);
+  compile(context, "d=64,dtype=bf16,mask=causal", "sm_80", false, false);
+  compile(context, "d=128,dtype=f16", "sm_90a", false, false);
+  compile(context, "d=64,dtype=bf16", "sm_80", true, false);
+  compile(context, "d=64,dtype=bf16", "sm_90a", true, true);
+  compile(context, "d=0,dtype=bf16", "sm_80", false, false);
+  compile(context, "d=64,dtype=bf16", "sm_70", false, false);
+  compile(context, "d=256,dtype=bf16", "sm_80", true, false);
+  compile(context, "d=64,dtype=bf16", "sm_80", false, true);
+  mlirContextDestroy(context);
+  printf("failures: %d\n", failures);
+  return failures ? 1 : 0;
+}
