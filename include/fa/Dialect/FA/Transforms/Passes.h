@@ -52,6 +52,9 @@ void populateRecomputeBackwardPatterns(RewritePatternSet &patterns,
                                        const TilingOptions &options,
                                        bool omitRowDot = false);
 
+/// Attention in linalg on tensors -> fa.attention (fa-raise-attention).
+void populateRaiseAttentionPatterns(RewritePatternSet &patterns);
+
 #define GEN_PASS_REGISTRATION
 #include "fa/Dialect/FA/Transforms/Passes.h.inc"
 

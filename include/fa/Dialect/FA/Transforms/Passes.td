@@ -128,4 +128,26 @@ def FAIOReport : Pass<"fa-io-report", "ModuleOp"> {
   ];
 }
 
+def FARaiseAttention : Pass<"fa-raise-attention", "func::FuncOp"> {
+  let summary = "Raise attention written in linalg on tensors to fa.attention";
+  let description = [{
+    Finds `softmax(mask(scale · Q Kᵀ)) · V` as frontends write it in linalg
+    on tensors and rewrites it into one `fa.attention`, so that the whole
+    pipeline applies. Matched, from the P·V contraction up: contractions as
+    `linalg.batch_matmul`, `linalg.matmul` or a contraction
+    `linalg.generic`, K read transposed by the indexing map or through a
+    `linalg.transpose`, accumulating into zeros; the softmax as
+    `linalg.softmax` over the last dimension or decomposed (max-reduce,
+    subtract, exp, sum-reduce, divide; subtract and exp fused or not,
+    reductions read back by indexing map or `linalg.broadcast`); an
+    optional additive causal mask (a constant −inf upper triangle, top-left
+    or bottom-right aligned, or `select(j > i, −inf, 0)` on `linalg.index`);
+    an optional multiply or divide by a constant. 2-D, 3-D ([B·H, S, D]) and
+    4-D operands, f16 and bf16. Anything else is left as it is, f32
+    attention with a remark (no backend computes fa.attention in f32).
+    GQA written as a broadcast of K/V heads is not raised yet.
+  }];
+  let dependentDialects = ["mlir::fa::FADialect", "mlir::tensor::TensorDialect"];
+}
+
 #endif // FA_DIALECT_FA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,500 @@
+//===- RaiseAttention.cpp - attention in linalg to fa.attention -----------===//
+//
+// Part of fa-mlir.
+//
+// fa-raise-attention: finds softmax(mask(scale · Q Kᵀ)) · V written in
+// linalg on tensors, as frontends emit it, and rewrites it into one
+// fa.attention, so that the whole pipeline (tiling, online softmax, the
+// GPU kernels) applies. The match starts at the P·V contraction and walks
+// up its operands:
+//
+//   P·V      a contraction (linalg.batch_matmul, linalg.matmul, or a
+//            linalg.generic of a contraction body) of P [.., M, N] and
+//            V [.., N, Dv], accumulating into zeros
+//   P        linalg.softmax over the last dimension, or its decomposed form
+//            (max-reduce, subtract, exp, sum-reduce, divide; the subtract
+//            and exp fused or not), as MLIR's decomposition and the usual
+//            torch-mlir / StableHLO lowerings write it
+//   mask     optional: an additive causal mask, a constant upper-
+//            triangular −inf or built from linalg.index comparisons
+//   scale    optional: a multiply or divide by a constant
+//   Q Kᵀ     a contraction of Q [.., M, D] with K [.., N, D] read
+//            transposed (by its indexing map or a linalg.transpose)
+//
+// with 2-D, 3-D ([B·H, S, D]) or 4-D ([B, H, S, D]) operands and f16 or
+// bf16 elements. Anything else stays as it is: a near miss (a softmax
+// over another dimension, a mask that is not causal, a scale that is not
+// a constant, an accumulator that is not zero) is not attention. f32
+// attention is left with a remark: no backend computes fa.attention in f32.
+// The raised op computes the softmax in f32 (fa.attention's semantics),
+// where the linalg form may have rounded it to the input type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+#include <optional>
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FARAISEATTENTION
+#include "fa/Dialect/FA/Transforms/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+/// Whether `map` reads exactly `dims`, in that order.
+bool readsDims(AffineMap map, ArrayRef<unsigned> dims) {
+  if (map.getNumResults() != dims.size())
+    return false;
+  for (auto [result, dim] : llvm::zip(map.getResults(), dims)) {
+    auto d = dyn_cast<AffineDimExpr>(result);
+    if (!d || d.getPosition() != dim)
+      return false;
+  }
+  return true;
+}
+
+/// Whether `v` is a tensor of a constant that `accept` takes (a splat
+/// constant or a linalg.fill of one).
+bool isFilledWith(Value v, function_ref<bool(const APFloat &)> accept) {
+  auto equals = [&](Attribute attr) {
+    auto f = dyn_cast_or_null<FloatAttr>(attr);
+    return f && accept(f.getValue());
+  };
+  if (auto fill = v.getDefiningOp<linalg::FillOp>()) {
+    Attribute scalar;
+    return matchPattern(fill.getInputs()[0], m_Constant(&scalar)) && equals(scalar);
+  }
+  DenseElementsAttr dense;
+  return matchPattern(v, m_Constant(&dense)) && dense.isSplat() &&
+         equals(dense.getSplatValue<Attribute>());
+}
+
+bool isZero(const APFloat &x) { return x.isZero(); }
+/// A max-reduction's identity: −inf, or the lowest finite value of the type
+/// (as some lowerings write it).
+bool isLowest(const APFloat &x) {
+  return (x.isInfinity() && x.isNegative()) ||
+         x == APFloat::getLargest(x.getSemantics(), /*Negative=*/true);
+}
+
+/// out[batch.., m, n] = Σ_k lhs[batch.., m, k] · rhs, rhs read as
+/// [batch.., k, n] or (`rhsTransposed`) [batch.., n, k], into zeros.
+struct Contraction {
+  Value lhs, rhs;
+  bool rhsTransposed = false;
+};
+
+std::optional<Contraction> matchContraction(Value v) {
+  auto op = v.getDefiningOp<linalg::LinalgOp>();
+  if (!op || op->getNumResults() != 1 || op.getNumDpsInputs() != 2 ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 2)
+    return std::nullopt;
+  SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+  auto with = [&](std::initializer_list<unsigned> tail) {
+    SmallVector<unsigned> order = batch;
+    order.append(tail);
+    return order;
+  };
+  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!readsDims(maps[0], with({m, k})) || !readsDims(maps[2], with({m, n})) ||
+      !isFilledWith(op.getDpsInits()[0], isZero))
+    return std::nullopt;
+  Contraction c{op.getDpsInputs()[0], op.getDpsInputs()[1]};
+  if (readsDims(maps[1], with({n, k})))
+    c.rhsTransposed = true;
+  else if (!readsDims(maps[1], with({k, n})))
+    return std::nullopt;
+  return c;
+}
+
+/// The one scalar op of an elementwise linalg op's body (all loops
+/// parallel, the result written by the identity map), and how its inputs
+/// are read.
+struct Elementwise {
+  mutable linalg::LinalgOp op; // (its accessors are not const)
+  Operation *scalar = nullptr;
+};
+
+std::optional<Elementwise> matchElementwise(Value v) {
+  auto op = v.getDefiningOp<linalg::LinalgOp>();
+  if (!op || op->getNumResults() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != op.getNumParallelLoops() ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return std::nullopt;
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  Operation *scalar = yield.getValues()[0].getDefiningOp();
+  if (!scalar || scalar->getBlock() != body)
+    return std::nullopt;
+  return Elementwise{op, scalar};
+}
+
+/// The tensor input behind block argument `arg` of `e`, and its map.
+std::pair<Value, AffineMap> inputOf(const Elementwise &e, Value arg) {
+  auto blockArg = dyn_cast<BlockArgument>(arg);
+  if (!blockArg || blockArg.getOwner() != e.op.getBlock() ||
+      blockArg.getArgNumber() >= e.op.getNumDpsInputs())
+    return {};
+  OpOperand *operand = e.op.getDpsInputOperand(blockArg.getArgNumber());
+  return {operand->get(), e.op.getMatchingIndexingMap(operand)};
+}
+
+/// The tensor `arg` reads at every point (its map the identity), or null.
+Value fullInput(const Elementwise &e, Value arg) {
+  auto [tensor, map] = inputOf(e, arg);
+  return tensor && map.isIdentity() ? tensor : Value();
+}
+
+/// A float constant: a constant scalar in or outside the body, or an input
+/// that is a splat constant tensor.
+std::optional<double> constantOf(const Elementwise &e, Value arg) {
+  FloatAttr f;
+  if (matchPattern(arg, m_Constant(&f)))
+    return f.getValueAsDouble();
+  auto [tensor, map] = inputOf(e, arg);
+  DenseElementsAttr dense;
+  if (tensor && matchPattern(tensor, m_Constant(&dense)) && dense.isSplat())
+    if (auto splat = dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>()))
+      return splat.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// A reduction over the last dimension with `Combiner` (arith.maxnumf /
+/// maximumf for max, arith.addf for sum) from `identity`: its input.
+template <typename... Combiner>
+Value matchLastDimReduction(Value v, function_ref<bool(const APFloat &)> identity) {
+  auto op = v ? v.getDefiningOp<linalg::LinalgOp>() : linalg::LinalgOp();
+  if (!op || op->getNumResults() != 1 || op.getNumDpsInputs() != 1 ||
+      op.getNumReductionLoops() != 1 || !isFilledWith(op.getDpsInits()[0], identity))
+    return Value();
+  unsigned rank = op.getNumLoops();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> outer = llvm::to_vector(llvm::seq<unsigned>(0, rank - 1));
+  if (iterators.back() != utils::IteratorType::reduction ||
+      !op.getMatchingIndexingMap(op.getDpsInputOperand(0)).isIdentity() ||
+      !readsDims(op.getMatchingIndexingMap(op.getDpsInitOperand(0)), outer))
+    return Value();
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  Operation *combiner = yield.getValues()[0].getDefiningOp();
+  if (!combiner || !isa<Combiner...>(combiner))
+    return Value();
+  return op.getDpsInputs()[0];
+}
+
+/// The tensor [.., rows] that `arg` (a body argument of `e`) reads
+/// broadcast along the last dimension (by its map, or through a
+/// linalg.broadcast of that dimension), or null.
+Value rowBroadcastSource(const Elementwise &e, Value arg) {
+  auto [tensor, map] = inputOf(e, arg);
+  if (!tensor)
+    return Value();
+  unsigned rank = map.getNumDims();
+  if (auto broadcast = tensor.getDefiningOp<linalg::BroadcastOp>()) {
+    ArrayRef<int64_t> dims = broadcast.getDimensions();
+    return map.isIdentity() && dims.size() == 1 && dims[0] == int64_t(rank) - 1
+               ? broadcast.getInput()
+               : Value();
+  }
+  return readsDims(map, llvm::to_vector(llvm::seq<unsigned>(0, rank - 1))) ? tensor
+                                                                           : Value();
+}
+
+/// softmax(x) over the last dimension: x.
+Value matchSoftmax(Value v) {
+  if (auto softmax = v.getDefiningOp<linalg::SoftmaxOp>()) {
+    auto type = cast<RankedTensorType>(softmax.getInput().getType());
+    return softmax.getDimension() == uint64_t(type.getRank() - 1) ? softmax.getInput()
+                                                                  : Value();
+  }
+  // div(E, broadcast(sum(E))), E = exp(x - broadcast(max(x))).
+  std::optional<Elementwise> div = matchElementwise(v);
+  if (!div || !isa<arith::DivFOp>(div->scalar))
+    return Value();
+  Value exps = fullInput(*div, div->scalar->getOperand(0));
+  Value summed = matchLastDimReduction<arith::AddFOp>(
+      rowBroadcastSource(*div, div->scalar->getOperand(1)), isZero);
+  if (!exps || summed != exps)
+    return Value();
+  std::optional<Elementwise> exp = matchElementwise(exps);
+  if (!exp || !isa<math::ExpOp>(exp->scalar))
+    return Value();
+  // The subtraction in the exp's body (MLIR's decomposition fuses them),
+  // or an elementwise op of its own.
+  Operation *sub = exp->scalar->getOperand(0).getDefiningOp();
+  Elementwise subOwner = *exp;
+  if (!sub || sub->getBlock() != exp->op.getBlock()) {
+    Value shifted = fullInput(*exp, exp->scalar->getOperand(0));
+    std::optional<Elementwise> own = shifted ? matchElementwise(shifted) : std::nullopt;
+    if (!own)
+      return Value();
+    subOwner = *own;
+    sub = own->scalar;
+  }
+  if (!isa<arith::SubFOp>(sub))
+    return Value();
+  Value x = fullInput(subOwner, sub->getOperand(0));
+  Value maxed = matchLastDimReduction<arith::MaxNumFOp, arith::MaximumFOp>(
+      rowBroadcastSource(subOwner, sub->getOperand(1)), isLowest);
+  return x && maxed == x ? x : Value();
+}
+
+/// Whether the constant mask `mask` ([.., M, N], every leading slice alike)
+/// is −inf exactly where key j is after query i (j > i, `topLeft`) or after
+/// i + N − M (bottom-right), and 0 elsewhere.
+bool isCausalConstant(DenseElementsAttr mask, bool topLeft) {
+  ArrayRef<int64_t> shape = mask.getType().getShape();
+  if (shape.size() < 2)
+    return false;
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  int64_t shift = topLeft ? 0 : cols - rows;
+  auto values = mask.getValues<APFloat>();
+  int64_t slices = mask.getNumElements() / (rows * cols);
+  for (int64_t s = 0; s < slices; ++s)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        APFloat value = values[(s * rows + i) * cols + j];
+        bool hidden = j > i + shift;
+        if (hidden ? !(value.isInfinity() && value.isNegative()) : !value.isZero())
+          return false;
+      }
+  return true;
+}
+
+/// select(j > i, −inf, 0) on the last two loops' linalg.index values, the
+/// iota form of the top-left causal mask (j > i also as i < j).
+bool isIotaCausal(Operation *select, unsigned rank) {
+  auto sel = dyn_cast<arith::SelectOp>(select);
+  if (!sel)
+    return false;
+  FloatAttr hidden, shown;
+  auto cmp = sel.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp || !matchPattern(sel.getTrueValue(), m_Constant(&hidden)) ||
+      !matchPattern(sel.getFalseValue(), m_Constant(&shown)) ||
+      !hidden.getValue().isInfinity() || !hidden.getValue().isNegative() ||
+      !shown.getValue().isZero())
+    return false;
+  auto dimOf = [](Value v) -> std::optional<uint64_t> {
+    if (auto index = v.getDefiningOp<linalg::IndexOp>())
+      return index.getDim();
+    return std::nullopt;
+  };
+  std::optional<uint64_t> lhs = dimOf(cmp.getLhs()), rhs = dimOf(cmp.getRhs());
+  if (!lhs || !rhs)
+    return false;
+  uint64_t row = rank - 2, col = rank - 1;
+  switch (cmp.getPredicate()) {
+  case arith::CmpIPredicate::sgt:
+  case arith::CmpIPredicate::ugt:
+    return *lhs == col && *rhs == row;
+  case arith::CmpIPredicate::slt:
+  case arith::CmpIPredicate::ult:
+    return *lhs == row && *rhs == col;
+  default:
+    return false;
+  }
+}
+
+/// Whether a mask read by `map` (in a `rank`-loop op) is [.., M, N] read at
+/// the last two loops (query, key), each leading dimension either a loop's
+/// own (every slice is then checked) or a unit one read at 0 (broadcast).
+bool readsMaskLayout(AffineMap map, unsigned rank) {
+  unsigned results = map.getNumResults();
+  if (results < 2 || results > rank)
+    return false;
+  unsigned offset = rank - results;
+  for (unsigned r = 0; r < results; ++r) {
+    AffineExpr e = map.getResult(r);
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (dim && dim.getPosition() == offset + r)
+      continue;
+    auto zero = dyn_cast<AffineConstantExpr>(e);
+    if (r + 2 < results && zero && zero.getValue() == 0)
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/// scores + causal mask: the scores and the mask kind; the scores alone
+/// (kind None) where `v` adds no mask.
+std::pair<Value, MaskKind> matchMask(Value v) {
+  std::optional<Elementwise> add = matchElementwise(v);
+  if (!add || !isa<arith::AddFOp>(add->scalar))
+    return {v, MaskKind::None};
+  unsigned rank = add->op.getNumLoops();
+  for (int side = 0; side < 2; ++side) {
+    Value scores = fullInput(*add, add->scalar->getOperand(side));
+    Value other = add->scalar->getOperand(1 - side);
+    if (!scores)
+      continue;
+    // Built in the body from linalg.index: select(j > i, −inf, 0).
+    if (Operation *def = other.getDefiningOp();
+        def && def->getBlock() == add->op.getBlock() && isIotaCausal(def, rank))
+      return {scores, MaskKind::CausalTopLeft};
+    // A constant, read whole or broadcast over the leading dimensions.
+    auto [mask, map] = inputOf(*add, other);
+    DenseElementsAttr dense;
+    if (!mask || !matchPattern(mask, m_Constant(&dense)))
+      continue;
+    if (!readsMaskLayout(map, rank))
+      continue;
+    if (isCausalConstant(dense, /*topLeft=*/true))
+      return {scores, MaskKind::CausalTopLeft};
+    if (isCausalConstant(dense, /*topLeft=*/false))
+      return {scores, MaskKind::Causal};
+  }
+  return {Value(), MaskKind::None}; // an addition, but not of a causal mask
+}
+
+/// scale · s (or s / c): s and the scale; s and 1 where `v` is not scaled.
+std::pair<Value, std::optional<double>> matchScale(Value v) {
+  std::optional<Elementwise> e = matchElementwise(v);
+  if (!e || !isa<arith::MulFOp, arith::DivFOp>(e->scalar))
+    return {v, 1.0};
+  bool divide = isa<arith::DivFOp>(e->scalar);
+  for (int side = 0; side < (divide ? 1 : 2); ++side) {
+    Value scores = fullInput(*e, e->scalar->getOperand(side));
+    std::optional<double> c = constantOf(*e, e->scalar->getOperand(1 - side));
+    if (scores && c && *c != 0.0)
+      return {scores, divide ? 1.0 / *c : *c};
+  }
+  return {Value(), std::nullopt}; // scaled, but not by a constant
+}
+
+/// K from the QKᵀ contraction's right operand: read transposed by the map,
+/// or a linalg.transpose of the last two dimensions of K.
+Value keyOf(const Contraction &scores) {
+  if (scores.rhsTransposed)
+    return scores.rhs;
+  auto transpose = scores.rhs.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose)
+    return Value();
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (perm[d] != d)
+      return Value();
+  return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2 ? transpose.getInput()
+                                                                  : Value();
+}
+
+/// `v` as [B, H, S, D]: 4-D as it is, 3-D [B·H, S, D] as [B·H, 1, S, D],
+/// 2-D [S, D] as [1, 1, S, D].
+Value toFourDims(PatternRewriter &rewriter, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() == 4)
+    return v;
+  SmallVector<ReassociationIndices> groups =
+      type.getRank() == 3 ? SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}
+                          : SmallVector<ReassociationIndices>{{0, 1, 2}, {3}};
+  SmallVector<int64_t> shape = {1, 1};
+  if (type.getRank() == 3)
+    shape = {type.getDimSize(0), 1};
+  shape.append({type.getDimSize(type.getRank() - 2), type.getDimSize(type.getRank() - 1)});
+  return tensor::ExpandShapeOp::create(rewriter, loc, type.clone(shape), v, groups);
+}
+
+struct RaiseAttentionPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getNumResults() != 1)
+      return failure();
+    Value result = op->getResult(0);
+    std::optional<Contraction> pv = matchContraction(result);
+    if (!pv || pv->rhsTransposed)
+      return rewriter.notifyMatchFailure(op, "not P·V");
+    Value logits = matchSoftmax(pv->lhs);
+    if (!logits)
+      return rewriter.notifyMatchFailure(op, "P is not a softmax over keys");
+    auto [scaled, mask] = matchMask(logits);
+    if (!scaled)
+      return rewriter.notifyMatchFailure(op, "an addition that is no causal mask");
+    auto [product, scale] = matchScale(scaled);
+    if (!product || !scale)
+      return rewriter.notifyMatchFailure(op, "a scale that is not a constant");
+    std::optional<Contraction> qk = matchContraction(product);
+    Value key = qk ? keyOf(*qk) : Value();
+    if (!key)
+      return rewriter.notifyMatchFailure(op, "the scores are not Q·Kᵀ");
+    Value query = qk->lhs, value = pv->rhs;
+    auto queryType = cast<RankedTensorType>(query.getType());
+    auto resultType = cast<RankedTensorType>(result.getType());
+    Type element = queryType.getElementType();
+    if (cast<RankedTensorType>(key.getType()).getElementType() != element ||
+        cast<RankedTensorType>(value.getType()).getElementType() != element ||
+        resultType.getElementType() != element)
+      return rewriter.notifyMatchFailure(op, "mixed element types");
+    if (element.isF32()) {
+      op->emitRemark("fa-raise-attention: attention in f32 left as it is "
+                     "(fa.attention takes f16, bf16 or f8E4M3FN; no backend "
+                     "computes it in f32)");
+      return failure();
+    }
+    if (!element.isF16() && !element.isBF16())
+      return rewriter.notifyMatchFailure(op, "not f16 or bf16");
+    Location loc = op.getLoc();
+    Value q = toFourDims(rewriter, loc, query), k = toFourDims(rewriter, loc, key),
+          v = toFourDims(rewriter, loc, value);
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto vType = cast<RankedTensorType>(v.getType());
+    auto outType = qType.clone({qType.getDimSize(0), qType.getDimSize(1),
+                                qType.getDimSize(2), vType.getDimSize(3)});
+    auto attention = AttentionOp::create(
+        rewriter, loc, outType, /*lse=*/Type(), q, k, v, ValueRange{},
+        /*alibi_slopes=*/Value(),
+        mask == MaskKind::None ? MaskAttr() : MaskAttr::get(getContext(), mask),
+        rewriter.getF32FloatAttr(static_cast<float>(*scale)),
+        /*softcap=*/FloatAttr(), /*tile=*/TileAttr());
+    Value out = attention.getOutput();
+    if (resultType.getRank() != 4) {
+      SmallVector<ReassociationIndices> groups =
+          resultType.getRank() == 3 ? SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}
+                                    : SmallVector<ReassociationIndices>{{0, 1, 2}, {3}};
+      out = tensor::CollapseShapeOp::create(rewriter, loc, resultType, out, groups);
+    }
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct FARaiseAttentionPass
+    : public fa::impl::FARaiseAttentionBase<FARaiseAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateRaiseAttentionPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::fa::populateRaiseAttentionPatterns(RewritePatternSet &patterns) {
+  patterns.add<RaiseAttentionPattern>(patterns.getContext());
+}
