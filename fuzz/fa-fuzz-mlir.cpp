@@ -8,6 +8,7 @@
 //
 //   fa-tile, fa-fuse-online-softmax, fa-recompute-backward,
 //   fa-check-no-quadratic-buffers, fa-io-report,
+//   fa-raise-attention + fa-tile + fa-fuse-online-softmax,
 //   fa-tile + fa-fuse-online-softmax + convert-fa-tile-to-linalg,
 //   fa-gpu-distribute{chip=sm_80}, fa-gpu-lower-fragments{chip=sm_80},
 //   fa-tile + fa-fuse-online-softmax + fa-gpu-distribute{chip=sm_80}
@@ -88,6 +89,11 @@ static const std::vector<PipelineBuilder> &pipelines() {
     });
     list.push_back(
         [](OpPassManager &pm) { pm.addPass(fa::createFAIOReport()); });
+    // Raised attention goes on through the pipeline.
+    list.push_back([tileAndFuse](OpPassManager &pm) {
+      pm.addNestedPass<func::FuncOp>(fa::createFARaiseAttention());
+      tileAndFuse(pm);
+    });
     list.push_back([tileAndFuse](OpPassManager &pm) {
       tileAndFuse(pm);
       pm.addNestedPass<func::FuncOp>(fa::createConvertFATileToLinalg());

@@ -20,6 +20,9 @@
 //   scale    optional: a multiply or divide by a constant
 //   Q Kᵀ     a contraction of Q [.., M, D] with K [.., N, D] read
 //            transposed (by its indexing map or a linalg.transpose)
+//   GQA      K and V [B, Hkv, N, D] broadcast over the heads of a group
+//            (linalg.broadcast, collapsed to [B, Hq, N, D]): fa.attention
+//            takes the [B, Hkv, N, D] tensors
 //
 // with 2-D, 3-D ([B·H, S, D]) or 4-D ([B, H, S, D]) operands and f16 or
 // bf16 elements. Anything else stays as it is: a near miss (a softmax
@@ -402,6 +405,27 @@ Value keyOf(const Contraction &scores) {
                                                                   : Value();
 }
 
+/// GQA as frontends write it: K or V [B, Hkv, N, D] broadcast to
+/// [B, Hkv, G, N, D] (linalg.broadcast of dimension 2, from the 4-D tensor
+/// or from its [B, Hkv, 1, N, D] expansion) and collapsed to
+/// [B, Hkv·G, N, D]: the [B, Hkv, N, D] tensor, which fa.attention reads
+/// per group itself; `v` itself otherwise.
+Value headBroadcastSource(Value v) {
+  auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>();
+  SmallVector<ReassociationIndices> headsMerged = {{0}, {1, 2}, {3}, {4}};
+  if (!collapse || collapse.getReassociationIndices() != headsMerged)
+    return v;
+  auto broadcast = collapse.getSrc().getDefiningOp<linalg::BroadcastOp>();
+  if (!broadcast || broadcast.getDimensions() != ArrayRef<int64_t>{2})
+    return v;
+  Value source = broadcast.getInput();
+  if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>();
+      expand && expand.getReassociationIndices() == headsMerged &&
+      expand.getResultType().getDimSize(2) == 1)
+    source = expand.getSrc();
+  return cast<RankedTensorType>(source.getType()).getRank() == 4 ? source : v;
+}
+
 /// `v` as [B, H, S, D]: 4-D as it is, 3-D [B·H, S, D] as [B·H, 1, S, D],
 /// 2-D [S, D] as [1, 1, S, D].
 Value toFourDims(PatternRewriter &rewriter, Location loc, Value v) {
@@ -443,6 +467,15 @@ struct RaiseAttentionPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (!key)
       return rewriter.notifyMatchFailure(op, "the scores are not Q·Kᵀ");
     Value query = qk->lhs, value = pv->rhs;
+    // GQA: both K and V broadcast from the same KV heads; otherwise the
+    // broadcast tensors are the (MHA) operands.
+    Value keyHeads = headBroadcastSource(key), valueHeads = headBroadcastSource(value);
+    if (keyHeads != key && valueHeads != value &&
+        cast<RankedTensorType>(keyHeads.getType()).getDimSize(1) ==
+            cast<RankedTensorType>(valueHeads.getType()).getDimSize(1)) {
+      key = keyHeads;
+      value = valueHeads;
+    }
     auto queryType = cast<RankedTensorType>(query.getType());
     auto resultType = cast<RankedTensorType>(result.getType());
     Type element = queryType.getElementType();

@@ -145,7 +145,9 @@ def FARaiseAttention : Pass<"fa-raise-attention", "func::FuncOp"> {
     an optional multiply or divide by a constant. 2-D, 3-D ([B·H, S, D]) and
     4-D operands, f16 and bf16. Anything else is left as it is, f32
     attention with a remark (no backend computes fa.attention in f32).
-    GQA written as a broadcast of K/V heads is not raised yet.
+    GQA written as K and V [B, Hkv, N, D] broadcast over each group's heads
+    (`linalg.broadcast` of a new dimension 2, collapsed to [B, Hq, N, D])
+    becomes fa.attention's own GQA.
   }];
   let dependentDialects = ["mlir::fa::FADialect", "mlir::tensor::TensorDialect"];
 }
