@@ -171,6 +171,35 @@ std::string mlir::fa::buildAttentionModuleText(const ::fa::AttentionSpec &spec,
   return os.str();
 }
 
+std::string mlir::fa::buildForwardEntryText(const ::fa::AttentionSpec &spec,
+                                            const ::fa::ProblemSize &size,
+                                            const std::string &callee) {
+  ModuleWriter writer(spec);
+  std::string in = mlirElementType(spec.dtype);
+  int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
+          M = size.queryLen, N = size.keyLen;
+  Operand q = writer.operand("q", {B, Hq, M, spec.headDim}, in);
+  Operand k = writer.operand("k", {B, Hkv, N, spec.headDim}, in);
+  Operand v = writer.operand("v", {B, Hkv, N, spec.valueDim}, in);
+  Operand o = writer.operand("o", {B, Hq, M, spec.valueDim}, in);
+  Operand lse = writer.operand("lse", {B, Hq, M}, "f32");
+  std::ostringstream os;
+  os << "module {\n  func.func @fa_forward(";
+  const Operand *all[] = {&q, &k, &v, &o, &lse};
+  for (size_t i = 0; i < 5; ++i)
+    os << (i ? ", " : "") << "%" << all[i]->name << "_buf: " << all[i]->memref;
+  os << ") attributes {llvm.emit_c_interface} {\n";
+  for (const Operand *x : {&q, &k, &v})
+    os << "    %" << x->name << " = bufferization.to_tensor %" << x->name
+       << "_buf restrict : " << x->memref << " to " << x->tensor << "\n";
+  os << "    %o = func.call @" << callee << "(%q, %k, %v) : (" << q.tensor << ", "
+     << k.tensor << ", " << v.tensor << ") -> " << o.tensor << "\n";
+  os << "    bufferization.materialize_in_destination %o in restrict writable "
+        "%o_buf : ("
+     << o.tensor << ", " << o.memref << ") -> ()\n    return\n  }\n}\n";
+  return os.str();
+}
+
 OwningOpRef<ModuleOp>
 mlir::fa::buildAttentionModule(MLIRContext &context,
                                const ::fa::AttentionSpec &spec,

@@ -77,16 +77,22 @@ public:
       this->spec.alibi = AlibiKind::None;
   }
 
-  bool compile(bool withBackward, NegativeControl control, std::string &error,
-               bool &badInput) {
+  bool compile(bool withBackward, NegativeControl control,
+               const std::string &input, std::string &error, bool &badInput) {
     auto start = std::chrono::steady_clock::now();
     context = mlir::fa::createCompilerContext();
 
-    module = mlir::fa::buildAttentionModule(*context, spec, size, withBackward,
-                                            error);
-    if (!module) {
-      badInput = true; // The verifier rejected the spec at this size.
-      return false;
+    if (!input.empty()) {
+      module = loadRaisedInput(*context, input, spec, size, error, badInput);
+      if (!module)
+        return false;
+    } else {
+      module = mlir::fa::buildAttentionModule(*context, spec, size, withBackward,
+                                              error);
+      if (!module) {
+        badInput = true; // The verifier rejected the spec at this size.
+        return false;
+      }
     }
     mlir::PassManager pm(context.get());
     mlir::fa::FAPipelineOptions options;
@@ -216,10 +222,10 @@ CpuBackend::~CpuBackend() = default;
 std::unique_ptr<CpuBackend>
 CpuBackend::create(const AttentionSpec &spec, const ProblemSize &size,
                    bool withBackward, NegativeControl control,
-                   std::string &error, bool &badInput) {
+                   std::string &error, bool &badInput, const std::string &input) {
   badInput = false;
   auto backend = std::make_unique<JitCpuBackend>(spec, size, control);
-  if (!backend->compile(withBackward, control, error, badInput))
+  if (!backend->compile(withBackward, control, input, error, badInput))
     return nullptr;
   return backend;
 }

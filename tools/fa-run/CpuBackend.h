@@ -13,7 +13,22 @@
 #include <memory>
 #include <string>
 
+namespace mlir {
+class MLIRContext;
+class ModuleOp;
+template <typename OpTy> class OwningOpRef;
+} // namespace mlir
+
 namespace fa {
+
+/// fa-run --input (RaisedInput.cpp): the module of `path` after
+/// fa-raise-attention, with an fa_forward entry calling its function; null
+/// with a reason when it does not parse or state the problem (`badInput`)
+/// or was not raised to one fa.attention.
+mlir::OwningOpRef<mlir::ModuleOp>
+loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
+                const AttentionSpec &spec, const ProblemSize &size,
+                std::string &error, bool &badInput);
 
 /// Compiles a spec at one problem size through fa-tile,
 /// fa-fuse-online-softmax, fa-recompute-backward and fa-to-cpu, and JITs it.
@@ -21,9 +36,12 @@ class CpuBackend {
 public:
   /// Null with a one-line reason in `error` when the spec cannot be
   /// compiled; `badInput` tells a rejected spec from an internal failure.
+  /// `input`, if not empty, is fa-run --input's file, compiled instead of
+  /// the spec's module (forward only).
   static std::unique_ptr<CpuBackend>
   create(const AttentionSpec &spec, const ProblemSize &size, bool withBackward,
-         NegativeControl control, std::string &error, bool &badInput);
+         NegativeControl control, std::string &error, bool &badInput,
+         const std::string &input = "");
   virtual ~CpuBackend();
 
   /// Buffers are dense [B, H, S, W] in the spec's storage type (f16/bf16

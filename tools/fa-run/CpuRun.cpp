@@ -150,9 +150,14 @@ int fa::runCpu(const Options &options) {
                     "or alibi=batch_head");
   if (spec.dtype == ElementType::F8E4M3FN)
     return badInput("dtype f8e4m3fn runs on --device cuda only");
+  if (!options.input.empty() &&
+      (options.backward || control != NegativeControl::None ||
+       spec.alibi != AlibiKind::None))
+    return badInput("--input runs a forward without ALiBi: no --bwd, "
+                    "--negative-control or alibi");
   bool rejected = false;
   std::unique_ptr<CpuBackend> backend = CpuBackend::create(
-      spec, size, options.backward, control, error, rejected);
+      spec, size, options.backward, control, error, rejected, options.input);
   if (!backend) {
     std::cerr << "fa-run: " << error << "\n";
     return rejected ? kBadInput : kMismatch;
@@ -194,7 +199,9 @@ int fa::runCpu(const Options &options) {
   ref::Problem problem = makeProblem(spec, size, t.slopes);
   bool pass = true;
   if (options.verify) {
-    ForwardData data{t.q.values, t.k.values, t.v.values, t.o.values, t.lse};
+    // An --input computes O alone: its LSE (still NaN) is not checked.
+    ForwardData data{t.q.values, t.k.values, t.v.values, t.o.values,
+                     options.input.empty() ? t.lse : std::vector<double>()};
     VerifyReport report = verifyForward(type, problem, data);
     std::cout << "forward:\n" << report.format() << "\n";
     pass &= report.pass();

@@ -31,6 +31,9 @@ struct Options {
   /// --device cuda --bwd: the backward kernel's manifest; empty: the one
   /// named after the forward kernel, beside it (fa_fwd_X -> fa_bwd_X).
   std::string bwdKernel;
+  /// --input (--device cpu): attention written in linalg, raised and run
+  /// in place of --spec's module, which still states the reference.
+  std::string input;
   int64_t batch = 1, queryHeads = 1, kvHeads = 1, queryLen = 128, keyLen = 128;
   uint64_t seed = 0;
   bool verify = false, backward = false, bench = false;

@@ -38,7 +38,7 @@ const char *kUsage =
     "              [--b B] [--hq HQ] [--hkv HKV] [--m M] [--n N] [--seed S]\n"
     "              [--verify] [--bwd] [--bench] [--iters K] [--layout bhsd|bshd]\n"
     "              [--dump DIR] [--target CHIP] [--bwd-kernel B.json]\n"
-    "              [--deterministic]\n"
+    "              [--deterministic] [--input F.mlir]\n"
     "              [--negative-control none|no-rescale|no-row-dot|no-alibi]\n"
     "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
     "      window(L,R),softcap=..,alibi=none|head|batch_head,scale=..,\n"
@@ -59,6 +59,10 @@ const char *kUsage =
     "      runs 9 more times on the same inputs and needs dQ, dK, dV\n"
     "      bit-identical (else exit 1); --bench also times the backward in\n"
     "      both modes, interleaved.\n"
+    "--input F.mlir with --device cpu --spec: F's function (Q, K, V\n"
+    "      [B, H, S, D] in, O out) written in linalg is raised by\n"
+    "      fa-raise-attention, must become one fa.attention, and is run and\n"
+    "      checked against --spec's reference (O; F computes no LSE).\n"
     "--version: fa-mlir's version (and the generator's, with the compiler)\n"
     "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 
@@ -78,7 +82,7 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
       {"device", &o.device}, {"spec", &o.spec}, {"kernel", &o.kernel},
       {"dump", &o.dump}, {"negative-control", &o.negativeControl},
       {"layout", &o.layout}, {"target", &o.target},
-      {"bwd-kernel", &o.bwdKernel}};
+      {"bwd-kernel", &o.bwdKernel}, {"input", &o.input}};
   std::map<std::string, int64_t *> ints = {
       {"b", &o.batch}, {"hq", &o.queryHeads}, {"hkv", &o.kvHeads},
       {"m", &o.queryLen}, {"n", &o.keyLen}, {"iters", &o.benchIters}};
@@ -210,6 +214,8 @@ int main(int argc, char **argv) {
                     "needs --device cuda and --spec, without --kernel");
   // The mode belongs to the GPU backward kernels (their dQ is a sum over
   // KV blocks finishing in any order); nothing else would read the flag.
+  if (options.given.count("input") && options.device != "cpu")
+    return badInput("--input is a --device cpu option");
   if (options.deterministic && (options.device != "cuda" || !options.backward))
     return badInput("--deterministic needs --device cuda and --bwd");
   if (options.device == "cuda") {

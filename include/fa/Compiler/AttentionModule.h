@@ -35,6 +35,14 @@ std::string buildAttentionModuleText(const ::fa::AttentionSpec &spec,
 
 /// Parses and verifies that text. On failure returns null and puts the
 /// verifier's diagnostic in `error`.
+/// The CPU entry point fa_forward (the signature buildAttentionModuleText's
+/// has: q, k, v, o, lse buffers) calling `callee`, a function that takes Q,
+/// K, V [B, H, S, D] tensors and returns O; LSE is left as it was. For a
+/// forward written by a user (fa-run --input).
+std::string buildForwardEntryText(const ::fa::AttentionSpec &spec,
+                                  const ::fa::ProblemSize &size,
+                                  const std::string &callee);
+
 OwningOpRef<ModuleOp> buildAttentionModule(MLIRContext &context,
                                            const ::fa::AttentionSpec &spec,
                                            const ::fa::ProblemSize &size,

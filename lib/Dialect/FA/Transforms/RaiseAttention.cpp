@@ -342,50 +342,85 @@ bool readsMaskLayout(AffineMap map, unsigned rank) {
   return true;
 }
 
-/// scores + causal mask: the scores and the mask kind; the scores alone
-/// (kind None) where `v` adds no mask.
-std::pair<Value, MaskKind> matchMask(Value v) {
-  std::optional<Elementwise> add = matchElementwise(v);
-  if (!add || !isa<arith::AddFOp>(add->scalar))
-    return {v, MaskKind::None};
-  unsigned rank = add->op.getNumLoops();
-  for (int side = 0; side < 2; ++side) {
-    Value scores = fullInput(*add, add->scalar->getOperand(side));
-    Value other = add->scalar->getOperand(1 - side);
-    if (!scores)
-      continue;
-    // Built in the body from linalg.index: select(j > i, −inf, 0).
-    if (Operation *def = other.getDefiningOp();
-        def && def->getBlock() == add->op.getBlock() && isIotaCausal(def, rank))
-      return {scores, MaskKind::CausalTopLeft};
-    // A constant, read whole or broadcast over the leading dimensions.
-    auto [mask, map] = inputOf(*add, other);
-    DenseElementsAttr dense;
-    if (!mask || !matchPattern(mask, m_Constant(&dense)))
-      continue;
-    if (!readsMaskLayout(map, rank))
-      continue;
-    if (isCausalConstant(dense, /*topLeft=*/true))
-      return {scores, MaskKind::CausalTopLeft};
-    if (isCausalConstant(dense, /*topLeft=*/false))
-      return {scores, MaskKind::Causal};
-  }
-  return {Value(), MaskKind::None}; // an addition, but not of a causal mask
+/// The causal mask `other` adds in `e`'s body, if it is one: built there
+/// from linalg.index, or a constant input read at the last two loops.
+std::optional<MaskKind> causalMaskOf(const Elementwise &e, Value other) {
+  unsigned rank = e.op.getNumLoops();
+  if (Operation *def = other.getDefiningOp();
+      def && def->getBlock() == e.op.getBlock() && isIotaCausal(def, rank))
+    return MaskKind::CausalTopLeft;
+  auto [mask, map] = inputOf(e, other);
+  DenseElementsAttr dense;
+  if (!mask || !matchPattern(mask, m_Constant(&dense)) || !readsMaskLayout(map, rank))
+    return std::nullopt;
+  if (isCausalConstant(dense, /*topLeft=*/true))
+    return MaskKind::CausalTopLeft;
+  if (isCausalConstant(dense, /*topLeft=*/false))
+    return MaskKind::Causal;
+  return std::nullopt;
 }
 
-/// scale · s (or s / c): s and the scale; s and 1 where `v` is not scaled.
-std::pair<Value, std::optional<double>> matchScale(Value v) {
-  std::optional<Elementwise> e = matchElementwise(v);
-  if (!e || !isa<arith::MulFOp, arith::DivFOp>(e->scalar))
-    return {v, 1.0};
-  bool divide = isa<arith::DivFOp>(e->scalar);
-  for (int side = 0; side < (divide ? 1 : 2); ++side) {
-    Value scores = fullInput(*e, e->scalar->getOperand(side));
-    std::optional<double> c = constantOf(*e, e->scalar->getOperand(1 - side));
-    if (scores && c && *c != 0.0)
-      return {scores, divide ? 1.0 / *c : *c};
+/// What the scores go through between Q·Kᵀ and the softmax.
+struct ScoreModifiers {
+  Value product;             ///< the Q·Kᵀ tensor
+  MaskKind mask = MaskKind::None;
+  double scale = 1.0;
+};
+
+/// Walks from the softmax's input back to the Q·Kᵀ tensor through
+/// elementwise ops, each one's body read as a scalar expression (fused
+/// bodies and one op per step alike): at most one multiply or divide by a
+/// constant (the scale) and one addition of a causal mask. Fails on
+/// anything else: a scale that is not a constant, a mask that is not
+/// causal, any other arithmetic.
+FailureOr<ScoreModifiers> matchScoreModifiers(Value logits) {
+  ScoreModifiers m;
+  bool scaled = false, masked = false;
+  Value tensor = logits;
+  while (std::optional<Elementwise> e = matchElementwise(tensor)) {
+    Value x = cast<linalg::YieldOp>(e->op.getBlock()->getTerminator()).getValues()[0];
+    Value next;
+    while (!next) {
+      if (Value full = fullInput(*e, x)) {
+        next = full;
+        break;
+      }
+      Operation *def = x.getDefiningOp();
+      if (!def || def->getBlock() != e->op.getBlock())
+        return failure();
+      if (isa<arith::AddFOp>(def) && !masked) {
+        std::optional<MaskKind> kind;
+        int side = 0;
+        for (; side < 2 && !kind; ++side)
+          kind = causalMaskOf(*e, def->getOperand(1 - side));
+        if (!kind)
+          return failure(); // an addition, but not of a causal mask
+        m.mask = *kind;
+        masked = true;
+        x = def->getOperand(side - 1);
+        continue;
+      }
+      if (isa<arith::MulFOp, arith::DivFOp>(def) && !scaled) {
+        bool divide = isa<arith::DivFOp>(def);
+        std::optional<double> c;
+        int side = 0;
+        for (; side < (divide ? 1 : 2) && !c; ++side)
+          c = constantOf(*e, def->getOperand(1 - side));
+        if (!c || *c == 0.0)
+          return failure(); // scaled, but not by a constant
+        m.scale = divide ? 1.0 / *c : *c;
+        scaled = true;
+        x = def->getOperand(side - 1);
+        continue;
+      }
+      return failure();
+    }
+    if (next == tensor)
+      return failure();
+    tensor = next;
   }
-  return {Value(), std::nullopt}; // scaled, but not by a constant
+  m.product = tensor;
+  return m;
 }
 
 /// K from the QKᵀ contraction's right operand: read transposed by the map,
@@ -456,13 +491,12 @@ struct RaiseAttentionPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
     Value logits = matchSoftmax(pv->lhs);
     if (!logits)
       return rewriter.notifyMatchFailure(op, "P is not a softmax over keys");
-    auto [scaled, mask] = matchMask(logits);
-    if (!scaled)
-      return rewriter.notifyMatchFailure(op, "an addition that is no causal mask");
-    auto [product, scale] = matchScale(scaled);
-    if (!product || !scale)
-      return rewriter.notifyMatchFailure(op, "a scale that is not a constant");
-    std::optional<Contraction> qk = matchContraction(product);
+    FailureOr<ScoreModifiers> modifiers = matchScoreModifiers(logits);
+    if (failed(modifiers))
+      return rewriter.notifyMatchFailure(
+          op, "the scores go through more than a constant scale and a causal mask");
+    MaskKind mask = modifiers->mask;
+    std::optional<Contraction> qk = matchContraction(modifiers->product);
     Value key = qk ? keyOf(*qk) : Value();
     if (!key)
       return rewriter.notifyMatchFailure(op, "the scores are not Q·Kᵀ");
@@ -502,7 +536,7 @@ struct RaiseAttentionPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
         rewriter, loc, outType, /*lse=*/Type(), q, k, v, ValueRange{},
         /*alibi_slopes=*/Value(),
         mask == MaskKind::None ? MaskAttr() : MaskAttr::get(getContext(), mask),
-        rewriter.getF32FloatAttr(static_cast<float>(*scale)),
+        rewriter.getF32FloatAttr(static_cast<float>(modifiers->scale)),
         /*softcap=*/FloatAttr(), /*tile=*/TileAttr());
     Value out = attention.getOutput();
     if (resultType.getRank() != 4) {

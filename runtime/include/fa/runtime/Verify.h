@@ -44,7 +44,8 @@ struct ForwardData {
   std::vector<double> query, key, value, output, lse;
 };
 
-/// Verifies O and LSE. `rows` lists flat query rows (b·Hq·M + h·M + i) to
+/// Verifies O and LSE (O alone where `data.lse` is empty: a forward that
+/// computes none). `rows` lists flat query rows (b·Hq·M + h·M + i) to
 /// check; empty means every row.
 VerifyReport verifyForward(ElementType type, const ref::Problem &problem,
                            const ForwardData &data,

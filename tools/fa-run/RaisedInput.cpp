@@ -1,0 +1,97 @@
+//===- RaisedInput.cpp - fa-run --input: attention written in linalg ------===//
+//
+// Part of fa-mlir.
+//
+// fa-run --device cpu --input F.mlir --spec S: the end-to-end check of
+// fa-raise-attention. F holds one function taking Q, K, V [B, H, S, D] and
+// returning O, its attention written in linalg on tensors. It is raised,
+// must become exactly one fa.attention with no linalg op left, and is then
+// compiled (through an fa_forward entry calling it) and run by the CPU
+// path like a spec's module; the float64 reference is --spec's, the
+// test's own statement of what F computes. A raise that took the wrong
+// mask or scale is a mismatch; one that raised nothing is refused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuBackend.h"
+
+#include "fa/Compiler/AttentionModule.h"
+#include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+mlir::OwningOpRef<mlir::ModuleOp>
+fa::loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
+                    const AttentionSpec &spec, const ProblemSize &size,
+                    std::string &error, bool &badInput) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    os << d.str() << "; ";
+    return mlir::success();
+  });
+  badInput = true;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(path, &context);
+  if (!module) {
+    error = "--input " + path + ": cannot parse: " + diagnostics;
+    return nullptr;
+  }
+  mlir::PassManager pm(&context);
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::fa::createFARaiseAttention());
+  if (mlir::failed(pm.run(*module))) {
+    error = "--input: fa-raise-attention failed: " + diagnostics;
+    return nullptr;
+  }
+  // What the raise left: one fa.attention, no linalg.
+  llvm::SmallVector<mlir::fa::AttentionOp> raised;
+  mlir::Operation *linalgLeft = nullptr;
+  module->walk([&](mlir::Operation *op) {
+    if (auto attention = llvm::dyn_cast<mlir::fa::AttentionOp>(op))
+      raised.push_back(attention);
+    else if (!linalgLeft &&
+             llvm::isa<mlir::linalg::LinalgDialect>(op->getDialect()))
+      linalgLeft = op;
+  });
+  badInput = false; // from here on, a raise that fell short: a mismatch
+  if (raised.size() != 1 || linalgLeft) {
+    error = "--input: not raised to one fa.attention (" +
+            std::to_string(raised.size()) + " fa.attention" +
+            (linalgLeft ? ", " + linalgLeft->getName().getStringRef().str() + " left"
+                        : std::string()) +
+            ")";
+    return nullptr;
+  }
+  auto function = raised.front()->getParentOfType<mlir::func::FuncOp>();
+  // The entry calls it by the signature --spec and the sizes state; the
+  // verifier refuses a call whose types differ from the function's.
+  // (Verified once moved next to its callee.)
+  mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
+  mlir::OwningOpRef<mlir::ModuleOp> entry = mlir::parseSourceString<mlir::ModuleOp>(
+      mlir::fa::buildForwardEntryText(spec, size, function.getSymName().str()),
+      config);
+  if (!entry) {
+    error = "--input: internal: the entry point does not parse: " + diagnostics;
+    return nullptr;
+  }
+  function.setPrivate();
+  for (mlir::Operation &op : llvm::make_early_inc_range(*entry->getBody()))
+    op.moveBefore(module->getBody(), module->getBody()->end());
+  if (mlir::failed(mlir::verify(*module))) {
+    badInput = true;
+    error = "--input: the function must take Q, K, V [B, H, S, D] and return "
+            "O as --spec, --b, --hq, --hkv, --m and --n state: " +
+            diagnostics;
+    return nullptr;
+  }
+  return module;
+}
