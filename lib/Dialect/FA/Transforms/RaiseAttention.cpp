@@ -16,7 +16,8 @@
 //            and exp fused or not), as MLIR's decomposition and the usual
 //            torch-mlir / StableHLO lowerings write it
 //   mask     optional: an additive causal mask, a constant upper-
-//            triangular −inf or built from linalg.index comparisons
+//            triangular −inf or built from linalg.index comparisons (in
+//            the same body or as a mask tensor of its own)
 //   scale    optional: a multiply or divide by a constant
 //   Q Kᵀ     a contraction of Q [.., M, D] with K [.., N, D] read
 //            transposed (by its indexing map or a linalg.transpose)
@@ -290,7 +291,7 @@ bool isCausalConstant(DenseElementsAttr mask, bool topLeft) {
 /// select(j > i, −inf, 0) on the last two loops' linalg.index values, the
 /// iota form of the top-left causal mask (j > i also as i < j).
 bool isIotaCausal(Operation *select, unsigned rank) {
-  auto sel = dyn_cast<arith::SelectOp>(select);
+  auto sel = dyn_cast_or_null<arith::SelectOp>(select);
   if (!sel)
     return false;
   FloatAttr hidden, shown;
@@ -350,8 +351,20 @@ std::optional<MaskKind> causalMaskOf(const Elementwise &e, Value other) {
       def && def->getBlock() == e.op.getBlock() && isIotaCausal(def, rank))
     return MaskKind::CausalTopLeft;
   auto [mask, map] = inputOf(e, other);
+  if (!mask || !readsMaskLayout(map, rank))
+    return std::nullopt;
+  // A mask tensor of its own, built from linalg.index (as StableHLO's iota
+  // and compare lower): its body yields the select.
+  if (std::optional<Elementwise> built = matchElementwise(mask)) {
+    Value yielded =
+        cast<linalg::YieldOp>(built->op.getBlock()->getTerminator()).getValues()[0];
+    if (isIotaCausal(yielded.getDefiningOp(), built->op.getNumLoops()) &&
+        built->op.getNumDpsInputs() == 0)
+      return MaskKind::CausalTopLeft;
+    return std::nullopt;
+  }
   DenseElementsAttr dense;
-  if (!mask || !matchPattern(mask, m_Constant(&dense)) || !readsMaskLayout(map, rank))
+  if (!matchPattern(mask, m_Constant(&dense)))
     return std::nullopt;
   if (isCausalConstant(dense, /*topLeft=*/true))
     return MaskKind::CausalTopLeft;

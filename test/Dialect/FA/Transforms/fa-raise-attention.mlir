@@ -576,3 +576,170 @@ func.func @gqa_key_only_stays_mha(%q: tensor<2x4x4x8xf16>, %k2: tensor<2x2x4x8xf
   } -> tensor<2x4x4x8xf16>
   return %o : tensor<2x4x4x8xf16>
 }
+
+// -----
+
+// The causal mask as a tensor of its own, built from linalg.index (as
+// StableHLO's iota and compare lower), added with a broadcast.
+// CHECK-LABEL: func.func @iota_mask_tensor_4d
+// CHECK: fa.attention %arg0, %arg1, %arg2 {mask = #fa.mask<causal_top_left>, scale = 1.250000e-01 : f32}
+// CHECK-NOT: linalg.
+#q = affine_map<(b, h, m, n, d) -> (b, h, m, d)>
+#k = affine_map<(b, h, m, n, d) -> (b, h, n, d)>
+#s = affine_map<(b, h, m, n, d) -> (b, h, m, n)>
+#id = affine_map<(b, h, m, n) -> (b, h, m, n)>
+#row = affine_map<(b, h, m, n) -> (b, h, m)>
+#mask2d = affine_map<(b, h, m, n) -> (m, n)>
+#pv_p = affine_map<(b, h, m, d, n) -> (b, h, m, n)>
+#pv_v = affine_map<(b, h, m, d, n) -> (b, h, n, d)>
+#pv_o = affine_map<(b, h, m, d, n) -> (b, h, m, d)>
+func.func @iota_mask_tensor_4d(%q: tensor<2x4x4x8xf16>, %k: tensor<2x4x4x8xf16>, %v: tensor<2x4x4x8xf16>) -> tensor<2x4x4x8xf16> {
+  %zero = arith.constant 0.0 : f16
+  %ninf = arith.constant 0xFC00 : f16
+  %mask_init = tensor.empty() : tensor<4x4xf16>
+  %mask = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]} outs(%mask_init : tensor<4x4xf16>) {
+  ^bb0(%o: f16):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %later = arith.cmpi sgt, %j, %i : index
+    %hidden = arith.constant 0xFC00 : f16
+    %shown = arith.constant 0.0 : f16
+    %m = arith.select %later, %hidden, %shown : f16
+    linalg.yield %m : f16
+  } -> tensor<4x4xf16>
+  %eight = arith.constant dense<8.0> : tensor<2x4x4x4xf16>
+  %s_init = tensor.empty() : tensor<2x4x4x4xf16>
+  %s_zero = linalg.fill ins(%zero : f16) outs(%s_init : tensor<2x4x4x4xf16>) -> tensor<2x4x4x4xf16>
+  %s = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x4x4x8xf16>, tensor<2x4x4x8xf16>) outs(%s_zero : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %acc: f16):
+    %p = arith.mulf %a, %b : f16
+    %r = arith.addf %acc, %p : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x4xf16>
+  %scaled = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %eight : tensor<2x4x4x4xf16>, tensor<2x4x4x4xf16>) outs(%s_init : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %r = arith.divf %a, %b : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x4xf16>
+  %masked = linalg.generic {indexing_maps = [#id, #mask2d, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%scaled, %mask : tensor<2x4x4x4xf16>, tensor<4x4xf16>) outs(%s_init : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %r = arith.addf %a, %b : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x4xf16>
+  %r_init = tensor.empty() : tensor<2x4x4xf16>
+  %max_init = linalg.fill ins(%ninf : f16) outs(%r_init : tensor<2x4x4xf16>) -> tensor<2x4x4xf16>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x4x4x4xf16>) outs(%max_init : tensor<2x4x4xf16>) {
+  ^bb0(%a: f16, %acc: f16):
+    %r = arith.maxnumf %a, %acc : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4xf16>
+  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %max : tensor<2x4x4x4xf16>, tensor<2x4x4xf16>) outs(%s_init : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %d = arith.subf %a, %b : f16
+    %e = math.exp %d : f16
+    linalg.yield %e : f16
+  } -> tensor<2x4x4x4xf16>
+  %sum_init = linalg.fill ins(%zero : f16) outs(%r_init : tensor<2x4x4xf16>) -> tensor<2x4x4xf16>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%exp : tensor<2x4x4x4xf16>) outs(%sum_init : tensor<2x4x4xf16>) {
+  ^bb0(%a: f16, %acc: f16):
+    %r = arith.addf %a, %acc : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4xf16>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%exp, %sum : tensor<2x4x4x4xf16>, tensor<2x4x4xf16>) outs(%s_init : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %r = arith.divf %a, %b : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x4xf16>
+  %o_init = tensor.empty() : tensor<2x4x4x8xf16>
+  %o_zero = linalg.fill ins(%zero : f16) outs(%o_init : tensor<2x4x4x8xf16>) -> tensor<2x4x4x8xf16>
+  %o = linalg.generic {indexing_maps = [#pv_p, #pv_v, #pv_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x4x4x4xf16>, tensor<2x4x4x8xf16>) outs(%o_zero : tensor<2x4x4x8xf16>) {
+  ^bb0(%a: f16, %b: f16, %acc: f16):
+    %m = arith.mulf %a, %b : f16
+    %r = arith.addf %acc, %m : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x8xf16>
+  return %o : tensor<2x4x4x8xf16>
+}
+
+// -----
+
+// Near miss: the mask tensor also hides the diagonal (j >= i).
+// CHECK-LABEL: func.func @near_miss_mask_tensor_hides_diagonal
+// CHECK-NOT: fa.attention
+// CHECK: arith.cmpi sge
+#q = affine_map<(b, h, m, n, d) -> (b, h, m, d)>
+#k = affine_map<(b, h, m, n, d) -> (b, h, n, d)>
+#s = affine_map<(b, h, m, n, d) -> (b, h, m, n)>
+#id = affine_map<(b, h, m, n) -> (b, h, m, n)>
+#row = affine_map<(b, h, m, n) -> (b, h, m)>
+#mask2d = affine_map<(b, h, m, n) -> (m, n)>
+#pv_p = affine_map<(b, h, m, d, n) -> (b, h, m, n)>
+#pv_v = affine_map<(b, h, m, d, n) -> (b, h, n, d)>
+#pv_o = affine_map<(b, h, m, d, n) -> (b, h, m, d)>
+func.func @near_miss_mask_tensor_hides_diagonal(%q: tensor<2x4x4x8xf16>, %k: tensor<2x4x4x8xf16>, %v: tensor<2x4x4x8xf16>) -> tensor<2x4x4x8xf16> {
+  %zero = arith.constant 0.0 : f16
+  %ninf = arith.constant 0xFC00 : f16
+  %mask_init = tensor.empty() : tensor<4x4xf16>
+  %mask = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]} outs(%mask_init : tensor<4x4xf16>) {
+  ^bb0(%o: f16):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %later = arith.cmpi sge, %j, %i : index
+    %hidden = arith.constant 0xFC00 : f16
+    %shown = arith.constant 0.0 : f16
+    %m = arith.select %later, %hidden, %shown : f16
+    linalg.yield %m : f16
+  } -> tensor<4x4xf16>
+  %eight = arith.constant dense<8.0> : tensor<2x4x4x4xf16>
+  %s_init = tensor.empty() : tensor<2x4x4x4xf16>
+  %s_zero = linalg.fill ins(%zero : f16) outs(%s_init : tensor<2x4x4x4xf16>) -> tensor<2x4x4x4xf16>
+  %s = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x4x4x8xf16>, tensor<2x4x4x8xf16>) outs(%s_zero : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %acc: f16):
+    %p = arith.mulf %a, %b : f16
+    %r = arith.addf %acc, %p : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x4xf16>
+  %scaled = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %eight : tensor<2x4x4x4xf16>, tensor<2x4x4x4xf16>) outs(%s_init : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %r = arith.divf %a, %b : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x4xf16>
+  %masked = linalg.generic {indexing_maps = [#id, #mask2d, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%scaled, %mask : tensor<2x4x4x4xf16>, tensor<4x4xf16>) outs(%s_init : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %r = arith.addf %a, %b : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x4xf16>
+  %r_init = tensor.empty() : tensor<2x4x4xf16>
+  %max_init = linalg.fill ins(%ninf : f16) outs(%r_init : tensor<2x4x4xf16>) -> tensor<2x4x4xf16>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x4x4x4xf16>) outs(%max_init : tensor<2x4x4xf16>) {
+  ^bb0(%a: f16, %acc: f16):
+    %r = arith.maxnumf %a, %acc : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4xf16>
+  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %max : tensor<2x4x4x4xf16>, tensor<2x4x4xf16>) outs(%s_init : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %d = arith.subf %a, %b : f16
+    %e = math.exp %d : f16
+    linalg.yield %e : f16
+  } -> tensor<2x4x4x4xf16>
+  %sum_init = linalg.fill ins(%zero : f16) outs(%r_init : tensor<2x4x4xf16>) -> tensor<2x4x4xf16>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%exp : tensor<2x4x4x4xf16>) outs(%sum_init : tensor<2x4x4xf16>) {
+  ^bb0(%a: f16, %acc: f16):
+    %r = arith.addf %a, %acc : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4xf16>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%exp, %sum : tensor<2x4x4x4xf16>, tensor<2x4x4xf16>) outs(%s_init : tensor<2x4x4x4xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %r = arith.divf %a, %b : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x4xf16>
+  %o_init = tensor.empty() : tensor<2x4x4x8xf16>
+  %o_zero = linalg.fill ins(%zero : f16) outs(%o_init : tensor<2x4x4x8xf16>) -> tensor<2x4x4x8xf16>
+  %o = linalg.generic {indexing_maps = [#pv_p, #pv_v, #pv_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x4x4x4xf16>, tensor<2x4x4x8xf16>) outs(%o_zero : tensor<2x4x4x8xf16>) {
+  ^bb0(%a: f16, %b: f16, %acc: f16):
+    %m = arith.mulf %a, %b : f16
+    %r = arith.addf %acc, %m : f16
+    linalg.yield %r : f16
+  } -> tensor<2x4x4x8xf16>
+  return %o : tensor<2x4x4x8xf16>
+}

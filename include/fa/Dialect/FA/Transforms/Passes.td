@@ -141,7 +141,8 @@ def FARaiseAttention : Pass<"fa-raise-attention", "func::FuncOp"> {
     subtract, exp, sum-reduce, divide; subtract and exp fused or not,
     reductions read back by indexing map or `linalg.broadcast`); an
     optional additive causal mask (a constant −inf upper triangle, top-left
-    or bottom-right aligned, or `select(j > i, −inf, 0)` on `linalg.index`);
+    or bottom-right aligned, or `select(j > i, −inf, 0)` on `linalg.index`,
+    in the adding body or as a mask tensor of its own);
     an optional multiply or divide by a constant. 2-D, 3-D ([B·H, S, D]) and
     4-D operands, f16 and bf16. Anything else is left as it is, f32
     attention with a remark (no backend computes fa.attention in f32).
