@@ -14,6 +14,7 @@
 #include "fa/Compiler/KernelCompiler.h"
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Dialect/FA/Utils/ParseGuard.h"
 #include "fa/Version.h"
 #include "fa/runtime/Limits.h"
 
@@ -27,6 +28,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -269,10 +271,19 @@ int main(int argc, char **argv) {
   };
 
   if (!inputFile.empty()) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+        llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+    if (!text)
+      return badInput("cannot read " + inputFile + ": " + text.getError().message());
+    if (std::string hazard = mlir::fa::describeUpstreamIntegerListHazard(
+            inputFile, (*text)->getBuffer());
+        !hazard.empty())
+      return badInput(hazard);
     llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
     mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceFile<mlir::ModuleOp>(inputFile, sourceMgr, &context);
+        mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
     if (!module)
       return 2;
     mlir::fa::CompiledKernel kernel;

@@ -10,6 +10,7 @@
 
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Dialect/FA/Utils/ParseGuard.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 #include "fa/Version.h"
 
@@ -18,9 +19,12 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 // FA_GENERATOR_REVISION (lib/Compiler/GeneratorRevision.cmake).
 #include "GeneratorRevision.inc"
@@ -42,6 +46,35 @@ int main(int argc, char **argv) {
     os << "fa-opt (fa-mlir " << FA_MLIR_VERSION << ", generator "
        << FA_GENERATOR_REVISION << ")\n";
   });
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "fa-mlir optimizer driver\n", registry));
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "fa-mlir optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+  // mlir-opt's own steps, with the input checked for what upstream's
+  // parser crashes on (fa/Dialect/FA/Utils/ParseGuard.h) first.
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (std::string hazard = mlir::fa::describeUpstreamIntegerListHazard(
+          inputFilename, file->getBuffer());
+      !hazard.empty()) {
+    llvm::errs() << "fa-opt: " << hazard << "\n";
+    return 2;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(file), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }

@@ -19,6 +19,7 @@
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
+#include "fa/Dialect/FA/Utils/ParseGuard.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,6 +28,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 mlir::OwningOpRef<mlir::ModuleOp>
@@ -40,8 +43,22 @@ fa::loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
     return mlir::success();
   });
   badInput = true;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(path);
+  if (!text) {
+    error = "--input: cannot read " + path + ": " + text.getError().message();
+    return nullptr;
+  }
+  if (std::string hazard =
+          mlir::fa::describeUpstreamIntegerListHazard(path, (*text)->getBuffer());
+      !hazard.empty()) {
+    error = "--input " + hazard;
+    return nullptr;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(path, &context);
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module) {
     error = "--input " + path + ": cannot parse: " + diagnostics;
     return nullptr;

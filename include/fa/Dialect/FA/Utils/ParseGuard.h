@@ -1,0 +1,63 @@
+//===- ParseGuard.h - input text upstream MLIR's parser crashes on -*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// Upstream MLIR 22's custom parsers of linalg.broadcast, linalg.transpose
+// and linalg.reduce crash (SIGSEGV: a null attribute is stored after the
+// failed parse) on a `dimensions = [...]` or `permutation = [...]` list that
+// is not all integers, and mlir-opt with them (docs/reliability.md, finding
+// 4). The tools that read MLIR text (fa-opt, fa-compile, fa-run --input)
+// and the fuzz target check it first, so such input gets one line and
+// exit 2, not a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_DIALECT_FA_UTILS_PARSEGUARD_H
+#define FA_DIALECT_FA_UTILS_PARSEGUARD_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace mlir {
+namespace fa {
+
+/// The byte offset of the first integer list in `text` that would crash
+/// the upstream parsers, or StringRef::npos.
+inline size_t findUpstreamIntegerListHazard(llvm::StringRef text) {
+  size_t first = llvm::StringRef::npos;
+  for (llvm::StringRef key : {"dimensions", "permutation"}) {
+    for (size_t at = text.find(key); at != llvm::StringRef::npos && at < first;
+         at = text.find(key, at + 1)) {
+      llvm::StringRef rest = text.drop_front(at + key.size()).ltrim();
+      if (!rest.consume_front("="))
+        continue;
+      rest = rest.ltrim();
+      if (!rest.consume_front("["))
+        continue;
+      size_t close = rest.find(']');
+      if (close == llvm::StringRef::npos ||
+          rest.take_front(close).find_first_not_of("0123456789-, \t\n\r") !=
+              llvm::StringRef::npos)
+        first = at;
+    }
+  }
+  return first;
+}
+
+/// "NAME:LINE: ..." for the hazard at `offset` of `text`, or "" if none.
+inline std::string describeUpstreamIntegerListHazard(llvm::StringRef name,
+                                                     llvm::StringRef text) {
+  size_t at = findUpstreamIntegerListHazard(text);
+  if (at == llvm::StringRef::npos)
+    return "";
+  size_t line = text.take_front(at).count('\n') + 1;
+  return name.str() + ":" + std::to_string(line) +
+         ": a `dimensions` or `permutation` list that is not all integers "
+         "(upstream MLIR 22's linalg parsers crash on it; refused)";
+}
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_DIALECT_FA_UTILS_PARSEGUARD_H
