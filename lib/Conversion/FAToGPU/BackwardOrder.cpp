@@ -24,7 +24,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
-#include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -93,11 +92,7 @@ GradQueryTurn GradQueryTurn::build(OpBuilder &b, Location loc,
   turn.counter = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, head, perHead),
       arith::DivUIOp::create(b, loc, at.queryStart, cst(16)));
-  Value rows = arith::MinSIOp::create(
-      b, loc, cst(c.blockM), arith::SubIOp::create(b, loc, at.queryLen, at.queryStart));
-  Value firstKey = buildVisibleKeyRange(b, loc, c.mask, at.queryStart, rows,
-                                        at.queryLen, at.keyLen, c.blockN)
-                       .first;
+  Value firstKey = at.visibleKeyBlocks(b, loc, c).first;
   Value rank = arith::SubIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, keyStart, cst(c.blockN)),
       arith::DivUIOp::create(b, loc, firstKey, cst(c.blockN)));

@@ -196,20 +196,21 @@ struct BackwardBlock {
     return arith::AddIOp::create(b, loc, base, i32(b, bytes));
   }
   Value keyValueFull(OpBuilder &b) const { return address(b, plan.barrierOffset); }
-  /// q_full (`empty` false) or q_empty of ring stage `stage` (an index).
-  Value queryBarrier(OpBuilder &b, Value stage, bool empty) const {
+  /// The full (`empty` false) or empty mbarrier of stage `stage` (an
+  /// index) of a ring whose pairs start `first` bytes into the barriers.
+  Value ringBarrier(OpBuilder &b, int64_t first, Value stage, bool empty) const {
     Value stageBytes = arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, 16));
     return arith::AddIOp::create(
-        b, loc, address(b, plan.barrierOffset + 8 + (empty ? 8 : 0)), stageBytes);
+        b, loc, address(b, plan.barrierOffset + first + (empty ? 8 : 0)), stageBytes);
+  }
+  /// q_full (`empty` false) or q_empty of ring stage `stage` (an index).
+  Value queryBarrier(OpBuilder &b, Value stage, bool empty) const {
+    return ringBarrier(b, 8, stage, empty);
   }
   /// dq_full (`empty` false: the consumers have staged dQ_i) or dq_empty
   /// (the dQ writer's reduce-adds have read it) of staging buffer `stage`.
   Value gradQueryBarrier(OpBuilder &b, Value stage, bool empty) const {
-    Value stageBytes = arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, 16));
-    return arith::AddIOp::create(
-        b, loc,
-        address(b, plan.barrierOffset + 8 + 16 * plan.stages + (empty ? 8 : 0)),
-        stageBytes);
+    return ringBarrier(b, 8 + 16 * plan.stages, stage, empty);
   }
   /// The position of the n-th Q block this block takes in a ring of
   /// `stages` (the Q/dO ring's by default): (stage, parity).
@@ -331,6 +332,33 @@ struct BackwardBlock {
       return failure();
     return SmallVector<Value>(loop.getResults().drop_front());
   }
+  /// Runs `body(step, i)` for member `m`'s Q blocks i that see K_j, step =
+  /// n + i counting the block's Q blocks over the group (the rings'
+  /// position); carries `init` through. Every role walks the steps so.
+  FailureOr<SmallVector<Value>>
+  forEachQueryBlock(OpBuilder &b, const Member &m, Value n, ValueRange init,
+                    function_ref<FailureOr<SmallVector<Value>>(OpBuilder &, Value step,
+                                                               Value i, ValueRange)>
+                        body) const {
+    LogicalResult result = success();
+    auto loop = scf::ForOp::create(
+        b, loc, idx(b, 0), m.blocks, idx(b, 1), init,
+        [&](OpBuilder &lb, Location, Value i, ValueRange values) {
+          FailureOr<SmallVector<Value>> out =
+              body(lb, arith::AddIOp::create(lb, loc, n, i), i, values);
+          if (failed(out))
+            result = failure();
+          scf::YieldOp::create(lb, loc, succeeded(out) ? ValueRange(*out) : values);
+        });
+    if (failed(result))
+      return failure();
+    return SmallVector<Value>(loop.getResults());
+  }
+  /// The first query row of member `m`'s i-th visible Q block.
+  Value queryRowOf(OpBuilder &b, const Member &m, Value i) const {
+    return arith::AddIOp::create(b, loc, m.begin,
+                                 arith::MulIOp::create(b, loc, i, idx(b, c.blockM)));
+  }
 };
 
 /// The producer thread: K_j and V_j once, then Q_i and dO_i of every step
@@ -362,21 +390,18 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
       b, {}, [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n, ValueRange)
           -> FailureOr<SmallVector<Value>> {
         Value head = block.toI32(mb, m.head);
-        scf::ForOp::create(
-            mb, loc, block.idx(mb, 0), m.blocks, block.idx(mb, 1), ValueRange{},
-            [&](OpBuilder &lb, Location, Value i, ValueRange) {
-              auto [stage, parity] =
-                  block.ringPosition(lb, arith::AddIOp::create(lb, loc, n, i));
+        return block.forEachQueryBlock(
+            mb, m, n, {},
+            [&](OpBuilder &lb, Value step, Value i, ValueRange)
+                -> FailureOr<SmallVector<Value>> {
+              auto [stage, parity] = block.ringPosition(lb, step);
               // A fresh barrier's previous phase counts as complete: the
               // first use of each stage passes at once.
               waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true),
                          arith::XOrIOp::create(lb, loc, parity, block.i32(lb, 1)));
               Value bar = block.queryBarrier(lb, stage, /*empty=*/false);
               arriveExpectTx(lb, loc, bar, p.queryStageBytes + p.gradOutStageBytes);
-              Value row = block.toI32(
-                  lb, arith::AddIOp::create(
-                          lb, loc, m.begin,
-                          arith::MulIOp::create(lb, loc, i, block.idx(lb, c.blockM))));
+              Value row = block.toI32(lb, block.queryRowOf(lb, m, i));
               Value s = block.toI32(lb, stage);
               copyTile(lb, "q_tmap", p.queryOffset,
                        arith::MulIOp::create(lb, loc, s, block.i32(lb, p.queryStageBytes)),
@@ -385,9 +410,8 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
                        arith::MulIOp::create(lb, loc, s,
                                              block.i32(lb, p.gradOutStageBytes)),
                        p.valuePanels, c.blockM, row, head, bar);
-              scf::YieldOp::create(lb, loc);
+              return SmallVector<Value>();
             });
-        return SmallVector<Value>();
       });
 }
 
@@ -397,27 +421,24 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
 /// reduce-adds nor the deterministic mode's turns hold up the consumers;
 /// its last reduce-adds complete before the block ends.
 void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block) {
-  const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
   (void)block.forEachMember(
       b, {}, [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n, ValueRange)
           -> FailureOr<SmallVector<Value>> {
         GridCoords grid = block.coords(mb, m.head);
-        scf::ForOp::create(
-            mb, loc, block.idx(mb, 0), m.blocks, block.idx(mb, 1), ValueRange{},
-            [&](OpBuilder &lb, Location, Value i, ValueRange) {
-              auto [stage, parity] = block.ringPosition(
-                  lb, arith::AddIOp::create(lb, loc, n, i), block.plan.stagingStages);
+        return block.forEachQueryBlock(
+            mb, m, n, {},
+            [&](OpBuilder &lb, Value step, Value i, ValueRange)
+                -> FailureOr<SmallVector<Value>> {
+              auto [stage, parity] =
+                  block.ringPosition(lb, step, block.plan.stagingStages);
               waitParity(lb, loc, block.gradQueryBarrier(lb, stage, /*empty=*/false),
                          parity);
               GridCoords at = grid;
-              at.queryStart = arith::AddIOp::create(
-                  lb, loc, m.begin,
-                  arith::MulIOp::create(lb, loc, i, block.idx(lb, c.blockM)));
+              at.queryStart = block.queryRowOf(lb, m, i);
               block.reduceStagedGradQuery(lb, at, stage);
-              scf::YieldOp::create(lb, loc);
+              return SmallVector<Value>();
             });
-        return SmallVector<Value>();
       });
   bulkWait(b, loc, 0, /*readOnly=*/false);
 }
@@ -589,33 +610,24 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
           ValueRange carried) -> FailureOr<SmallVector<Value>> {
         GridCoords grid = block.coords(mb, m.head);
         Value slope = c.alibi ? grid.alibiSlope(mb, loc, block.args) : Value();
-        LogicalResult result = success();
-        auto loop = scf::ForOp::create(
-            mb, loc, block.idx(mb, 0), m.blocks, block.idx(mb, 1), carried,
-            [&](OpBuilder &lb, Location, Value i, ValueRange values) {
-              Value step = arith::AddIOp::create(lb, loc, n, i);
+        return block.forEachQueryBlock(
+            mb, m, n, carried,
+            [&](OpBuilder &lb, Value step, Value i, ValueRange values)
+                -> FailureOr<SmallVector<Value>> {
               auto [stage, parity] = block.ringPosition(lb, step);
               waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/false),
                          parity);
               block.consumerBarrier(lb);
               GridCoords at = grid;
-              at.queryStart = arith::AddIOp::create(
-                  lb, loc, m.begin,
-                  arith::MulIOp::create(lb, loc, i, block.idx(lb, c.blockM)));
+              at.queryStart = block.queryRowOf(lb, m, i);
               FailureOr<SmallVector<Value>> results = emitConsumerStep(
                   lb, block, math, backward, at, step, stage, values, slope);
-              if (failed(results))
-                result = failure();
-              else
+              if (succeeded(results))
                 overlapStepMatmuls(lb.getInsertionBlock(), *results);
               // Every wgmma reading Q_i and dO_i has been waited for.
               arrive(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true));
-              scf::YieldOp::create(lb, loc,
-                                   succeeded(results) ? ValueRange(*results) : values);
+              return results;
             });
-        if (failed(result))
-          return failure();
-        return SmallVector<Value>(loop.getResults());
       });
   if (failed(gradients))
     return failure();
