@@ -12,7 +12,6 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -33,18 +32,7 @@ static bool specFor(const std::string &text, const std::string &chip,
   std::vector<std::string> keys;
   if (!fa::parseSpec(text, spec, error, &keys))
     return false;
-  fa::AttentionSpec tuned = spec;
-  if (backward)
-    mlir::fa::applyTunedBackwardTile(tuned, chip);
-  else
-    mlir::fa::applyTunedTile(tuned, chip);
-  auto given = [&](const char *key) {
-    return std::find(keys.begin(), keys.end(), key) != keys.end();
-  };
-  if (!given("block_m"))
-    spec.blockM = tuned.blockM;
-  if (!given("block_n"))
-    spec.blockN = tuned.blockN;
+  mlir::fa::applyTunedTileUnlessGiven(spec, keys, chip, backward);
   return fa::checkSpec(spec, error);
 }
 

@@ -455,6 +455,23 @@ void mlir::fa::applyTunedBackwardTile(::fa::AttentionSpec &spec,
   spec.blockN = tile.blockN;
 }
 
+void mlir::fa::applyTunedTileUnlessGiven(::fa::AttentionSpec &spec,
+                                         const std::vector<std::string> &keysGiven,
+                                         const std::string &target, bool backward) {
+  ::fa::AttentionSpec tuned = spec;
+  if (backward)
+    applyTunedBackwardTile(tuned, target);
+  else
+    applyTunedTile(tuned, target);
+  auto given = [&](const char *key) {
+    return llvm::is_contained(keysGiven, key);
+  };
+  if (!given("block_m"))
+    spec.blockM = tuned.blockM;
+  if (!given("block_n"))
+    spec.blockN = tuned.blockN;
+}
+
 static ::fa::AttentionSpec standardSpec(::fa::ElementType dtype, int64_t d,
                                         ::fa::ref::MaskKind mask) {
   ::fa::AttentionSpec spec;

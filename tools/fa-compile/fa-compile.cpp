@@ -271,16 +271,13 @@ int main(int argc, char **argv) {
   };
 
   if (!inputFile.empty()) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
-        llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+    std::string readError;
+    std::unique_ptr<llvm::MemoryBuffer> text =
+        mlir::fa::readGuardedInput(inputFile, readError);
     if (!text)
-      return badInput("cannot read " + inputFile + ": " + text.getError().message());
-    if (std::string hazard = mlir::fa::describeUpstreamIntegerListHazard(
-            inputFile, (*text)->getBuffer());
-        !hazard.empty())
-      return badInput(hazard);
+      return badInput(readError);
     llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
+    sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
     mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
     mlir::OwningOpRef<mlir::ModuleOp> module =
         mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);

@@ -43,20 +43,13 @@ fa::loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
     return mlir::success();
   });
   badInput = true;
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
-      llvm::MemoryBuffer::getFile(path);
+  std::unique_ptr<llvm::MemoryBuffer> text = mlir::fa::readGuardedInput(path, error);
   if (!text) {
-    error = "--input: cannot read " + path + ": " + text.getError().message();
-    return nullptr;
-  }
-  if (std::string hazard =
-          mlir::fa::describeUpstreamIntegerListHazard(path, (*text)->getBuffer());
-      !hazard.empty()) {
-    error = "--input " + hazard;
+    error = "--input: " + error;
     return nullptr;
   }
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module) {

@@ -20,7 +20,6 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
-#include <algorithm>
 #include <cstdlib>
 
 bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
@@ -32,15 +31,8 @@ bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
   if (!parseSpec(o.spec, spec, error, &keys))
     return false;
   // block_m/block_n not given: the chip's tuned tile, as fa-compile uses.
-  auto given = [&](const char *key) {
-    return std::find(keys.begin(), keys.end(), key) != keys.end();
-  };
-  AttentionSpec forward = spec, tuned = spec;
-  mlir::fa::applyTunedTile(tuned, target);
-  if (!given("block_m"))
-    forward.blockM = tuned.blockM;
-  if (!given("block_n"))
-    forward.blockN = tuned.blockN;
+  AttentionSpec forward = spec;
+  mlir::fa::applyTunedTileUnlessGiven(forward, keys, target);
   std::unique_ptr<mlir::MLIRContext> context = mlir::fa::createCompilerContext();
   mlir::fa::CompiledKernel kernel;
   std::string name = mlir::fa::kernelName(forward, target);

@@ -78,6 +78,12 @@ void applyTunedTile(::fa::AttentionSpec &spec, const std::string &target);
 
 /// The same for the backward: the strategy's tuned backward tile.
 void applyTunedBackwardTile(::fa::AttentionSpec &spec, const std::string &target);
+/// For a spec parsed from text (`keysGiven`: the keys it stated,
+/// ::fa::parseSpec): the tuned tile of the forward (or `backward`) where it
+/// gives no block_m or block_n, as fa-compile's flags do.
+void applyTunedTileUnlessGiven(::fa::AttentionSpec &spec,
+                               const std::vector<std::string> &keysGiven,
+                               const std::string &target, bool backward = false);
 
 /// One kernel of the committed standard set.
 struct StandardKernel {

@@ -474,20 +474,25 @@ Value headBroadcastSource(Value v) {
   return cast<RankedTensorType>(source.getType()).getRank() == 4 ? source : v;
 }
 
+/// How a rank-3 [B·H, S, D] or rank-2 [S, D] tensor maps onto
+/// [B, H, S, D]: the reassociation of the expand and of the collapse back.
+SmallVector<ReassociationIndices> fourDimGroups(int64_t rank) {
+  return rank == 3 ? SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}
+                   : SmallVector<ReassociationIndices>{{0, 1, 2}, {3}};
+}
+
 /// `v` as [B, H, S, D]: 4-D as it is, 3-D [B·H, S, D] as [B·H, 1, S, D],
 /// 2-D [S, D] as [1, 1, S, D].
 Value toFourDims(PatternRewriter &rewriter, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getRank() == 4)
     return v;
-  SmallVector<ReassociationIndices> groups =
-      type.getRank() == 3 ? SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}
-                          : SmallVector<ReassociationIndices>{{0, 1, 2}, {3}};
   SmallVector<int64_t> shape = {1, 1};
   if (type.getRank() == 3)
     shape = {type.getDimSize(0), 1};
   shape.append({type.getDimSize(type.getRank() - 2), type.getDimSize(type.getRank() - 1)});
-  return tensor::ExpandShapeOp::create(rewriter, loc, type.clone(shape), v, groups);
+  return tensor::ExpandShapeOp::create(rewriter, loc, type.clone(shape), v,
+                                       fourDimGroups(type.getRank()));
 }
 
 struct RaiseAttentionPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
@@ -552,12 +557,9 @@ struct RaiseAttentionPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
         rewriter.getF32FloatAttr(static_cast<float>(modifiers->scale)),
         /*softcap=*/FloatAttr(), /*tile=*/TileAttr());
     Value out = attention.getOutput();
-    if (resultType.getRank() != 4) {
-      SmallVector<ReassociationIndices> groups =
-          resultType.getRank() == 3 ? SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}
-                                    : SmallVector<ReassociationIndices>{{0, 1, 2}, {3}};
-      out = tensor::CollapseShapeOp::create(rewriter, loc, resultType, out, groups);
-    }
+    if (resultType.getRank() != 4)
+      out = tensor::CollapseShapeOp::create(rewriter, loc, resultType, out,
+                                            fourDimGroups(resultType.getRank()));
     rewriter.replaceOp(op, out);
     return success();
   }

@@ -16,7 +16,9 @@
 #define FA_DIALECT_FA_UTILS_PARSEGUARD_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
 
+#include <memory>
 #include <string>
 
 namespace mlir {
@@ -55,6 +57,20 @@ inline std::string describeUpstreamIntegerListHazard(llvm::StringRef name,
   return name.str() + ":" + std::to_string(line) +
          ": a `dimensions` or `permutation` list that is not all integers "
          "(upstream MLIR 22's linalg parsers crash on it; refused)";
+}
+
+/// The text of `path` ("-": stdin) to parse, or null with one line in
+/// `error`: the file cannot be read, or holds the hazard above.
+inline std::unique_ptr<llvm::MemoryBuffer> readGuardedInput(llvm::StringRef path,
+                                                            std::string &error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!text) {
+    error = "cannot read " + path.str() + ": " + text.getError().message();
+    return nullptr;
+  }
+  error = describeUpstreamIntegerListHazard(path, (*text)->getBuffer());
+  return error.empty() ? std::move(*text) : nullptr;
 }
 
 } // namespace fa
