@@ -175,6 +175,31 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
   return 0;
 }
 
+/// Flags that say two things, or a backward's flags without --bwd: the
+/// refusal, or "".
+static std::string flagConflict() {
+  // cl::opt lets the last of a repeated flag win; a request that says two
+  // things is refused instead.
+  for (cl::Option *option :
+       std::initializer_list<cl::Option *>{
+           &outputDir, &headDim, &valueDim, &dtype, &mask,
+           &softcap, &scale, &blockM, &blockN, &alibi, &target, &name,
+           &standardSetFlag, &backward, &omitRowDot, &deterministic,
+           &backwardBlockM, &backwardBlockN})
+    if (option->getNumOccurrences() > 1)
+      return "--" + option->ArgStr.str() + " is given more than once";
+  if (omitRowDot && !backward)
+    return "--test-omit-row-dot builds a backward: give --bwd";
+  if (deterministic && !backward)
+    return "--deterministic builds a backward: give --bwd";
+  if ((backwardBlockM.getNumOccurrences() || backwardBlockN.getNumOccurrences()) &&
+      !backward)
+    return "--bwd-block-m and --bwd-block-n tile a backward: give --bwd";
+  if (backward && !inputFile.empty())
+    return "--bwd takes a kernel built from flags (--d ...) or --standard-set";
+  return "";
+}
+
 int main(int argc, char **argv) {
   std::string parseErrors;
   llvm::raw_string_ostream errs(parseErrors);
@@ -199,26 +224,8 @@ int main(int argc, char **argv) {
     }
     return message.empty() ? 2 : badInput(message);
   }
-  // cl::opt lets the last of a repeated flag win; a request that says two
-  // things is refused instead.
-  for (cl::Option *option :
-       std::initializer_list<cl::Option *>{
-           &outputDir, &headDim, &valueDim, &dtype, &mask,
-           &softcap, &scale, &blockM, &blockN, &alibi, &target, &name,
-           &standardSetFlag, &backward, &omitRowDot, &deterministic,
-           &backwardBlockM, &backwardBlockN})
-    if (option->getNumOccurrences() > 1)
-      return badInput("--" + option->ArgStr.str() + " is given more than once");
-  if (omitRowDot && !backward)
-    return badInput("--test-omit-row-dot builds a backward: give --bwd");
-  if (deterministic && !backward)
-    return badInput("--deterministic builds a backward: give --bwd");
-  if ((backwardBlockM.getNumOccurrences() || backwardBlockN.getNumOccurrences()) &&
-      !backward)
-    return badInput("--bwd-block-m and --bwd-block-n tile a backward: give --bwd");
-  if (backward && !inputFile.empty())
-    return badInput("--bwd takes a kernel built from flags (--d ...) or "
-                    "--standard-set");
+  if (std::string conflict = flagConflict(); !conflict.empty())
+    return badInput(conflict);
   if (!llvm::sys::fs::is_directory(outputDir) &&
       llvm::sys::fs::create_directories(outputDir))
     return badInput("cannot create output directory " + outputDir);
