@@ -4,8 +4,9 @@
 //
 // Upstream MLIR 22's custom parsers of linalg.broadcast, linalg.transpose
 // and linalg.reduce crash (SIGSEGV: a null attribute is stored after the
-// failed parse) on a `dimensions = [...]` or `permutation = [...]` list that
-// is not all integers, and mlir-opt with them (docs/reliability.md, finding
+// failed parse) on a `dimensions = [...]` or `permutation = [...]` list they
+// fail to read (anything but 64-bit integers and commas: a name, an
+// overflowing integer, an empty item), and mlir-opt with them (docs/reliability.md, finding
 // 4). The tools that read MLIR text (fa-opt, fa-compile, fa-run --input)
 // and the fuzz target check it first, so such input gets one line and
 // exit 2, not a crash.
@@ -15,14 +16,36 @@
 #ifndef FA_DIALECT_FA_UTILS_PARSEGUARD_H
 #define FA_DIALECT_FA_UTILS_PARSEGUARD_H
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 namespace mlir {
 namespace fa {
+
+/// Whether `list` (between the brackets) is empty or 64-bit integers
+/// separated by commas: what those parsers read without failing.
+inline bool isIntegerList(llvm::StringRef list) {
+  if (list.trim().empty())
+    return true;
+  llvm::SmallVector<llvm::StringRef> items;
+  list.split(items, ',');
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    bool negative = item.consume_front("-");
+    item = item.ltrim();
+    uint64_t magnitude;
+    if (item.empty() || item.find_first_not_of("0123456789") != llvm::StringRef::npos ||
+        item.getAsInteger(10, magnitude) ||
+        magnitude > uint64_t(INT64_MAX) + (negative ? 1 : 0))
+      return false;
+  }
+  return true;
+}
 
 /// The byte offset of the first integer list in `text` that would crash
 /// the upstream parsers, or StringRef::npos.
@@ -38,9 +61,7 @@ inline size_t findUpstreamIntegerListHazard(llvm::StringRef text) {
       if (!rest.consume_front("["))
         continue;
       size_t close = rest.find(']');
-      if (close == llvm::StringRef::npos ||
-          rest.take_front(close).find_first_not_of("0123456789-, \t\n\r") !=
-              llvm::StringRef::npos)
+      if (close == llvm::StringRef::npos || !isIntegerList(rest.take_front(close)))
         first = at;
     }
   }
@@ -55,7 +76,7 @@ inline std::string describeUpstreamIntegerListHazard(llvm::StringRef name,
     return "";
   size_t line = text.take_front(at).count('\n') + 1;
   return name.str() + ":" + std::to_string(line) +
-         ": a `dimensions` or `permutation` list that is not all integers "
+         ": a `dimensions` or `permutation` list that is not 64-bit integers "
          "(upstream MLIR 22's linalg parsers crash on it; refused)";
 }
 
