@@ -17,6 +17,7 @@
 #define FA_DIALECT_FA_UTILS_PARSEGUARD_H
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -47,21 +48,40 @@ inline bool isIntegerList(llvm::StringRef list) {
   return true;
 }
 
-/// The byte offset of the first integer list in `text` that would crash
-/// the upstream parsers, or StringRef::npos.
+/// The byte offset of the first `dimensions = ` / `permutation = ` in
+/// `text` that the upstream custom parsers would fail to read (and crash
+/// on): as a keyword of an op's custom form (not a name like %dimensions,
+/// not an entry of an attribute dictionary, which the attribute parser
+/// reads safely), followed by anything but `[`, 64-bit integers and `]`.
+/// StringRef::npos if there is none.
 inline size_t findUpstreamIntegerListHazard(llvm::StringRef text) {
+  // The lexer skips NUL characters as it skips whitespace.
+  constexpr llvm::StringRef kSpace(" \t\n\v\f\r\0", 7);
+  auto isNameChar = [](char ch) {
+    return llvm::isAlnum(ch) || llvm::StringRef("_$.%@#!^").contains(ch);
+  };
   size_t first = llvm::StringRef::npos;
   for (llvm::StringRef key : {"dimensions", "permutation"}) {
     for (size_t at = text.find(key); at != llvm::StringRef::npos && at < first;
          at = text.find(key, at + 1)) {
-      llvm::StringRef rest = text.drop_front(at + key.size()).ltrim();
+      size_t end = at + key.size();
+      if ((at > 0 && isNameChar(text[at - 1])) ||
+          (end < text.size() && isNameChar(text[end])))
+        continue;
+      size_t lineStart = text.take_front(at).rfind('\n');
+      lineStart = lineStart == llvm::StringRef::npos ? 0 : lineStart + 1;
+      if (text.slice(lineStart, at).contains("//"))
+        continue; // in a comment
+      llvm::StringRef before = text.take_front(at).rtrim(kSpace);
+      if (before.ends_with("{") || before.ends_with(","))
+        continue; // an attribute dictionary's entry
+      llvm::StringRef rest = text.drop_front(end).ltrim(kSpace);
       if (!rest.consume_front("="))
-        continue;
-      rest = rest.ltrim();
-      if (!rest.consume_front("["))
-        continue;
+        continue; // the parser stops at the missing '=' without crashing
+      rest = rest.ltrim(kSpace);
       size_t close = rest.find(']');
-      if (close == llvm::StringRef::npos || !isIntegerList(rest.take_front(close)))
+      if (!rest.consume_front("[") || close == llvm::StringRef::npos ||
+          !isIntegerList(rest.take_front(close - 1)))
         first = at;
     }
   }
