@@ -1,6 +1,7 @@
 """PyTorch SDPA (flash = FA2, cuDNN) forward + backward, for the same shapes
 as bench/verify-backward.sh step 4: the issue's reference speeds.
-FLOPs: 3.5x the forward's 4*B*H*M*N*D (halved when causal)."""
+FLOPs: 3.5x the forward's 4*B*H*M*N*D (halved when causal).
+Usage: python3 bench/bwd_sdpa.py [D ...]   (default: 64 128)"""
 import sys
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -17,7 +18,7 @@ def bench(fn, iters=20):
         times.append(s.elapsed_time(e))
     return sorted(times)[len(times) // 2]
 
-for d in (64, 128):
+for d in [int(a) for a in sys.argv[1:]] or [64, 128]:
     for causal in (False, True):
         q, k, v = (torch.randn(B, H, N, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)
                    for _ in range(3))

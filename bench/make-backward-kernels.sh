@@ -22,9 +22,9 @@ done
 "$FA_COMPILE" --d 64 --mask causal --softcap 20 --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --d 64 --mask causal --alibi head --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --d 64 --bwd --test-omit-row-dot -o "$OUT/negative" >/dev/null
-# sm_90a (TMA, wgmma, warp specialisation): the same table.
+# sm_90a (TMA, wgmma, warp specialisation): the same table, and D = 256.
 for dtype in bf16 f16; do
-  for d in 64 128; do
+  for d in 64 128 256; do
     for mask in none causal; do
       "$FA_COMPILE" --target sm_90a --d $d --dtype $dtype --mask $mask --bwd -o "$OUT" >/dev/null
     done
@@ -35,6 +35,7 @@ done
 "$FA_COMPILE" --target sm_90a --d 128 --dv 64 --mask causal --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --target sm_90a --d 64 --mask causal --softcap 20 --bwd -o "$OUT" >/dev/null
 "$FA_COMPILE" --target sm_90a --d 64 --mask causal --alibi head --bwd -o "$OUT" >/dev/null
+"$FA_COMPILE" --target sm_90a --d 256 --dv 128 --mask "window(256,0)" --softcap 20 --bwd -o "$OUT" >/dev/null
 for spec in "--d 64" "--d 64 --mask causal" "--d 128" "--d 128 --mask causal"; do
   "$FA_COMPILE" --target sm_90a $spec --bwd --deterministic -o "$OUT" >/dev/null
 done

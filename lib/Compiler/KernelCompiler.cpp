@@ -379,7 +379,9 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
     return false;
   }
   AttentionKernelConfig config = configOfSpec(
-      context, spec, 2, strategy->backwardWarpsFor(spec.blockM, spec.blockN));
+      context, spec, 2,
+      strategy->backwardWarpsFor(spec.blockM, spec.blockN, spec.headDim,
+                                 spec.valueDim));
   config.deterministic = deterministic;
   error = strategy->unsupportedBackwardReason(config);
   if (!error.empty())
@@ -488,16 +490,17 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
     if (target.empty() || target == chip)
       kernels.push_back({spec, chip, withBackward});
   };
-  auto addGrid = [&](const char *chip) {
+  // The backward keeps dK, dV in registers: up to D = 128 on sm_80, 256
+  // on sm_90a (two warpgroups split their head dims).
+  auto addGrid = [&](const char *chip, int64_t maxBackwardHeadDim) {
     for (::fa::ElementType dtype :
          {::fa::ElementType::F16, ::fa::ElementType::BF16})
       for (int64_t d : {64, 128, 256})
         for (::fa::ref::MaskKind mask :
              {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
-          // The backward keeps dK, dV in registers up to D = 128.
-          add(standardSpec(dtype, d, mask), chip, d <= 128);
+          add(standardSpec(dtype, d, mask), chip, d <= maxBackwardHeadDim);
   };
-  addGrid("sm_80");
+  addGrid("sm_80", 128);
   ::fa::AttentionSpec window;
   window.headDim = window.valueDim = 128;
   window.mask = {::fa::ref::MaskKind::Window, 256, 0};
@@ -520,7 +523,7 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
   alibi.headDim = alibi.valueDim = 128;
   alibi.alibi = ::fa::AlibiKind::Head;
   add(alibi, "sm_80");
-  addGrid("sm_90a");
+  addGrid("sm_90a", 256);
   for (StandardKernel &kernel : kernels)
     applyTunedTile(kernel.spec, kernel.target);
   return kernels;

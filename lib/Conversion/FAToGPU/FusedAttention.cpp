@@ -139,14 +139,16 @@ std::string mlir::fa::unsupported16BitOperands(StringRef chip,
 }
 
 std::string mlir::fa::unsupportedBackwardOperands(StringRef chip,
-                                                  const AttentionKernelConfig &c) {
+                                                  const AttentionKernelConfig &c,
+                                                  int64_t maxHeadDim) {
   std::string operands = unsupported16BitOperands(chip, c);
-  if (!operands.empty() || (c.headDim <= 128 && c.valueDim <= 128))
+  if (!operands.empty() ||
+      (c.headDim <= maxHeadDim && c.valueDim <= maxHeadDim))
     return operands;
   return ("the " + chip +
-          " backward keeps dK and dV in registers and takes D and Dv up to "
-          "128, got D=" +
-          Twine(c.headDim) + " Dv=" + Twine(c.valueDim))
+          " backward keeps dK and dV in registers and takes D and Dv up to " +
+          Twine(maxHeadDim) + ", got D=" + Twine(c.headDim) +
+          " Dv=" + Twine(c.valueDim))
       .str();
 }
 

@@ -3,7 +3,7 @@
 // RUN: not fa-opt %s --split-input-file --fa-gpu-distribute="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=UNTILED
 
 // What the GPU backward cannot build is said once, on the function.
-// SM90: error: sm_90a: the sm_90a backward keeps dK and dV in registers and takes D and Dv up to 128, got D=256 Dv=256
+// SM90: error: sm_90a: above D = 128 the sm_90a backward splits dK's and dV's head dims over two warpgroups: block_m x block_n 64 x 64 with 8 warps, got 64 x 64 (4)
 // UNTILED: error: fa-gpu-distribute: run fa-recompute-backward first
 
 // expected-error @+1 {{sm_80: the sm_80 backward keeps dK and dV in registers and takes D and Dv up to 128, got D=256 Dv=256}}

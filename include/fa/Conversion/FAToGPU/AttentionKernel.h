@@ -141,8 +141,10 @@ public:
   virtual std::string unsupportedBackwardReason(const AttentionKernelConfig &c) const {
     return (chip() + " has no GPU backward yet").str();
   }
-  /// The MMA warps of the backward's main kernel for a tile.
-  virtual int64_t backwardWarpsFor(int64_t blockM, int64_t blockN) const {
+  /// The MMA warps of the backward's main kernel for a tile and the head
+  /// dims (D, Dv) it is built for.
+  virtual int64_t backwardWarpsFor(int64_t blockM, int64_t blockN,
+                                   int64_t headDim, int64_t valueDim) const {
     return warpsFor(blockM);
   }
   /// Threads per block of the backward's main kernel.
@@ -192,9 +194,10 @@ std::string unsupported16BitOperands(StringRef chip,
                                      const AttentionKernelConfig &c);
 
 /// The same for a backward, which also keeps dK and dV in registers: D
-/// and Dv up to 128. The first line of unsupportedBackwardReason.
+/// and Dv up to `maxHeadDim`. The first line of unsupportedBackwardReason.
 std::string unsupportedBackwardOperands(StringRef chip,
-                                        const AttentionKernelConfig &c);
+                                        const AttentionKernelConfig &c,
+                                        int64_t maxHeadDim);
 
 /// Why `chip` cannot build `config` ("" if it can): an unknown chip, or the
 /// strategy's reason. The one check fa-compile and the passes share.

@@ -67,7 +67,7 @@ public:
   std::string
   unsupportedBackwardReason(const AttentionKernelConfig &c) const override {
     // dK_j and dV_j stay in registers: [block_n, D] and [block_n, Dv] f32.
-    std::string operands = unsupportedBackwardOperands(chip(), c);
+    std::string operands = unsupportedBackwardOperands(chip(), c, /*maxHeadDim=*/128);
     if (!operands.empty())
       return operands;
     std::ostringstream os;

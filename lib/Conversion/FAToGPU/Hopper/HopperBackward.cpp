@@ -568,7 +568,7 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   };
   // With dS's columns split over the warpgroups, dQ_i = dS·K_j reads dS
   // from shared memory after the barrier, and its staging needs one more.
-  sources.gradQueryFromShared = c.blockN > c.blockM;
+  sources.gradQueryFromShared = backwardColumnGroups(c).queryRows > 1;
   // dQ_i to the dQ writer: once the buffer is free, staged, fenced for the
   // async proxy (its TMA reduce-adds), and dq_full arrived at by every
   // consumer thread.
@@ -595,14 +595,16 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
   // wgmma's accumulator is mma.sync's per warp: one m16 tile per warp.
-  // Key rows: warpgroup w owns keys 64w..; query rows: the same where
-  // block_m = block_n, else every warpgroup has the 64 query rows and its
-  // share of the columns (S's keys, dQ's head dims).
+  // Key rows: warpgroup w owns keys 64w.., or, with 64 keys over two
+  // warpgroups, all 64 and its share of dK's and dV's head dims; query
+  // rows likewise: its 64 rows, or all 64 and its share of the columns
+  // (S's keys, dQ's head dims).
   auto layout = [&](int64_t columnGroups) {
     return FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1,
                                    /*quadPartial=*/false, FloatAttr(), columnGroups);
   };
-  BackwardMath math(backward, layout(c.blockN / c.blockM), layout(1));
+  BackwardColumnGroups groups = backwardColumnGroups(c);
+  BackwardMath math(backward, layout(groups.queryRows), layout(groups.keyRows));
   waitParity(b, loc, block.keyValueFull(b), block.i32(b, 0));
   FailureOr<SmallVector<Value>> gradients = block.forEachMember(
       b, math.initialGradients(b, loc),

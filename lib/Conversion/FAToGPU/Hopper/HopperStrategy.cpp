@@ -80,25 +80,42 @@ public:
   std::string
   unsupportedBackwardReason(const AttentionKernelConfig &c) const override {
     // dK_j and dV_j stay in registers: 64 key rows of [D] and [Dv] f32 per
-    // consumer warpgroup, beside S, dP and dQ_i.
-    std::string operands = unsupportedBackwardOperands(chip(), c);
+    // consumer warpgroup (half the columns each above D = 128), beside S,
+    // dP and dQ_i.
+    std::string operands =
+        unsupportedBackwardOperands(chip(), c, /*maxHeadDim=*/256);
     if (!operands.empty())
       return operands;
     std::ostringstream os;
-    if (!((c.blockM == c.blockN &&
-                (c.blockM == 64 || c.blockM == 2 * kRowsPerWarpgroup)) ||
-               (c.blockM == kRowsPerWarpgroup && c.blockN == 2 * kRowsPerWarpgroup)))
-      os << "the sm_90a backward takes block_m x block_n 64 x 64, 128 x 128 "
-            "(each consumer warpgroup 64 query rows and 64 keys) or 64 x 128 "
-            "(64 keys each, S's columns split), got "
-         << c.blockM << " x " << c.blockN;
-    else if (c.blockN > c.blockM && c.headDim % (kPanelElements * c.blockN / c.blockM))
-      os << "the sm_90a backward's 64 x 128 tile splits dQ's head dims over "
-            "the warpgroups in 64-column panels: D must be a multiple of 128, got "
-         << c.headDim;
-    else if (c.warps != c.blockN / 16)
-      os << "sm_90a kernels have one MMA warp per 16 rows: warps must be "
-         << c.blockN / 16 << ", got " << c.warps;
+    auto tileIs = [&](int64_t m, int64_t n, int64_t warps) {
+      return c.blockM == m && c.blockN == n && c.warps == warps;
+    };
+    BackwardColumnGroups groups = backwardColumnGroups(c);
+    if (!tileIs(64, 64, 4) && !tileIs(64, 64, 8) && !tileIs(128, 128, 8) &&
+        !tileIs(64, 128, 8))
+      os << "the sm_90a backward takes block_m x block_n (warps) 64 x 64 (4, "
+            "or 8 splitting S's keys and dK's and dV's head dims), 128 x 128 "
+            "(8) or 64 x 128 (8, S's keys split), got "
+         << c.blockM << " x " << c.blockN << " (" << c.warps << ")";
+    else if (std::max(c.headDim, c.valueDim) > 128 && groups.keyRows == 1)
+      os << "above D = 128 the sm_90a backward splits dK's and dV's head dims "
+            "over two warpgroups: block_m x block_n 64 x 64 with 8 warps, got "
+         << c.blockM << " x " << c.blockN << " (" << c.warps << ")";
+    else if (groups.queryRows > 1 &&
+             c.headDim % (kPanelElements * groups.queryRows))
+      os << "the sm_90a backward's " << c.blockM << " x " << c.blockN
+         << " tile splits dQ's head dims over the warpgroups in 64-column "
+            "panels: D must be a multiple of "
+         << kPanelElements * groups.queryRows << ", got " << c.headDim;
+    else if (groups.keyRows > 1 &&
+             (c.headDim % (kPanelElements * groups.keyRows) ||
+              c.valueDim % (kPanelElements * groups.keyRows)))
+      os << "the sm_90a backward's " << c.blockM << " x " << c.blockN
+         << " tile with " << c.warps
+         << " warps splits dK's and dV's head dims over the warpgroups in "
+            "64-column panels: D and Dv must be multiples of "
+         << kPanelElements * groups.keyRows << ", got D=" << c.headDim
+         << " Dv=" << c.valueDim;
     else if (backwardSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
       os << "the backward tile needs " << backwardSharedMemoryBytes(c)
          << " bytes of shared memory, more than sm_90a's "
@@ -118,15 +135,20 @@ public:
     // Two consumer warpgroups: on 128 query rows where their registers hold
     // dK, dV, S and dP (D <= 64); else on 64 query rows, S's 128 keys split
     // between them (D = 128: dQ's reductions are per block_n, docs/
-    // perf-notes.md); one warpgroup otherwise.
+    // perf-notes.md); above 128, on 64 x 64 with dK's and dV's head dims
+    // split too (backwardWarpsFor); one warpgroup otherwise.
     if (headDim <= 64 && valueDim <= 64)
       return {128, 128};
-    if (headDim % 128 == 0)
+    if (headDim == 128 && valueDim <= 128)
       return {64, 128};
     return {64, 64};
   }
 
-  int64_t backwardWarpsFor(int64_t blockM, int64_t blockN) const override {
+  int64_t backwardWarpsFor(int64_t blockM, int64_t blockN, int64_t headDim,
+                           int64_t valueDim) const override {
+    // 64 x 64 takes a second warpgroup where one cannot hold dK and dV.
+    if (blockM == 64 && blockN == 64 && std::max(headDim, valueDim) > 128)
+      return 8;
     return std::max(blockM, blockN) / 16;
   }
 

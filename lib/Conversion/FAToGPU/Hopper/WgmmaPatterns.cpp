@@ -196,7 +196,8 @@ struct RowsTimesRowsLowering : OpConversionPattern<TileMatmulOp> {
 /// fa.matmul {transpose_a} (the backward's dV += Pᵀ·dO, dK += dSᵀ·Q): A
 /// [k][m] and B [k][n] both N-major in shared memory (P and dS as
 /// fa.store_shared wrote them, Q and dO as TMA did); warpgroup w's 64
-/// rows of the result are A's panel w.
+/// rows of the result are A's panel w, and where the result's columns are
+/// split (dK, dV above D = 128), its columns B's panels of its group.
 struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -209,15 +210,23 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
     Location loc = op.getLoc();
     auto lhs = op.getLhs().getType();
     int64_t depth = lhs.getDimSize(0); // A's and B's rows
-    // The warpgroup's 64 result rows are A's panel (its row block).
-    WarpgroupPlace place = warpgroupPlace(rewriter, loc, layoutOf(op.getType()));
+    SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
+    int64_t n = 2 * static_cast<int64_t>(acc.size());
+    FragmentLayoutAttr layout = layoutOf(op.getType());
+    if (layout.getColumnGroups() > 1 && n % kPanelElements)
+      return rewriter.notifyMatchFailure(op, "a column group is not whole panels");
+    // The warpgroup's 64 result rows are A's panel (its row block); its
+    // columns, B's panels of its column group.
+    WarpgroupPlace place = warpgroupPlace(rewriter, loc, layout);
     Value lhsAddr = offsetAddress(rewriter, loc,
                                   sharedAddress(rewriter, loc, adaptor.getLhs()),
                                   place.rowBlock, depth * kPanelRowBytes);
     Value lhsDesc = columnsDescriptor(rewriter, loc, lhsAddr, depth);
-    Value rhsDesc = columnsDescriptor(
-        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()), depth);
-    SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
+    Value rhsAddr = sharedAddress(rewriter, loc, adaptor.getRhs());
+    if (layout.getColumnGroups() > 1)
+      rhsAddr = offsetAddress(rewriter, loc, rhsAddr, place.columnGroup,
+                              n / kPanelElements * depth * kPanelRowBytes);
+    Value rhsDesc = columnsDescriptor(rewriter, loc, rhsAddr, depth);
     wgmmaFence(rewriter, loc);
     for (int64_t k = 0; k < depth / 16; ++k) {
       int64_t step = k * 16 * kPanelRowBytes;
