@@ -136,10 +136,10 @@ private:
 /// The main kernel block's place in the problem: its first key, KV head and
 /// batch, from the grid (ceil(N / block_n), Hkv, B). Built deterministic,
 /// the blocks are taken in launch order with the (KV head, batch) pairs
-/// fastest (BackwardOrder.cpp says why).
+/// fastest within sections sized to L2 (BackwardOrder.cpp says why).
 struct KeyBlockPlace {
   Value keyStart, kvHead, batch;
-  static KeyBlockPlace build(OpBuilder &b, Location loc,
+  static KeyBlockPlace build(OpBuilder &b, Location loc, const KernelArgs &args,
                              const AttentionKernelConfig &c);
 };
 
