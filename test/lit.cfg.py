@@ -30,8 +30,13 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
-tools = ["fa-opt", "fa-run", "fa-compile", "fa-capi-test"]
+tools = ["fa-opt", "fa-run", "fa-compile", "fa-capi-test", "mlir-runner"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+# mlir-runner's support library (printing), beside LLVM's tools.
+config.substitutions.append(
+    ("%mlir_c_runner_utils",
+     os.path.join(os.path.dirname(config.llvm_tools_dir), "lib",
+                  "libmlir_c_runner_utils.so")))
 
 # GPU tests run only where a CUDA device answers (the device machine).
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:

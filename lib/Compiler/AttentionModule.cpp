@@ -74,13 +74,18 @@ public:
     return os.str();
   }
 
-  /// func.func @name(inputs..., [slopes,] outputs...) { to_tensor; <op>;
-  /// materialize }. The slopes, when given, are the op's `alibi(...)`.
+  /// func.func @name(inputs..., [descales,] [slopes,] outputs...) {
+  /// to_tensor; <op>; materialize }. The descales, when given (a
+  /// memref<3xf32>: Q's, K's, V's), are the op's `descale(...)` after its
+  /// first three operands; the slopes its `alibi(...)`.
   void entryPoint(std::ostream &os, const std::string &name,
                   std::vector<Operand> inputs,
                   const std::vector<Operand> &outputs, const std::string &op,
-                  const std::optional<Operand> &alibiSlopes) {
+                  const std::optional<Operand> &alibiSlopes,
+                  const std::optional<Operand> &descales = std::nullopt) {
     size_t numOperands = inputs.size();
+    if (descales)
+      inputs.push_back(*descales);
     if (alibiSlopes)
       inputs.push_back(*alibiSlopes);
     os << "  func.func @" << name << "(";
@@ -91,20 +96,34 @@ public:
         first = false;
       }
     os << ") attributes {llvm.emit_c_interface} {\n";
+    if (descales)
+      for (size_t i = 0; i < 3; ++i)
+        os << "    %c" << i << "_descale = arith.constant " << i << " : index\n";
     for (const Operand &o : inputs)
-      os << "    %" << o.name << " = bufferization.to_tensor %" << o.name
-         << "_buf restrict : " << o.memref << " to " << o.tensor << "\n";
+      if (!descales || o.name != descales->name)
+        os << "    %" << o.name << " = bufferization.to_tensor %" << o.name
+           << "_buf restrict : " << o.memref << " to " << o.tensor << "\n";
+    static constexpr const char *kDescaled[] = {"q", "k", "v"};
+    if (descales)
+      for (size_t i = 0; i < 3; ++i)
+        os << "    %descale_" << kDescaled[i] << " = memref.load %"
+           << descales->name << "_buf[%c" << i << "_descale] : "
+           << descales->memref << "\n";
     os << "    ";
     for (size_t i = 0; i < outputs.size(); ++i)
       os << (i ? ", " : "") << "%" << outputs[i].name;
     os << " = " << op << " ";
     for (size_t i = 0; i < numOperands; ++i)
       os << (i ? ", " : "") << "%" << inputs[i].name;
+    if (descales)
+      os << " descale(%descale_q, %descale_k, %descale_v)";
     if (alibiSlopes)
       os << " alibi(%" << alibiSlopes->name << ")";
     os << " " << attributes() << "\n        : (";
     for (size_t i = 0; i < inputs.size(); ++i)
-      os << (i ? ", " : "") << inputs[i].tensor;
+      os << (i ? ", " : "")
+         << (descales && inputs[i].name == descales->name ? "f32, f32, f32"
+                                                           : inputs[i].tensor);
     os << ") -> (";
     for (size_t i = 0; i < outputs.size(); ++i)
       os << (i ? ", " : "") << outputs[i].tensor;
@@ -156,9 +175,13 @@ std::string mlir::fa::buildAttentionModuleText(const ::fa::AttentionSpec &spec,
   if (slopes)
     os << " alibi=" << ::fa::alibiName(spec.alibi);
   os << "\n";
+  // f8E4M3FN: Q, K and V are stored values, each with an f32 descale.
+  std::optional<Operand> descales;
+  if (spec.dtype == ::fa::ElementType::F8E4M3FN)
+    descales = writer.operand("descale", {3}, "f32");
   os << "module {\n";
   writer.entryPoint(os, "fa_forward", {q, k, v}, {o, lse}, "fa.attention",
-                    slopes);
+                    slopes, descales);
   if (withBackward) {
     Operand gradOut = writer.operand("do", {B, Hq, M, Dv}, out);
     Operand dq = writer.operand("dq", {B, Hq, M, D}, in);

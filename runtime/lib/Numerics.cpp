@@ -181,10 +181,18 @@ double fa::roundTo(ElementType type, double value) {
   return value;
 }
 
-/// The dtype a naive framework computes in: FP8 has no naive "fp8
-/// softmax"; its unfused baseline keeps scores in bf16, as the FP8 kernels'
-/// output is.
+/// The dtype a naive framework computes in. FP8's baseline (issue 11's
+/// yardstick) is the naive fp8 attention: Q, K, V in e4m3 (the inputs
+/// already are), scores accumulated and kept in f32, P rounded to e4m3 for
+/// P·V, accumulated in f32, O rounded to bf16 (the fp8 output type).
 static ElementType naiveWorkingType(ElementType type) {
+  return type == ElementType::F8E4M3FN ? ElementType::F32 : type;
+}
+/// The type the naive attention rounds P to before P·V, and O to.
+static ElementType naiveProbsType(ElementType type) {
+  return type == ElementType::F8E4M3FN ? ElementType::F8E4M3FN : type;
+}
+static ElementType naiveOutputType(ElementType type) {
   return type == ElementType::F8E4M3FN ? ElementType::BF16 : type;
 }
 
@@ -244,14 +252,14 @@ void fa::naiveForwardRow(ElementType type, const ref::Problem &p,
   for (int64_t j = 0; j < p.keyLen; ++j) {
     if (std::isinf(scores[j]))
       continue;
-    double prob = roundTo(working, std::exp(scores[j] - rowMax) / sum);
+    double prob = roundTo(naiveProbsType(type), std::exp(scores[j] - rowMax) / sum);
     const double *vRow =
         value + ((b * p.kvHeads + kvHead) * p.keyLen + j) * p.valueDim;
     for (int64_t e = 0; e < p.valueDim; ++e)
       outRow[e] += prob * vRow[e];
   }
   for (int64_t e = 0; e < p.valueDim; ++e)
-    outRow[e] = roundTo(working, outRow[e]);
+    outRow[e] = roundTo(naiveOutputType(type), outRow[e]);
 }
 
 ref::ForwardResult fa::naiveForward(ElementType type, const ref::Problem &p,

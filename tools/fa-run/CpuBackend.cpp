@@ -64,6 +64,10 @@ using BackwardFn = void (*)(D4 *, D4 *, D4 *, D4 *, D4 *, D3 *, D4 *, D4 *,
                             D4 *);
 // With ALiBi the slopes (a rank-1 or rank-2 descriptor) follow the inputs.
 using AlibiForwardFn = void (*)(D4 *, D4 *, D4 *, void *, D4 *, D3 *);
+// f8E4M3FN: the descales ([3] f32) follow Q, K, V (before any slopes).
+using DescaledForwardFn = void (*)(D4 *, D4 *, D4 *, void *, D4 *, D3 *);
+using DescaledAlibiForwardFn = void (*)(D4 *, D4 *, D4 *, void *, void *,
+                                        D4 *, D3 *);
 using AlibiBackwardFn = void (*)(D4 *, D4 *, D4 *, D4 *, D4 *, D3 *, void *,
                                  D4 *, D4 *, D4 *);
 
@@ -147,15 +151,23 @@ public:
   }
 
   void forward(void *q, void *k, void *v, float *alibiSlopes, void *o,
-               float *lse) override {
+               float *lse, float *descales) override {
     D4 dq = query(q), dk = key(k), dv = value(v), dout = output(o);
     D3 dlse = lseDesc(lse);
     SlopesDesc slopes = slopesDesc(alibiSlopes);
-    if (spec.alibi == AlibiKind::None)
-      forwardFn(&dq, &dk, &dv, &dout, &dlse);
-    else
+    MemRefDescriptor<1> scales = dense<1>(descales, {3});
+    bool alibi = spec.alibi != AlibiKind::None;
+    if (spec.dtype == ElementType::F8E4M3FN && alibi)
+      reinterpret_cast<DescaledAlibiForwardFn>(forwardFn)(
+          &dq, &dk, &dv, &scales, slopes.get(), &dout, &dlse);
+    else if (spec.dtype == ElementType::F8E4M3FN)
+      reinterpret_cast<DescaledForwardFn>(forwardFn)(&dq, &dk, &dv, &scales,
+                                                     &dout, &dlse);
+    else if (alibi)
       reinterpret_cast<AlibiForwardFn>(forwardFn)(&dq, &dk, &dv, slopes.get(),
                                                   &dout, &dlse);
+    else
+      forwardFn(&dq, &dk, &dv, &dout, &dlse);
   }
 
   void backward(void *q, void *k, void *v, void *o, void *gradOut, float *lse,

@@ -45,10 +45,12 @@ public:
   virtual ~CpuBackend();
 
   /// Buffers are dense [B, H, S, W] in the spec's storage type (f16/bf16
-  /// bits); LSE is float. `alibiSlopes` is the dense [Hq] or [B, Hq] float
-  /// slopes when the spec has ALiBi, else ignored.
+  /// bits; f8E4M3FN bytes with a bf16 O); LSE is float. `alibiSlopes` is
+  /// the dense [Hq] or [B, Hq] float slopes when the spec has ALiBi, else
+  /// ignored; `descales` Q's, K's and V's descale for f8E4M3FN, else
+  /// ignored.
   virtual void forward(void *q, void *k, void *v, float *alibiSlopes,
-                       void *o, float *lse) = 0;
+                       void *o, float *lse, float *descales) = 0;
   virtual void backward(void *q, void *k, void *v, void *o, void *gradOut,
                         float *lse, float *alibiSlopes, void *dq, void *dk,
                         void *dv) = 0;

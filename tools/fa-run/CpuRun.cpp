@@ -16,6 +16,8 @@
 #include "fa/runtime/Npy.h"
 #include "fa/runtime/Verify.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -31,11 +33,15 @@ int badInput(const std::string &message) {
   return kBadInput;
 }
 
-/// One tensor in the dtype's storage and as the exact doubles it holds.
+/// One tensor in the dtype's storage and as the exact doubles it holds
+/// (for f8E4M3FN: the stored values times the tensor's descale).
 struct HostTensor {
   std::vector<int64_t> shape;
   std::vector<uint16_t> bits; // f16/bf16 storage
+  std::vector<uint8_t> bytes; // f8E4M3FN storage
   std::vector<double> values;
+
+  void *data() { return bytes.empty() ? static_cast<void *>(bits.data()) : bytes.data(); }
 
   size_t count() const {
     size_t n = 1;
@@ -47,7 +53,7 @@ struct HostTensor {
 
 HostTensor randomTensor(ElementType type, std::vector<int64_t> shape,
                         std::mt19937_64 &gen) {
-  HostTensor t{std::move(shape), {}, {}};
+  HostTensor t{std::move(shape), {}, {}, {}};
   std::normal_distribution<double> normal(0.0, 1.0);
   t.bits.resize(t.count());
   t.values.resize(t.count());
@@ -58,9 +64,33 @@ HostTensor randomTensor(ElementType type, std::vector<int64_t> shape,
   return t;
 }
 
+/// f8E4M3FN inputs: N(0, 1) values over a per-tensor descale that maps
+/// the largest magnitude to 448 (FA3's per-tensor scaling), stored
+/// rounded to e4m3; `values` are the dequantised values the reference
+/// reads.
+HostTensor quantisedTensor(std::vector<int64_t> shape, std::mt19937_64 &gen,
+                           float &descale) {
+  HostTensor t{std::move(shape), {}, {}, {}};
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> real(t.count());
+  double largest = 0.0;
+  for (double &x : real) {
+    x = normal(gen);
+    largest = std::max(largest, std::fabs(x));
+  }
+  descale = static_cast<float>(largest > 0.0 ? largest / 448.0 : 1.0);
+  t.bytes.resize(t.count());
+  t.values.resize(t.count());
+  for (size_t i = 0; i < t.count(); ++i) {
+    t.bytes[i] = toF8E4M3FNBits(static_cast<float>(real[i] / descale));
+    t.values[i] = static_cast<double>(fromF8E4M3FNBits(t.bytes[i])) * descale;
+  }
+  return t;
+}
+
 /// An output buffer poisoned with NaN, so an element never written fails.
 HostTensor poisoned(ElementType type, std::vector<int64_t> shape) {
-  HostTensor t{std::move(shape), {}, {}};
+  HostTensor t{std::move(shape), {}, {}, {}};
   t.bits.assign(t.count(), poisonBits(type));
   return t;
 }
@@ -86,7 +116,8 @@ bool parseNegativeControl(const std::string &name, NegativeControl &control) {
        {std::pair{"none", NegativeControl::None},
         std::pair{"no-rescale", NegativeControl::NoRescale},
         std::pair{"no-row-dot", NegativeControl::NoRowDot},
-        std::pair{"no-alibi", NegativeControl::NoAlibi}})
+        std::pair{"no-alibi", NegativeControl::NoAlibi},
+        std::pair{"no-descale", NegativeControl::NoDescale}})
     if (name == text) {
       control = kind;
       return true;
@@ -143,13 +174,17 @@ int fa::runCpu(const Options &options) {
     return badInput(error);
   NegativeControl control;
   if (!parseNegativeControl(options.negativeControl, control))
-    return badInput("--negative-control must be none, no-rescale, no-row-dot "
-                    "or no-alibi");
+    return badInput("--negative-control must be none, no-rescale, no-row-dot, "
+                    "no-alibi or no-descale");
   if (control == NegativeControl::NoAlibi && spec.alibi == AlibiKind::None)
     return badInput("--negative-control no-alibi needs a spec with alibi=head "
                     "or alibi=batch_head");
-  if (spec.dtype == ElementType::F8E4M3FN)
-    return badInput("dtype f8e4m3fn runs on --device cuda only");
+  bool fp8 = spec.dtype == ElementType::F8E4M3FN;
+  if (control == NegativeControl::NoDescale && !fp8)
+    return badInput("--negative-control no-descale needs dtype=f8e4m3fn");
+  if (fp8 && (options.backward || !options.input.empty()))
+    return badInput("dtype f8e4m3fn is a forward of the spec's module: no "
+                    "--bwd (there is no fp8 backward) or --input");
   if (!options.input.empty() &&
       (options.backward || control != NegativeControl::None ||
        spec.alibi != AlibiKind::None))
@@ -164,29 +199,49 @@ int fa::runCpu(const Options &options) {
   }
 
   ElementType type = spec.dtype;
+  // f8E4M3FN's output is bf16 (fa.attention's rule).
+  ElementType outType = fp8 ? ElementType::BF16 : type;
   std::mt19937_64 gen(options.seed);
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
           Dv = spec.valueDim;
   RunTensors t;
-  t.q = randomTensor(type, {B, Hq, M, D}, gen);
-  t.k = randomTensor(type, {B, Hkv, N, D}, gen);
-  t.v = randomTensor(type, {B, Hkv, N, Dv}, gen);
-  t.o = poisoned(type, {B, Hq, M, Dv});
+  float descales[3] = {1.0f, 1.0f, 1.0f};
+  if (fp8) {
+    t.q = quantisedTensor({B, Hq, M, D}, gen, descales[0]);
+    t.k = quantisedTensor({B, Hkv, N, D}, gen, descales[1]);
+    t.v = quantisedTensor({B, Hkv, N, Dv}, gen, descales[2]);
+  } else {
+    t.q = randomTensor(type, {B, Hq, M, D}, gen);
+    t.k = randomTensor(type, {B, Hkv, N, D}, gen);
+    t.v = randomTensor(type, {B, Hkv, N, Dv}, gen);
+  }
+  t.o = poisoned(outType, {B, Hq, M, Dv});
   t.slopesShape = alibiShape(spec, size);
   t.slopes = randomAlibiSlopes(spec, size, options.seed + kAlibiSeedOffset);
   std::vector<float> slopes(t.slopes.begin(), t.slopes.end());
   std::vector<float> lse(B * Hq * M, std::numeric_limits<float>::quiet_NaN());
 
-  backend->forward(t.q.bits.data(), t.k.bits.data(), t.v.bits.data(),
-                   slopes.data(), t.o.bits.data(), lse.data());
-  readBack(type, t.o);
+  // The broken build's V descale is 1; the reference keeps the true one.
+  float kernelDescales[3] = {descales[0], descales[1],
+                             control == NegativeControl::NoDescale ? 1.0f
+                                                                   : descales[2]};
+  backend->forward(t.q.data(), t.k.data(), t.v.data(), slopes.data(),
+                   t.o.bits.data(), lse.data(), kernelDescales);
+  readBack(outType, t.o);
   t.lseShape = {B, Hq, M};
   t.lse.assign(lse.begin(), lse.end());
 
   std::cout << "fa-run: device=cpu spec=" << options.spec << " b=" << B
                << " hq=" << Hq << " hkv=" << Hkv << " m=" << M << " n=" << N
-               << " seed=" << options.seed
+               << " seed=" << options.seed;
+  if (fp8) {
+    char line[96];
+    std::snprintf(line, sizeof(line), " descale=%.4g,%.4g,%.4g", descales[0],
+                  descales[1], descales[2]);
+    std::cout << line;
+  }
+  std::cout
                << (control != NegativeControl::None
                        ? " negative-control=" + options.negativeControl
                        : std::string())

@@ -19,8 +19,10 @@ namespace fa {
 enum ExitCode { kPass = 0, kMismatch = 1, kBadInput = 2, kNoGpu = 77 };
 
 /// Deliberately broken builds: the negative controls of the test suite.
-/// NoAlibi compiles the spec without its ALiBi bias (the reference keeps it).
-enum class NegativeControl { None, NoRescale, NoRowDot, NoAlibi };
+/// NoAlibi compiles the spec without its ALiBi bias (the reference keeps it);
+/// NoDescale gives an f8E4M3FN kernel 1 for V's descale (the reference
+/// keeps the true one).
+enum class NegativeControl { None, NoRescale, NoRowDot, NoAlibi, NoDescale };
 
 /// fa-run's flags (parsed by hand: fa-run builds where there is no LLVM).
 struct Options {

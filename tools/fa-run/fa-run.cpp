@@ -39,7 +39,7 @@ const char *kUsage =
     "              [--verify] [--bwd] [--bench] [--iters K] [--layout bhsd|bshd]\n"
     "              [--dump DIR] [--target CHIP] [--bwd-kernel B.json]\n"
     "              [--deterministic] [--input F.mlir]\n"
-    "              [--negative-control none|no-rescale|no-row-dot|no-alibi]\n"
+    "              [--negative-control none|no-rescale|no-row-dot|no-alibi|no-descale]\n"
     "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
     "      window(L,R),softcap=..,alibi=none|head|batch_head,scale=..,\n"
     "      block_m=..,block_n=..\n"

@@ -35,6 +35,10 @@ namespace fa {
 /// fa tile ops -> linalg.generic (convert-fa-tile-to-linalg).
 void populateFATileToLinalgPatterns(RewritePatternSet &patterns);
 
+/// Scalar f8E4M3FN <-> f32 arith.extf / arith.truncf as integer ops
+/// (fa-expand-f8-casts).
+void populateExpandF8CastPatterns(RewritePatternSet &patterns);
+
 class AttentionGPUStrategy;
 /// fa-gpu-distribute on `module` for `chip` (the pass is a thin driver).
 LogicalResult distributeAttentionToGPU(ModuleOp module, StringRef chip,

@@ -26,6 +26,20 @@ def ConvertFATileToLinalg : Pass<"convert-fa-tile-to-linalg", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FAExpandF8Casts : Pass<"fa-expand-f8-casts"> {
+  let summary = "Expand scalar f8E4M3FN <-> f32 casts into integer ops (the CPU has no e4m3)";
+  let description = [{
+    `arith.extf` from f8E4M3FN and `arith.truncf` to it, on scalars, become
+    bit manipulation on i8/i32: extension exactly (subnormals, NaN), and
+    truncation with round-to-nearest-even, saturating to ±448 as the
+    runtime's `toF8E4M3FNBits` does (e4m3fn has no infinity; NaN stays
+    NaN). The CPU path runs it after linalg becomes loops, before LLVM:
+    LLVM has no e4m3 type.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def FAGPUDistribute : Pass<"fa-gpu-distribute", "ModuleOp"> {
   let summary = "Place the fused attention loop in a kernel: the chip's schedule, the L2 math on fragment layouts";
   let description = [{

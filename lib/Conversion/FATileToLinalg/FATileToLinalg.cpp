@@ -50,7 +50,7 @@ Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
       .getResult(0);
 }
 
-/// Widens an f16/bf16 element to f32 inside a generic body.
+/// Widens an f16/bf16/f8E4M3FN element to f32 inside a generic body.
 Value toF32(OpBuilder &b, Location loc, Value element) {
   if (element.getType().isF32())
     return element;
@@ -143,15 +143,19 @@ struct QKScoresToLinalg : OpRewritePattern<QKScoresOp> {
     double scale = op.getScale().convertToDouble();
     double unit = op.getLog2Domain() ? M_LOG2E : 1.0;
     FloatAttr softcapAttr = op.getSoftcapAttr();
+    Value descale = op.getDescale();
     Value scores = elementwise(
         rewriter, loc, dot, {dot}, {},
         [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+          Value raw = args[0];
+          if (descale) // the e4m3 inputs' descales, a run-time factor
+            raw = arith::MulFOp::create(nb, nloc, raw, descale);
           if (!softcapAttr) // log2(e) folds into the scale.
-            return arith::MulFOp::create(nb, nloc, args[0],
+            return arith::MulFOp::create(nb, nloc, raw,
                                          f32Constant(nb, nloc, scale * unit));
           double softcap = softcapAttr.getValueAsDouble();
           Value inner = arith::MulFOp::create(
-              nb, nloc, args[0], f32Constant(nb, nloc, scale / softcap));
+              nb, nloc, raw, f32Constant(nb, nloc, scale / softcap));
           Value capped = math::TanhOp::create(nb, nloc, inner);
           return arith::MulFOp::create(nb, nloc, capped,
                                        f32Constant(nb, nloc, softcap * unit));

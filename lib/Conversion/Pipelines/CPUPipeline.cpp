@@ -63,6 +63,8 @@ void mlir::fa::buildFAToCPUPipeline(OpPassManager &pm) {
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+  // e4m3 <-> f32 likewise (the fp8 path): LLVM has no e4m3 type.
+  pm.addPass(createFAExpandF8Casts());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass()); // tanh, for the softcap
   pm.addPass(createSCFToControlFlowPass());

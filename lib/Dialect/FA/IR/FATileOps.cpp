@@ -34,6 +34,11 @@ LogicalResult QKScoresOp::verify() {
   if (getQuery().getType().getElementType() !=
       getKey().getType().getElementType())
     return emitOpError("query and key tiles must have one element type");
+  bool fp8 = isa<Float8E4M3FNType>(getQuery().getType().getElementType());
+  if (fp8 && !getDescale())
+    return emitOpError("f8E4M3FN tiles need a descale (Q's times K's)");
+  if (!fp8 && getDescale())
+    return emitOpError("a descale is only for f8E4M3FN tiles");
   if (auto softcap = getSoftcapAttr(); softcap &&
                                        !(softcap.getValueAsDouble() > 0.0))
     return emitOpError("softcap must be > 0 when present");
@@ -99,5 +104,9 @@ LogicalResult TileMatmulOp::verify() {
     return mismatch(*this, "rows of acc", c[0], rows);
   if (c[1] != cols)
     return mismatch(*this, "columns of acc", c[1], cols);
+  // e4m3 MMAs take both operands in e4m3.
+  if (isa<Float8E4M3FNType>(getLhs().getType().getElementType()) !=
+      isa<Float8E4M3FNType>(getRhs().getType().getElementType()))
+    return emitOpError("f8E4M3FN operands come in pairs (both or neither)");
   return success();
 }

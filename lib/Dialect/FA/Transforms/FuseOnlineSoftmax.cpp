@@ -80,7 +80,17 @@ static bool isRowSumSweep(scf::ForOp loop, Value rowMax) {
   return exp && exp.getShift() == rowMax && !exp.getBase2();
 }
 
-/// Matches `yield matmul(scale_rows(exp_shifted(S, m), invSum), V, acc)`.
+/// The normalised P of an output sweep's P·V: its left operand, or the
+/// operand of the arith.truncf that rounds it to an MMA type (f8E4M3FN).
+static ScaleRowsOp normalisedProbs(TileMatmulOp matmul) {
+  Value lhs = matmul.getLhs();
+  if (auto round = lhs.getDefiningOp<arith::TruncFOp>())
+    lhs = round.getIn();
+  return lhs.getDefiningOp<ScaleRowsOp>();
+}
+
+/// Matches `yield matmul([truncf](scale_rows(exp_shifted(S, m), invSum)),
+/// V, acc)`.
 static TileMatmulOp matchOutputSweep(scf::ForOp loop, Value rowMax) {
   if (loop.getNumResults() != 1)
     return {};
@@ -88,7 +98,7 @@ static TileMatmulOp matchOutputSweep(scf::ForOp loop, Value rowMax) {
   if (!matmul || matmul.getAcc() != loop.getRegionIterArgs()[0] ||
       matmul.getTransposeA() || matmul.getTransposeB() || matmul.getAlpha())
     return {};
-  auto probs = matmul.getLhs().getDefiningOp<ScaleRowsOp>();
+  ScaleRowsOp probs = normalisedProbs(matmul);
   if (!probs)
     return {};
   auto exp = probs.getInput().getDefiningOp<ExpShiftedOp>();
@@ -222,7 +232,13 @@ struct FuseOnlineSoftmax : OpRewritePattern<scf::ForOp> {
           Value newSum = arith::AddFOp::create(
               b, loc, sumBefore,
               RowSumOp::create(b, loc, runningSum.getType(), probs));
-          Value newAcc = TileMatmulOp::create(b, loc, acc.getType(), probs,
+          // P rounded as the output sweep rounded it (e4m3 for an e4m3
+          // MMA); unnormalised, still in [0, 1].
+          Value mmaProbs = probs;
+          Type mmaType = sweeps->probsTimesV.getLhs().getType();
+          if (mmaType != probs.getType())
+            mmaProbs = arith::TruncFOp::create(b, loc, mmaType, probs);
+          Value newAcc = TileMatmulOp::create(b, loc, acc.getType(), mmaProbs,
                                               valueTile, accBefore, nullptr,
                                               nullptr, nullptr);
           scf::YieldOp::create(b, loc, ValueRange{newMax, newSum, newAcc});
@@ -240,8 +256,7 @@ struct FuseOnlineSoftmax : OpRewritePattern<scf::ForOp> {
 
     // O = acc / l, with the 1/l (0 for a row with no key) the 3-pass form
     // already computes for its normalised P.
-    auto normalise =
-        cast<ScaleRowsOp>(sweeps->probsTimesV.getLhs().getDefiningOp());
+    ScaleRowsOp normalise = normalisedProbs(sweeps->probsTimesV);
     Value invSum = normalise.getFactor();
     rewriter.setInsertionPoint(outputLoop);
     Value output = ScaleRowsOp::create(rewriter, loc, fused.getResult(2).getType(), fused.getResult(2), invSum);

@@ -93,7 +93,8 @@ public:
     // recomputed. The bias is a constant of S: it shapes P but has no
     // derivative of its own, so dS flows back through the softcap only.
     Value scores = QKScoresOp::create(
-        b, loc, tileType, queryTile, keyTile, b.getF32FloatAttr(scale),
+        b, loc, tileType, queryTile, keyTile, /*descale=*/Value(),
+        b.getF32FloatAttr(scale),
         softcap > 0 ? b.getF32FloatAttr(softcap) : FloatAttr(), nullptr);
     Value biased = tb.addAlibiBias(scores, alibiSlope, q0, k0, shape.queryLen,
                                    shape.keyLen);

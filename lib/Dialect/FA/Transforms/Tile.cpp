@@ -12,6 +12,8 @@
 //
 // With ALiBi slopes, the head's slope is read once per (batch, head) and
 // each score tile gets fa.alibi_bias between fa.qk_scores and the mask.
+// With f8E4M3FN inputs, S carries Q's and K's descales (fa.qk_scores'
+// descale), P is rounded to e4m3 for P·V, and O is scaled by V's descale.
 //
 // fa-fuse-online-softmax turns the three sweeps into one.
 //
@@ -65,7 +67,7 @@ public:
     auto scoresType =
         RankedTensorType::get({blockM, blockN}, b.getF32Type());
     auto scores = QKScoresOp::create(
-        b, loc, scoresType, blk.queryTile, keyTile,
+        b, loc, scoresType, blk.queryTile, keyTile, scoreDescale,
         b.getF32FloatAttr(op.getScaleOrDefault()), softcapAttr(),
         /*log2_domain=*/nullptr);
     Value biased = tb.addAlibiBias(scores, blk.alibiSlope, blk.q0, k0,
@@ -131,9 +133,25 @@ public:
           Value probs = ScaleRowsOp::create(b, loc, p.getType(), p, invSum);
           Value valueTile =
               tb.loadTile(op.getValue(), blk.batch, blk.kvHead, k0, blockN);
+          // e4m3 P·V: P (in [0, 1]) rounded to V's type, as the e4m3 MMA
+          // takes it.
+          auto valueType = cast<RankedTensorType>(valueTile.getType());
+          if (isa<Float8E4M3FNType>(valueType.getElementType()))
+            probs = arith::TruncFOp::create(
+                b, loc,
+                cast<RankedTensorType>(probs.getType())
+                    .clone(valueType.getElementType()),
+                probs);
           return TileMatmulOp::create(b, loc, acc.getType(), probs, valueTile,
                                       acc, nullptr, nullptr, nullptr);
         });
+    // V's descale: O = (P·V_stored)·descale_v.
+    if (valueDescale)
+      output = ScaleRowsOp::create(
+          b, loc, output.getType(), output,
+          tensor::SplatOp::create(b, loc,
+                                  RankedTensorType::get({blockM}, b.getF32Type()),
+                                  valueDescale));
     // LSE = m + log(l); -inf + log(0) = -inf for a row with no visible key.
     Value lse = arith::AddFOp::create(b, loc, rowMax,
                                       math::LogOp::create(b, loc, rowSum));
@@ -143,6 +161,13 @@ public:
   /// Emits the whole loop nest and returns the replacement values.
   SmallVector<Value> build() {
     Type elementType = op.getOutput().getType().getElementType();
+    // f8E4M3FN: the stored values times per-tensor descales; Q's and K's
+    // scale S (one product), V's the output.
+    if (op.getDescale().size() == 3) {
+      scoreDescale = arith::MulFOp::create(b, loc, op.getDescale()[0],
+                                           op.getDescale()[1]);
+      valueDescale = op.getDescale()[2];
+    }
     SmallVector<Value> inits = {tensor::EmptyOp::create(
         b, loc, op.getOutput().getType().getShape(), elementType)};
     if (op.getLse())
@@ -183,6 +208,7 @@ public:
   }
 
 private:
+  Value scoreDescale, valueDescale; ///< f8E4M3FN only
   FloatAttr softcapAttr() {
     double softcap = op.getSoftcapOrZero();
     return softcap > 0.0 ? b.getF32FloatAttr(softcap) : FloatAttr();
@@ -202,8 +228,6 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.getDescale().empty())
-      return rewriter.notifyMatchFailure(op, "f8E4M3FN is GPU-only");
     FailureOr<AttentionShape> shape =
         AttentionShape::get(op, op.getQuery(), op.getKey(), op.getValue());
     if (failed(shape))
@@ -245,10 +269,7 @@ struct FATilePass : fa::impl::FATileBase<FATilePass> {
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     // Whatever is left could not be tiled; say so rather than pass it on.
     getOperation().walk([&](AttentionOp op) {
-      if (!op.getDescale().empty())
-        op.emitOpError("cannot be tiled: f8E4M3FN attention is GPU-only");
-      else
-        op.emitOpError("cannot be tiled");
+      op.emitOpError("cannot be tiled");
       signalPassFailure();
     });
   }

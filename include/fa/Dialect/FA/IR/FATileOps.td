@@ -21,6 +21,8 @@ class FA_StaticTile<list<Type> types, list<int> ranks>
     : RankedTensorOf<types, [HasStaticShapePred, HasAnyRankOfPred<ranks>],
                      "statically shaped " # !interleave(!foreach(r, ranks, r # "D"), "/") # " tile">;
 def FA_Tile2D : FA_StaticTile<[F16, BF16, F32], [2]>;
+// The operands of the MMAs (S = QKᵀ, P·V) may also be f8E4M3FN.
+def FA_MmaTile2D : FA_StaticTile<[F16, BF16, F8E4M3FN, F32], [2]>;
 def FA_F32Tile2D : FA_StaticTile<[F32], [2]>;
 def FA_F32Tile1D : FA_StaticTile<[F32], [1]>;
 def FA_F32Tile : FA_StaticTile<[F32], [1, 2]>;
@@ -31,22 +33,29 @@ class FA_TileOp<string mnemonic, list<Trait> traits = []>
 def FA_QKScoresOp : FA_TileOp<"qk_scores"> {
   let summary = "Score tile S = softcap(scale · Q·Kᵀ), optionally in log2 units";
   let description = [{
-    `S[i, j] = c * f(scale * sum_d Q[i, d] * K[j, d])`, accumulated in f32,
-    where `f(x) = softcap * tanh(x / softcap)` when `softcap` is present and
-    `f(x) = x` otherwise, and `c = log2(e)` when `log2_domain` is set (so that
-    `exp2(S)` equals `exp` of the natural-unit score; the lowering folds `c`
-    into `scale` when there is no softcap) and `c = 1` otherwise.
+    `S[i, j] = c * f(scale * descale * sum_d Q[i, d] * K[j, d])`,
+    accumulated in f32, where `f(x) = softcap * tanh(x / softcap)` when
+    `softcap` is present and `f(x) = x` otherwise, and `c = log2(e)` when
+    `log2_domain` is set (so that `exp2(S)` equals `exp` of the natural-unit
+    score; the lowering folds `c` into `scale` when there is no softcap) and
+    `c = 1` otherwise. `descale` (f8E4M3FN tiles only, where it is required)
+    is a run-time f32, the product of Q's and K's per-tensor descale
+    factors; it is 1 otherwise.
 
     ```mlir
     %s = fa.qk_scores %q_tile, %k_tile {scale = 0.125 : f32, log2_domain}
         : tensor<64x64xbf16>, tensor<32x64xbf16> -> tensor<64x32xf32>
+    %s8 = fa.qk_scores %q8, %k8 descale(%dqk) {scale = 0.125 : f32}
+        : tensor<64x64xf8E4M3FN>, tensor<32x64xf8E4M3FN> -> tensor<64x32xf32>
     ```
   }];
-  let arguments = (ins FA_Tile2D:$query, FA_Tile2D:$key, F32Attr:$scale,
+  let arguments = (ins FA_MmaTile2D:$query, FA_MmaTile2D:$key,
+                       Optional<F32>:$descale, F32Attr:$scale,
                        OptionalAttr<F32Attr>:$softcap, UnitAttr:$log2_domain);
   let results = (outs FA_F32Tile2D:$scores);
   let assemblyFormat = [{
-    $query `,` $key attr-dict `:` type($query) `,` type($key) `->` type($scores)
+    $query `,` $key (`descale` `(` $descale^ `)`)? attr-dict `:` type($query)
+    `,` type($key) `->` type($scores)
   }];
   let hasVerifier = 1;
 }
@@ -187,8 +196,9 @@ def FA_TileMatmulOp : FA_TileOp<"matmul", [AllTypesMatch<["acc", "result"]>]> {
   let summary = "acc + alpha · op(A)·op(B), f32 accumulation";
   let description = [{
     `op(X)` is `Xᵀ` when `transpose_a` / `transpose_b` is set. A and B may be
-    f16, bf16 or f32; products are taken in f32. Every matmul of the forward
-    (P·V) and backward (Pᵀ·dO, dO·Vᵀ, dSᵀ·Q, dS·K) is one of these.
+    f16, bf16 or f32, or both f8E4M3FN (the fp8 forward's P·V, P rounded
+    to e4m3); products are taken in f32. Every matmul of the forward (P·V)
+    and backward (Pᵀ·dO, dO·Vᵀ, dSᵀ·Q, dS·K) is one of these.
 
     ```mlir
     %acc1 = fa.matmul %p, %v_tile, %acc : tensor<64x32xf32>, tensor<32x64xbf16>, tensor<64x64xf32>
@@ -196,7 +206,7 @@ def FA_TileMatmulOp : FA_TileOp<"matmul", [AllTypesMatch<["acc", "result"]>]> {
         : tensor<64x32xf32>, tensor<64x64xbf16>, tensor<32x64xf32>
     ```
   }];
-  let arguments = (ins FA_Tile2D:$lhs, FA_Tile2D:$rhs, FA_F32Tile2D:$acc,
+  let arguments = (ins FA_MmaTile2D:$lhs, FA_MmaTile2D:$rhs, FA_F32Tile2D:$acc,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
                        OptionalAttr<F32Attr>:$alpha);
   let results = (outs FA_F32Tile2D:$result);
