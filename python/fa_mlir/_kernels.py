@@ -1,0 +1,220 @@
+"""Kernel selection: which fa-compile output serves a call, and where it lives.
+
+A call needs a kernel for (target chip, dtype, D, Dv, mask, scale, softcap,
+ALiBi, direction). KernelStore looks, in order,
+  1. in the on-disk cache, ~/.cache/fa-mlir/<generator>/<key>/ (key: a hash
+     of the spec, the chip and the direction; <generator> the compiler's
+     revision, as fa-compile --version prints it), as Triton's cache does;
+  2. in the kernels shipped with the package (fa_mlir/kernels/, or the
+     checkout's kernels_generated/) and in the directories of
+     FA_MLIR_KERNEL_PATH, by their manifests' spec;
+  3. by running fa-compile (FA_MLIR_COMPILE, PATH, or the checkout's
+     build/bin) into the cache,
+and otherwise raises FaMlirError naming the missing spec and the command
+that generates it. Each manifest path is resolved once per process.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._runtime import FaMlirError
+
+_ROOT = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """What a kernel is compiled for (fa-compile's spec, without the tile)."""
+
+    dtype: str  # "bf16" | "f16"
+    head_dim: int
+    value_dim: int
+    mask: str = "none"  # none | causal | causal_top_left | window(L,R)
+    scale: float = 0.0  # 0: 1/sqrt(D)
+    softcap: float = 0.0
+    alibi: str = "none"  # none | head | batch_head
+
+    def resolved_scale(self):
+        return self.scale if self.scale else self.head_dim ** -0.5
+
+    def spec_string(self):
+        """fa-compile's --spec form (runtime/lib/Spec.cpp)."""
+        parts = [f"d={self.head_dim}", f"dv={self.value_dim}",
+                 f"dtype={self.dtype}", f"mask={self.mask}"]
+        if self.softcap:
+            parts.append(f"softcap={self.softcap!r}")
+        if self.alibi != "none":
+            parts.append(f"alibi={self.alibi}")
+        parts.append(f"scale={self.resolved_scale()!r}")
+        return ",".join(parts)
+
+    def compile_flags(self):
+        flags = ["--d", str(self.head_dim), "--dv", str(self.value_dim),
+                 "--dtype", self.dtype, "--mask", self.mask,
+                 "--scale", repr(self.resolved_scale())]
+        if self.softcap:
+            flags += ["--softcap", repr(self.softcap)]
+        if self.alibi != "none":
+            flags += ["--alibi", self.alibi]
+        return flags
+
+
+def mask_of(causal, window_size, top_left=False):
+    """fa-compile's mask for FlashAttention's (causal, window_size)."""
+    left, right = window_size
+    if left < 0 and right < 0:
+        if not causal:
+            return "none"
+        return "causal_top_left" if top_left else "causal"
+    if top_left:
+        raise FaMlirError("fa_mlir: a window with top-left causal alignment is not supported")
+    if causal:
+        right = 0  # FlashAttention: causal caps the right side at the diagonal
+    return f"window({left},{right})"
+
+
+def _normal_mask(text):
+    return text.replace(" ", "")
+
+
+def _manifest_matches(manifest, spec, target, kind, deterministic):
+    """Whether a manifest (parsed JSON) is a kernel for `spec`."""
+    if manifest.get("target") != target or manifest.get("kind") != kind:
+        return False
+    if kind == "backward" and (bool(manifest.get("deterministic_mode")) != deterministic
+                               or manifest.get("negative_control", "none") != "none"):
+        return False
+    # Commas inside a window's parentheses do not separate fields.
+    items = re.split(r",(?![^()]*\))", manifest.get("spec", ""))
+    fields = dict(item.split("=", 1) for item in items if "=" in item)
+    try:
+        return (fields.get("dtype") == spec.dtype
+                and int(fields.get("d", -1)) == spec.head_dim
+                and int(fields.get("dv", -1)) == spec.value_dim
+                and _normal_mask(fields.get("mask", "")) == _normal_mask(spec.mask)
+                and abs(float(fields.get("softcap", 0.0)) - spec.softcap) <= 1e-6 * max(1.0, spec.softcap)
+                and fields.get("alibi", "none") == spec.alibi
+                and abs(float(fields.get("scale", 0.0)) - spec.resolved_scale())
+                <= 1e-7 * spec.resolved_scale())
+    except ValueError:
+        return False
+
+
+def _find_compiler():
+    env = os.environ.get("FA_MLIR_COMPILE")
+    if env:
+        return env if Path(env).is_file() else None
+    found = shutil.which("fa-compile")
+    if found:
+        return found
+    checkout = _ROOT.parent.parent / "build" / "bin" / "fa-compile"
+    return str(checkout) if checkout.is_file() else None
+
+
+def _shipped_dirs():
+    dirs = [_ROOT / "kernels", _ROOT.parent.parent / "kernels_generated"]
+    for extra in os.environ.get("FA_MLIR_KERNEL_PATH", "").split(os.pathsep):
+        if extra:
+            dirs.insert(0, Path(extra))
+    return [d for d in dirs if d.is_dir()]
+
+
+class KernelStore:
+    """Finds (or compiles) the manifest of the kernel a call needs."""
+
+    def __init__(self, target, cache_dir=None, compiler="auto", shipped_dirs=None):
+        self.target = target
+        default_cache = Path(os.environ.get("FA_MLIR_CACHE_DIR",
+                                            Path.home() / ".cache" / "fa-mlir"))
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache
+        self.compiler = _find_compiler() if compiler == "auto" else compiler
+        self.shipped = _shipped_dirs() if shipped_dirs is None else [Path(d) for d in shipped_dirs]
+        self._resolved = {}
+        self._generator = None
+        self.compiles = 0  # fa-compile runs by this store (tests read it)
+
+    def generator(self):
+        """The compiler's revision (the cache's first level), or None."""
+        if self._generator is None and self.compiler:
+            out = subprocess.run([self.compiler, "--version"], capture_output=True, text=True)
+            words = out.stdout.replace(")", " ").split()
+            self._generator = next((w for w in words if w.startswith("src-")), "unknown")
+        return self._generator
+
+    def _key(self, spec, kind, deterministic):
+        text = f"{self.target}|{spec.spec_string()}|{kind}|{int(deterministic)}"
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+    def manifest(self, spec, backward=False, deterministic=False):
+        """The manifest path of the forward (or backward) kernel of `spec`."""
+        kind = "backward" if backward else "forward"
+        memo = (spec, kind, deterministic)
+        if memo not in self._resolved:
+            self._resolved[memo] = self._locate(spec, kind, deterministic)
+        return self._resolved[memo]
+
+    def _locate(self, spec, kind, deterministic):
+        key = self._key(spec, kind, deterministic)
+        generator = self.generator()
+        # 1. The cache: this compiler's entry, or (no compiler) any entry.
+        levels = [self.cache_dir / generator] if generator else sorted(
+            self.cache_dir.glob("*"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for level in levels:
+            found = self._scan(level / key, spec, kind, deterministic)
+            if found:
+                return found
+        # 2. Shipped kernels and FA_MLIR_KERNEL_PATH.
+        for directory in self.shipped:
+            found = self._scan(directory, spec, kind, deterministic)
+            if found:
+                return found
+        # 3. fa-compile into the cache.
+        if self.compiler:
+            return self._compile(spec, kind, deterministic, self.cache_dir / generator / key)
+        flags = " ".join(spec.compile_flags())
+        extra = " --bwd" + (" --deterministic" if deterministic else "") if kind == "backward" else ""
+        raise FaMlirError(
+            f"fa_mlir: no {kind} kernel for {spec.spec_string()} on {self.target}: not in "
+            f"{self.cache_dir}, not shipped, and fa-compile is not installed; generate it "
+            f"with `fa-compile --target {self.target} {flags}{extra} -o DIR` and set "
+            f"FA_MLIR_KERNEL_PATH=DIR")
+
+    def _scan(self, directory, spec, kind, deterministic):
+        if not directory.is_dir():
+            return None
+        for path in sorted(directory.glob("*.json")):
+            try:
+                manifest = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            if _manifest_matches(manifest, spec, self.target, kind, deterministic):
+                return path
+        return None
+
+    def _compile(self, spec, kind, deterministic, directory):
+        directory.mkdir(parents=True, exist_ok=True)
+        command = [self.compiler, "--target", self.target, *spec.compile_flags(),
+                   "--name", "kernel", "-o", str(directory)]
+        if kind == "backward":
+            command.append("--bwd")
+            if deterministic:
+                command.append("--deterministic")
+        out = subprocess.run(command, capture_output=True, text=True)
+        self.compiles += 1
+        if out.returncode != 0:
+            reason = (out.stderr or out.stdout).strip().splitlines()
+            raise FaMlirError("fa_mlir: " + (reason[-1] if reason else f"fa-compile exited {out.returncode}"))
+        name = "kernel_bwd" if kind == "backward" else "kernel"
+        if deterministic:
+            name += "_det"
+        path = directory / f"{name}.json"
+        if not path.is_file():
+            candidates = sorted(directory.glob("*.json"))
+            raise FaMlirError(f"fa_mlir: fa-compile wrote {[p.name for p in candidates]}, not {path.name}")
+        return path

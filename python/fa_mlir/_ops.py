@@ -1,0 +1,212 @@
+"""The PyTorch ops: fa_mlir::forward and fa_mlir::backward (torch.library
+custom ops with fake implementations, so torch.compile traces through them),
+the autograd formula tying them together, and the FlashAttention- and
+SDPA-shaped entries.
+
+Tensors are [B, S, H, D] views (FlashAttention's layout); an SDPA-shaped
+[B, H, S, D] tensor is passed as its transpose, a view: the runtime takes
+any (batch, head, sequence) strides with a contiguous last dimension and
+16-byte-aligned rows, so such inputs are never copied. Kernels run on
+PyTorch's current CUDA stream.
+"""
+
+import os
+import threading
+from typing import Optional, Tuple
+
+import torch
+
+from ._kernels import KernelSpec, KernelStore, mask_of
+from ._runtime import BackwardArgs, FaMlirError, ForwardArgs, Runtime
+
+_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16"}
+_lock = threading.Lock()
+_runtime = None
+_stores = {}
+
+
+def target_of(device):
+    """The chip fa-compile targets for `device` (FA_MLIR_TARGET overrides)."""
+    forced = os.environ.get("FA_MLIR_TARGET")
+    if forced:
+        return forced
+    major, minor = torch.cuda.get_device_capability(device)
+    if major == 9:
+        return "sm_90a"
+    if major >= 8:
+        return "sm_80"
+    raise FaMlirError(f"fa_mlir: compute capability {major}.{minor} is not supported "
+                      "(fa-mlir's kernels are sm_80 and sm_90a)")
+
+
+def _state(device):
+    global _runtime
+    with _lock:
+        if _runtime is None:
+            _runtime = Runtime()
+        target = target_of(device)
+        if target not in _stores:
+            _stores[target] = KernelStore(target)
+        return _runtime, _stores[target]
+
+
+def _rows(t):
+    """(batch, head, sequence) strides of a [B, S, H, W] tensor."""
+    return (t.stride(0), t.stride(2), t.stride(1))
+
+
+def _usable(t):
+    """`t`, or a contiguous copy where the runtime cannot take its strides."""
+    aligned = (t.stride(-1) == 1 and t.data_ptr() % 16 == 0
+               and all((s * t.element_size()) % 16 == 0 for s in t.stride()[:-1]))
+    return t if aligned else t.contiguous()
+
+
+def _check(q, k, v, alibi_slopes):
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.dim() != 4:
+            raise FaMlirError(f"fa_mlir: {name} must be [batch, seqlen, heads, head_dim], got {tuple(t.shape)}")
+        if not t.is_cuda:
+            raise FaMlirError(f"fa_mlir: {name} is on {t.device}; fa-mlir runs on CUDA devices")
+    if q.dtype not in _DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
+        raise FaMlirError(f"fa_mlir: q, k, v must all be bfloat16 or float16, got {q.dtype}, {k.dtype}, {v.dtype}")
+    (B, _, Hq, D), (Bk, N, Hkv, Dk), (Bv, Nv, Hv, _) = q.shape, k.shape, v.shape
+    if (Bk, Dk) != (B, D) or (Bv, Nv, Hv) != (Bk, N, Hkv):
+        raise FaMlirError(f"fa_mlir: shapes do not agree: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if Hkv == 0 or Hq % Hkv:
+        raise FaMlirError(f"fa_mlir: query heads ({Hq}) must be a multiple of key/value heads ({Hkv})")
+    if alibi_slopes is not None:
+        if alibi_slopes.dtype != torch.float32 or alibi_slopes.shape not in ((Hq,), (B, Hq)):
+            raise FaMlirError(f"fa_mlir: alibi_slopes must be float32 [{Hq}] or [{B}, {Hq}], got "
+                              f"{alibi_slopes.dtype} {tuple(alibi_slopes.shape)}")
+
+
+def _spec(q, v, scale, mask, softcap, alibi_slopes):
+    alibi = "none" if alibi_slopes is None else ("head" if alibi_slopes.dim() == 1 else "batch_head")
+    return KernelSpec(_DTYPES[q.dtype], q.shape[3], v.shape[3], mask, float(scale),
+                      float(softcap), alibi)
+
+
+def _forward_args(q, k, v, out, lse, alibi_slopes):
+    args = ForwardArgs()
+    args.q, args.k, args.v, args.o, args.lse = (t.data_ptr() for t in (q, k, v, out, lse))
+    args.batch, args.q_len, args.q_heads = q.shape[0], q.shape[1], q.shape[2]
+    args.kv_len, args.kv_heads = k.shape[1], k.shape[2]
+    args.q_stride[:], args.k_stride[:], args.v_stride[:], args.o_stride[:] = (
+        _rows(q), _rows(k), _rows(v), _rows(out))
+    args.lse_stride[:] = (lse.stride(0), lse.stride(1))
+    if alibi_slopes is not None:
+        args.alibi_slopes = alibi_slopes.data_ptr()
+        args.alibi_stride_b = alibi_slopes.shape[-1] if alibi_slopes.dim() == 2 else 0
+    return args
+
+
+@torch.library.custom_op("fa_mlir::forward", mutates_args=())
+def forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, mask: str,
+               softcap: float, alibi_slopes: Optional[torch.Tensor],
+               deterministic: bool) -> Tuple[torch.Tensor, torch.Tensor]:
+    """O [B, M, Hq, Dv] and LSE [B, Hq, M] (f32). `deterministic` is the
+    backward's (kept for autograd's context)."""
+    q, k, v = _usable(q), _usable(k), _usable(v)
+    if alibi_slopes is not None:
+        alibi_slopes = alibi_slopes.contiguous()
+    B, M, Hq, _ = q.shape
+    out = torch.empty((B, M, Hq, v.shape[3]), dtype=q.dtype, device=q.device)
+    lse = torch.empty((B, Hq, M), dtype=torch.float32, device=q.device)
+    runtime, store = _state(q.device)
+    kernel = runtime.forward_kernel(store.manifest(_spec(q, v, scale, mask, softcap, alibi_slopes)))
+    runtime.forward(kernel, _forward_args(q, k, v, out, lse, alibi_slopes),
+                    torch.cuda.current_stream(q.device).cuda_stream)
+    return out, lse
+
+
+@forward_op.register_fake
+def _(q, k, v, scale, mask, softcap, alibi_slopes, deterministic):
+    B, M, Hq, _ = q.shape
+    return (q.new_empty((B, M, Hq, v.shape[3])),
+            q.new_empty((B, Hq, M), dtype=torch.float32))
+
+
+@torch.library.custom_op("fa_mlir::backward", mutates_args=())
+def backward_op(d_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                out: torch.Tensor, lse: torch.Tensor, scale: float, mask: str, softcap: float,
+                alibi_slopes: Optional[torch.Tensor],
+                deterministic: bool) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """dQ, dK, dV (GQA: dK, dV summed over each group's query heads)."""
+    d_out, q, k, v, out = (_usable(t) for t in (d_out, q, k, v, out))
+    if alibi_slopes is not None:
+        alibi_slopes = alibi_slopes.contiguous()
+    dq, dk, dv = (torch.empty(t.shape, dtype=t.dtype, device=t.device) for t in (q, k, v))
+    runtime, store = _state(q.device)
+    spec = _spec(q, v, scale, mask, softcap, alibi_slopes)
+    kernel = runtime.backward_kernel(store.manifest(spec, backward=True, deterministic=deterministic))
+    workspace = torch.empty(runtime.workspace_bytes(kernel, q.shape[0], q.shape[2], q.shape[1]),
+                            dtype=torch.uint8, device=q.device)
+    args = BackwardArgs()
+    args.forward = _forward_args(q, k, v, out, lse, alibi_slopes)
+    args.d_out, args.dq, args.dk, args.dv = (t.data_ptr() for t in (d_out, dq, dk, dv))
+    args.d_out_stride[:], args.dq_stride[:], args.dk_stride[:], args.dv_stride[:] = (
+        _rows(d_out), _rows(dq), _rows(dk), _rows(dv))
+    args.workspace = workspace.data_ptr()
+    args.deterministic = int(deterministic)
+    runtime.backward(kernel, args, torch.cuda.current_stream(q.device).cuda_stream)
+    return dq, dk, dv
+
+
+@backward_op.register_fake
+def _(d_out, q, k, v, out, lse, scale, mask, softcap, alibi_slopes, deterministic):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _setup_context(ctx, inputs, output):
+    q, k, v, scale, mask, softcap, alibi_slopes, deterministic = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse)
+    ctx.alibi_slopes = alibi_slopes
+    ctx.options = (scale, mask, softcap, deterministic)
+
+
+def _backward(ctx, d_out, d_lse):
+    # The LSE's gradient is not taken (FlashAttention's is not either).
+    q, k, v, out, lse = ctx.saved_tensors
+    scale, mask, softcap, deterministic = ctx.options
+    dq, dk, dv = backward_op(d_out, q, k, v, out, lse, scale, mask, softcap,
+                             ctx.alibi_slopes, deterministic)
+    return dq, dk, dv, None, None, None, None, None
+
+
+forward_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
+                    window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
+                    deterministic=False, return_attn_probs=False):
+    """FlashAttention's flash_attn_func on fa-mlir's kernels: q [B, M, Hq, D],
+    k [B, N, Hkv, D], v [B, N, Hkv, Dv] (Hq a multiple of Hkv), bf16 or f16;
+    causal and windows bottom-right aligned. Returns O [B, M, Hq, Dv], or
+    (O, LSE [B, Hq, M], None) with return_attn_probs, as FlashAttention does."""
+    if dropout_p and dropout_p > 0.0:
+        raise FaMlirError("fa_mlir: dropout_p > 0 is not supported (fa-mlir's kernels have no dropout)")
+    _check(q, k, v, alibi_slopes)
+    scale = softmax_scale if softmax_scale is not None else q.shape[-1] ** -0.5
+    mask = mask_of(causal, tuple(window_size))
+    out, lse = forward_op(q, k, v, float(scale), mask, float(softcap or 0.0), alibi_slopes,
+                          bool(deterministic))
+    return (out, lse, None) if return_attn_probs else out
+
+
+def sdpa(query, key, value, attn_mask=None, is_causal=False, scale=None, enable_gqa=False):
+    """torch.nn.functional.scaled_dot_product_attention's shape ([B, H, S, D])
+    and semantics (is_causal is top-left aligned, as SDPA's is), on
+    fa-mlir's kernels. attn_mask and dropout are not supported."""
+    if attn_mask is not None:
+        raise FaMlirError("fa_mlir.sdpa: attn_mask is not supported (use is_causal)")
+    if query.shape[1] != key.shape[1] and not enable_gqa:
+        raise FaMlirError(f"fa_mlir.sdpa: {query.shape[1]} query heads and {key.shape[1]} "
+                          "key/value heads need enable_gqa=True")
+    q, k, v = (t.transpose(1, 2) for t in (query, key, value))
+    _check(q, k, v, None)
+    s = scale if scale is not None else query.shape[-1] ** -0.5
+    mask = mask_of(is_causal, (-1, -1), top_left=True)
+    out, _ = forward_op(q, k, v, float(s), mask, 0.0, None, False)
+    return out.transpose(1, 2)
