@@ -18,6 +18,8 @@ config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py",
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fa_src_root", config.fa_src_root))
+config.substitutions.append(("%fa_obj_root", config.fa_obj_root))
+config.substitutions.append(("%fa_tools_dir", config.fa_tools_dir))
 config.substitutions.append(
     ("%expect-exit", "python3 " + os.path.join(config.fa_src_root, "test",
                                                "Integration", "expect_exit.py")))

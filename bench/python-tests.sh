@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Issue 12 on the GPU machine (no MLIR there): builds libfa_runtime and
+# fa-run (-DFA_ENABLE_COMPILER=OFF), runs the Python package's tests with
+# pytest against the kernels generated here by
+#   PYTHONPATH=python python3 python/tests/make_kernels.py bench/python-kernels sm_90a
+# (carried; gitignored), then bench/python_bench.py.
+# Usage: bash bench/python-tests.sh [--no-bench]
+set -u
+cd "$(dirname "$0")/.."
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF \
+  -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
+export PYTHONPATH=python FA_MLIR_RUNTIME_LIB=build-gpu/runtime/libfa_runtime.so
+export FA_MLIR_CACHE_DIR=bench/python-kernels
+python3 -m pytest -q python/tests 2>&1 | tail -30
+[ "${1:-}" = "--no-bench" ] || python3 bench/python_bench.py
