@@ -68,6 +68,8 @@ class KernelSpec:
 def mask_of(causal, window_size, top_left=False):
     """fa-compile's mask for FlashAttention's (causal, window_size)."""
     left, right = window_size
+    if causal and left < 0:
+        right = -1  # causal caps the right side; an unbounded left is causal
     if left < 0 and right < 0:
         if not causal:
             return "none"

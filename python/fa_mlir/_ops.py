@@ -59,7 +59,7 @@ def _usable(t):
     """`t`, or a contiguous copy where the runtime cannot take its strides."""
     aligned = (t.stride(-1) == 1 and t.data_ptr() % 16 == 0
                and all((s * t.element_size()) % 16 == 0 for s in t.stride()[:-1]))
-    return t if aligned else t.contiguous()
+    return t if aligned else t.clone(memory_format=torch.contiguous_format)
 
 
 def _check(q, k, v, alibi_slopes):
@@ -68,6 +68,11 @@ def _check(q, k, v, alibi_slopes):
             raise FaMlirError(f"fa_mlir: {name} must be [batch, seqlen, heads, head_dim], got {tuple(t.shape)}")
         if not t.is_cuda:
             raise FaMlirError(f"fa_mlir: {name} is on {t.device}; fa-mlir runs on CUDA devices")
+        if t.device != q.device:
+            raise FaMlirError(f"fa_mlir: {name} is on {t.device}, q on {q.device}")
+    if q.device.index not in (None, 0):
+        # libfa_runtime binds device 0's context (runtime/lib/Cuda.cpp).
+        raise FaMlirError(f"fa_mlir: tensors on {q.device}: the runtime runs on cuda:0 only")
     if q.dtype not in _DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
         raise FaMlirError(f"fa_mlir: q, k, v must all be bfloat16 or float16, got {q.dtype}, {k.dtype}, {v.dtype}")
     (B, _, Hq, D), (Bk, N, Hkv, Dk), (Bv, Nv, Hv, _) = q.shape, k.shape, v.shape
@@ -76,6 +81,8 @@ def _check(q, k, v, alibi_slopes):
     if Hkv == 0 or Hq % Hkv:
         raise FaMlirError(f"fa_mlir: query heads ({Hq}) must be a multiple of key/value heads ({Hkv})")
     if alibi_slopes is not None:
+        if alibi_slopes.device != q.device:
+            raise FaMlirError(f"fa_mlir: alibi_slopes is on {alibi_slopes.device}, q on {q.device}")
         if alibi_slopes.dtype != torch.float32 or alibi_slopes.shape not in ((Hq,), (B, Hq)):
             raise FaMlirError(f"fa_mlir: alibi_slopes must be float32 [{Hq}] or [{B}, {Hq}], got "
                               f"{alibi_slopes.dtype} {tuple(alibi_slopes.shape)}")
@@ -155,23 +162,23 @@ def backward_op(d_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.
 
 @backward_op.register_fake
 def _(d_out, q, k, v, out, lse, scale, mask, softcap, alibi_slopes, deterministic):
-    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    # Contiguous, as the real op allocates them (not empty_like's strides).
+    return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
 
 
 def _setup_context(ctx, inputs, output):
     q, k, v, scale, mask, softcap, alibi_slopes, deterministic = inputs
     out, lse = output
-    ctx.save_for_backward(q, k, v, out, lse)
-    ctx.alibi_slopes = alibi_slopes
+    ctx.save_for_backward(q, k, v, out, lse, alibi_slopes)
     ctx.options = (scale, mask, softcap, deterministic)
 
 
 def _backward(ctx, d_out, d_lse):
     # The LSE's gradient is not taken (FlashAttention's is not either).
-    q, k, v, out, lse = ctx.saved_tensors
+    q, k, v, out, lse, alibi_slopes = ctx.saved_tensors
     scale, mask, softcap, deterministic = ctx.options
     dq, dk, dv = backward_op(d_out, q, k, v, out, lse, scale, mask, softcap,
-                             ctx.alibi_slopes, deterministic)
+                             alibi_slopes, deterministic)
     return dq, dk, dv, None, None, None, None, None
 
 
@@ -184,7 +191,9 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     """FlashAttention's flash_attn_func on fa-mlir's kernels: q [B, M, Hq, D],
     k [B, N, Hkv, D], v [B, N, Hkv, Dv] (Hq a multiple of Hkv), bf16 or f16;
     causal and windows bottom-right aligned. Returns O [B, M, Hq, Dv], or
-    (O, LSE [B, Hq, M], None) with return_attn_probs, as FlashAttention does."""
+    (O, LSE [B, Hq, M], None) with return_attn_probs, as FlashAttention does.
+    A row with no visible key gets O = 0 and LSE = -inf (FlashAttention 2
+    writes +inf there)."""
     if dropout_p and dropout_p > 0.0:
         raise FaMlirError("fa_mlir: dropout_p > 0 is not supported (fa-mlir's kernels have no dropout)")
     _check(q, k, v, alibi_slopes)
@@ -195,10 +204,13 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     return (out, lse, None) if return_attn_probs else out
 
 
-def sdpa(query, key, value, attn_mask=None, is_causal=False, scale=None, enable_gqa=False):
-    """torch.nn.functional.scaled_dot_product_attention's shape ([B, H, S, D])
-    and semantics (is_causal is top-left aligned, as SDPA's is), on
-    fa-mlir's kernels. attn_mask and dropout are not supported."""
+def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, *,
+         enable_gqa=False):
+    """torch.nn.functional.scaled_dot_product_attention's signature, shape
+    ([B, H, S, D]) and semantics (is_causal is top-left aligned, as SDPA's
+    is), on fa-mlir's kernels. attn_mask and dropout are not supported."""
+    if dropout_p and dropout_p > 0.0:
+        raise FaMlirError("fa_mlir.sdpa: dropout_p > 0 is not supported")
     if attn_mask is not None:
         raise FaMlirError("fa_mlir.sdpa: attn_mask is not supported (use is_causal)")
     if query.shape[1] != key.shape[1] and not enable_gqa:

@@ -29,6 +29,7 @@ class MaskTest(unittest.TestCase):
         self.assertEqual(mask_of(True, (128, -1)), "window(128,0)")
         self.assertEqual(mask_of(False, (64, 32)), "window(64,32)")
         self.assertEqual(mask_of(False, (-1, 16)), "window(-1,16)")
+        self.assertEqual(mask_of(True, (-1, 16)), "causal")
         with self.assertRaises(FaMlirError):
             mask_of(True, (8, 8), top_left=True)
 

@@ -102,7 +102,10 @@ class FlashAttnFuncTest(unittest.TestCase):
         options = dict(causal=causal, window=window, softcap=softcap, alibi=alibi)
         out, lse, _ = flash_attn_func(q, k, v, causal=causal, window_size=window, softcap=softcap,
                                       alibi_slopes=alibi, return_attn_probs=True)
-        ref, ref_lse = reference(q, k, v, scale, **options)
+        # The reference's own float64 leaves: its gradients are not rounded
+        # back to the input dtype.
+        q64, k64, v64 = (t.detach().double().requires_grad_() for t in (q, k, v))
+        ref, ref_lse = reference(q64, k64, v64, scale, **options)
         naive, _ = reference(q, k, v, scale, dtype=dtype, **options)
         assert_close(self, "O", out, ref, naive)
         finite = torch.isfinite(ref_lse)
@@ -111,7 +114,7 @@ class FlashAttnFuncTest(unittest.TestCase):
         # Backward: the same yardstick, gradients of a fresh random dO.
         d_out = torch.randn_like(out)
         grads = torch.autograd.grad(out, (q, k, v), d_out)
-        ref_grads = torch.autograd.grad(ref, (q, k, v), d_out.double())
+        ref_grads = torch.autograd.grad(ref, (q64, k64, v64), d_out.double())
         naive_grads = torch.autograd.grad(naive, (q, k, v), d_out)
         for name, g, r, n in zip(("dQ", "dK", "dV"), grads, ref_grads, naive_grads):
             assert_close(self, name, g, r, n)

@@ -298,6 +298,7 @@ static bool encodeBackwardMap(const Driver &d, const AttentionSpec &spec,
 
 bool BackwardKernel::backward(const BackwardArgs &a, CUstream stream,
                               std::string &error) const {
+  cuda::makeCurrent(*cu);
   if (!checkArgs(a, error))
     return false;
   const ForwardArgs &f = a.forward;

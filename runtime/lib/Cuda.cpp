@@ -54,6 +54,7 @@ Driver *fa::cuda::driver(std::string &error, bool &noDevice) {
               resolve(library, "cuDeviceGetAttribute", d.cuDeviceGetAttribute, e) &&
               resolve(library, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain, e) &&
               resolve(library, "cuCtxSetCurrent", d.cuCtxSetCurrent, e) &&
+              resolve(library, "cuCtxGetCurrent", d.cuCtxGetCurrent, e) &&
               resolve(library, "cuCtxSynchronize", d.cuCtxSynchronize, e) &&
               resolve(library, "cuModuleLoadDataEx", d.cuModuleLoadDataEx, e) &&
               resolve(library, "cuModuleGetFunction", d.cuModuleGetFunction, e) &&
@@ -102,5 +103,17 @@ Driver *fa::cuda::driver(std::string &error, bool &noDevice) {
   });
   error = initError;
   noDevice = initNoDevice;
-  return ready ? &instance : nullptr;
+  if (!ready)
+    return nullptr;
+  makeCurrent(instance);
+  return &instance;
+}
+
+void fa::cuda::makeCurrent(const Driver &d) {
+  // The first caller's thread got the context at initialisation; a
+  // framework's other threads (PyTorch's autograd worker runs the
+  // backward) start with none.
+  CUcontext current = nullptr;
+  if (d.cuCtxGetCurrent(&current) != 0 || current != d.context)
+    d.cuCtxSetCurrent(d.context);
 }

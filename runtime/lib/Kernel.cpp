@@ -140,6 +140,7 @@ static bool encodeTensorMap(const Driver &d, const Manifest &info,
 
 bool Kernel::forward(const ForwardArgs &a, CUstream stream,
                      std::string &error) const {
+  cuda::makeCurrent(*cu);
   if (a.batch < 1 || a.queryHeads < 1 || a.kvHeads < 1 || a.queryLen < 1 ||
       a.keyLen < 1 || a.queryHeads % a.kvHeads) {
     error = "bad problem size (need sizes >= 1 and hq a multiple of hkv)";

@@ -43,6 +43,7 @@ struct Driver {
   CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
                                  void **);
@@ -91,6 +92,11 @@ struct Driver {
 /// The process-wide driver; null with a reason if libcuda is missing, or
 /// no device is present (`noDevice` then tells the caller to exit 77).
 Driver *driver(std::string &error, bool &noDevice);
+
+/// Makes the driver's context current on the calling thread if it is not:
+/// every launch does, since a framework may launch from threads that never
+/// loaded a kernel (PyTorch's autograd worker).
+void makeCurrent(const Driver &d);
 
 } // namespace cuda
 } // namespace fa
