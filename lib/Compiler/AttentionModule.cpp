@@ -104,7 +104,17 @@ public:
         os << "    %" << o.name << " = bufferization.to_tensor %" << o.name
            << "_buf restrict : " << o.memref << " to " << o.tensor << "\n";
     static constexpr const char *kDescaled[] = {"q", "k", "v"};
-    if (descales)
+    if (descales && perHeadDescales) {
+      // [3, B, Hkv]: one [B, Hkv] slice per tensor.
+      os << "    %" << descales->name << " = bufferization.to_tensor %"
+         << descales->name << "_buf restrict : " << descales->memref << " to "
+         << descales->tensor << "\n";
+      for (size_t i = 0; i < 3; ++i)
+        os << "    %descale_" << kDescaled[i] << " = tensor.extract_slice %"
+           << descales->name << "[" << i << ", 0, 0] [1, " << perHeadDescales->first
+           << ", " << perHeadDescales->second << "] [1, 1, 1] : " << descales->tensor
+           << " to " << descaleType() << "\n";
+    } else if (descales)
       for (size_t i = 0; i < 3; ++i)
         os << "    %descale_" << kDescaled[i] << " = memref.load %"
            << descales->name << "_buf[%c" << i << "_descale] : "
@@ -122,8 +132,9 @@ public:
     os << " " << attributes() << "\n        : (";
     for (size_t i = 0; i < inputs.size(); ++i)
       os << (i ? ", " : "")
-         << (descales && inputs[i].name == descales->name ? "f32, f32, f32"
-                                                           : inputs[i].tensor);
+         << (descales && inputs[i].name == descales->name
+                 ? descaleType() + ", " + descaleType() + ", " + descaleType()
+                 : inputs[i].tensor);
     os << ") -> (";
     for (size_t i = 0; i < outputs.size(); ++i)
       os << (i ? ", " : "") << outputs[i].tensor;
@@ -135,7 +146,17 @@ public:
     os << "    return\n  }\n";
   }
 
+  /// Set for per-head descales: (B, Hkv), the [3, B, Hkv] operand's
+  /// slices' shape.
+  std::optional<std::pair<int64_t, int64_t>> perHeadDescales;
+
 private:
+  std::string descaleType() const {
+    if (!perHeadDescales)
+      return "f32";
+    return "tensor<" + std::to_string(perHeadDescales->first) + "x" +
+           std::to_string(perHeadDescales->second) + "xf32>";
+  }
   const ::fa::AttentionSpec &spec;
 };
 
@@ -177,8 +198,13 @@ std::string mlir::fa::buildAttentionModuleText(const ::fa::AttentionSpec &spec,
   os << "\n";
   // f8E4M3FN: Q, K and V are stored values, each with an f32 descale.
   std::optional<Operand> descales;
-  if (spec.dtype == ::fa::ElementType::F8E4M3FN)
+  if (spec.dtype == ::fa::ElementType::F8E4M3FN &&
+      spec.descale == ::fa::DescaleKind::Head) {
+    descales = writer.operand("descale", {3, B, Hkv}, "f32");
+    writer.perHeadDescales = std::make_pair(B, Hkv);
+  } else if (spec.dtype == ::fa::ElementType::F8E4M3FN) {
     descales = writer.operand("descale", {3}, "f32");
+  }
   os << "module {\n";
   writer.entryPoint(os, "fa_forward", {q, k, v}, {o, lse}, "fa.attention",
                     slopes, descales);

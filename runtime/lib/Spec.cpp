@@ -163,6 +163,10 @@ bool fa::checkSpec(const AttentionSpec &spec, std::string &error) {
     os << "window bounds (" << spec.mask.left << ", " << spec.mask.right
        << ") are out of range (each in [-1, " << kMaxSequence
        << "]; -1 means unbounded)";
+  else if (spec.descale == DescaleKind::Head &&
+           spec.dtype != ElementType::F8E4M3FN)
+    os << "descale=head is for dtype=f8e4m3fn (16-bit inputs have no "
+          "descale)";
   else if (!blockSizeValid(spec.blockM))
     os << "block_m must be " << blockSizeRule() << " (got " << spec.blockM
        << ")";
@@ -194,6 +198,8 @@ std::string fa::specText(const AttentionSpec &spec) {
     os << ",softcap=" << exactDouble(spec.softcap);
   if (spec.alibi != AlibiKind::None)
     os << ",alibi=" << alibiName(spec.alibi);
+  if (spec.descale == DescaleKind::Head)
+    os << ",descale=head";
   os << ",scale=" << exactDouble(spec.scaleOrDefault())
      << ",block_m=" << spec.blockM << ",block_n=" << spec.blockN;
   std::string text = os.str();
@@ -215,12 +221,12 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
     }
     std::string key = field.substr(0, eq), value = field.substr(eq + 1);
     static const std::set<std::string> keys = {
-        "d", "dv", "dtype", "mask", "softcap", "alibi", "scale", "block_m",
-        "block_n"};
+        "d", "dv", "dtype", "mask", "softcap", "alibi", "descale", "scale",
+        "block_m", "block_n"};
     if (!keys.count(key)) {
       error = "unknown spec key '" + key +
-              "' (expected d, dv, dtype, mask, softcap, alibi, scale, block_m, "
-              "block_n)";
+              "' (expected d, dv, dtype, mask, softcap, alibi, descale, scale, "
+              "block_m, block_n)";
       return false;
     }
     // A repeated key is a request that says two things: refuse it rather
@@ -241,7 +247,11 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
         return false;
       continue;
     }
-    if (key == "d")
+    if (key == "descale") {
+      ok = value == "tensor" || value == "head";
+      spec.descale = value == "head" ? DescaleKind::Head : DescaleKind::Tensor;
+      expected = "tensor or head";
+    } else if (key == "d")
       ok = parseInt(value, spec.headDim) && spec.headDim > 0;
     else if (key == "dv")
       ok = parseInt(value, spec.valueDim) && spec.valueDim > 0;

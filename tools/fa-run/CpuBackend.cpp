@@ -155,13 +155,17 @@ public:
     D4 dq = query(q), dk = key(k), dv = value(v), dout = output(o);
     D3 dlse = lseDesc(lse);
     SlopesDesc slopes = slopesDesc(alibiSlopes);
-    MemRefDescriptor<1> scales = dense<1>(descales, {3});
+    // [3] per tensor, or [3, B, Hkv] per head.
+    MemRefDescriptor<1> perTensor = dense<1>(descales, {3});
+    MemRefDescriptor<3> perHead = dense<3>(descales, {3, size.batch, size.kvHeads});
+    void *scales = spec.descale == DescaleKind::Head ? static_cast<void *>(&perHead)
+                                                     : static_cast<void *>(&perTensor);
     bool alibi = spec.alibi != AlibiKind::None;
     if (spec.dtype == ElementType::F8E4M3FN && alibi)
       reinterpret_cast<DescaledAlibiForwardFn>(forwardFn)(
-          &dq, &dk, &dv, &scales, slopes.get(), &dout, &dlse);
+          &dq, &dk, &dv, scales, slopes.get(), &dout, &dlse);
     else if (spec.dtype == ElementType::F8E4M3FN)
-      reinterpret_cast<DescaledForwardFn>(forwardFn)(&dq, &dk, &dv, &scales,
+      reinterpret_cast<DescaledForwardFn>(forwardFn)(&dq, &dk, &dv, scales,
                                                      &dout, &dlse);
     else if (alibi)
       reinterpret_cast<AlibiForwardFn>(forwardFn)(&dq, &dk, &dv, slopes.get(),

@@ -47,8 +47,8 @@ public:
   /// Buffers are dense [B, H, S, W] in the spec's storage type (f16/bf16
   /// bits; f8E4M3FN bytes with a bf16 O); LSE is float. `alibiSlopes` is
   /// the dense [Hq] or [B, Hq] float slopes when the spec has ALiBi, else
-  /// ignored; `descales` Q's, K's and V's descale for f8E4M3FN, else
-  /// ignored.
+  /// ignored; `descales` Q's, K's and V's descale for f8E4M3FN ([3], or
+  /// [3, B, Hkv] with descale=head), else ignored.
   virtual void forward(void *q, void *k, void *v, float *alibiSlopes,
                        void *o, float *lse, float *descales) = 0;
   virtual void backward(void *q, void *k, void *v, void *o, void *gradOut,

@@ -64,24 +64,38 @@ HostTensor randomTensor(ElementType type, std::vector<int64_t> shape,
   return t;
 }
 
-/// f8E4M3FN inputs: N(0, 1) values over a per-tensor descale that maps
-/// the largest magnitude to 448 (FA3's per-tensor scaling), stored
-/// rounded to e4m3; `values` are the dequantised values the reference
-/// reads.
+/// f8E4M3FN inputs: N(0, 1) values over descales that map the largest
+/// magnitude to 448 (FA3's scaling): one per tensor, or with `perHead` one
+/// per (batch, KV head) slice (`group` query heads share a KV head's; the
+/// shape is [B, H, S, W]). Stored rounded to e4m3; `values` are the
+/// dequantised values the reference reads. Appends the descales.
 HostTensor quantisedTensor(std::vector<int64_t> shape, std::mt19937_64 &gen,
-                           float &descale) {
+                           bool perHead, int64_t group,
+                           std::vector<float> &descales) {
   HostTensor t{std::move(shape), {}, {}, {}};
   std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<double> real(t.count());
-  double largest = 0.0;
-  for (double &x : real) {
-    x = normal(gen);
-    largest = std::max(largest, std::fabs(x));
+  int64_t heads = t.shape[1], rows = t.shape[2] * t.shape[3];
+  int64_t slices = perHead ? t.shape[0] * (heads / group) : 1;
+  auto sliceOf = [&](size_t i) -> int64_t {
+    if (!perHead)
+      return 0;
+    int64_t bh = static_cast<int64_t>(i) / rows;
+    return (bh / heads) * (heads / group) + (bh % heads) / group;
+  };
+  std::vector<double> real(t.count()), largest(slices, 0.0);
+  for (size_t i = 0; i < real.size(); ++i) {
+    // Per head, slices of 1x, 2x and 3x the magnitude: their descales
+    // differ, so a kernel that reads the wrong one is caught.
+    real[i] = normal(gen) * static_cast<double>(1 + sliceOf(i) % 3);
+    largest[sliceOf(i)] = std::max(largest[sliceOf(i)], std::fabs(real[i]));
   }
-  descale = static_cast<float>(largest > 0.0 ? largest / 448.0 : 1.0);
+  size_t first = descales.size();
+  for (double l : largest)
+    descales.push_back(static_cast<float>(l > 0.0 ? l / 448.0 : 1.0));
   t.bytes.resize(t.count());
   t.values.resize(t.count());
   for (size_t i = 0; i < t.count(); ++i) {
+    float descale = descales[first + sliceOf(i)];
     t.bytes[i] = toF8E4M3FNBits(static_cast<float>(real[i] / descale));
     t.values[i] = static_cast<double>(fromF8E4M3FNBits(t.bytes[i])) * descale;
   }
@@ -206,11 +220,13 @@ int fa::runCpu(const Options &options) {
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
           Dv = spec.valueDim;
   RunTensors t;
-  float descales[3] = {1.0f, 1.0f, 1.0f};
+  // Q's, K's, V's descales, each one value or [B, Hkv].
+  std::vector<float> descales;
+  bool perHead = spec.descale == DescaleKind::Head;
   if (fp8) {
-    t.q = quantisedTensor({B, Hq, M, D}, gen, descales[0]);
-    t.k = quantisedTensor({B, Hkv, N, D}, gen, descales[1]);
-    t.v = quantisedTensor({B, Hkv, N, Dv}, gen, descales[2]);
+    t.q = quantisedTensor({B, Hq, M, D}, gen, perHead, Hq / Hkv, descales);
+    t.k = quantisedTensor({B, Hkv, N, D}, gen, perHead, 1, descales);
+    t.v = quantisedTensor({B, Hkv, N, Dv}, gen, perHead, 1, descales);
   } else {
     t.q = randomTensor(type, {B, Hq, M, D}, gen);
     t.k = randomTensor(type, {B, Hkv, N, D}, gen);
@@ -222,12 +238,13 @@ int fa::runCpu(const Options &options) {
   std::vector<float> slopes(t.slopes.begin(), t.slopes.end());
   std::vector<float> lse(B * Hq * M, std::numeric_limits<float>::quiet_NaN());
 
-  // The broken build's V descale is 1; the reference keeps the true one.
-  float kernelDescales[3] = {descales[0], descales[1],
-                             control == NegativeControl::NoDescale ? 1.0f
-                                                                   : descales[2]};
+  // The broken build's V descales are 1; the reference keeps the true ones.
+  std::vector<float> kernelDescales = descales;
+  if (control == NegativeControl::NoDescale)
+    std::fill(kernelDescales.begin() + 2 * (descales.size() / 3),
+              kernelDescales.end(), 1.0f);
   backend->forward(t.q.data(), t.k.data(), t.v.data(), slopes.data(),
-                   t.o.bits.data(), lse.data(), kernelDescales);
+                   t.o.bits.data(), lse.data(), kernelDescales.data());
   readBack(outType, t.o);
   t.lseShape = {B, Hq, M};
   t.lse.assign(lse.begin(), lse.end());
@@ -236,9 +253,12 @@ int fa::runCpu(const Options &options) {
                << " hq=" << Hq << " hkv=" << Hkv << " m=" << M << " n=" << N
                << " seed=" << options.seed;
   if (fp8) {
-    char line[96];
-    std::snprintf(line, sizeof(line), " descale=%.4g,%.4g,%.4g", descales[0],
-                  descales[1], descales[2]);
+    // The first of each tensor's descales (per head: of head 0, batch 0).
+    size_t each = descales.size() / 3;
+    char line[112];
+    std::snprintf(line, sizeof(line), " descale%s=%.4g,%.4g,%.4g",
+                  perHead ? "[0,0]" : "", descales[0], descales[each],
+                  descales[2 * each]);
     std::cout << line;
   }
   std::cout

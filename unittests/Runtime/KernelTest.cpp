@@ -272,6 +272,16 @@ TEST(Spec, RangesKeysAndExactText) {
   std::vector<std::string> keys;
   ASSERT_TRUE(parseSpec("d=64,block_n=32", spec, error, &keys));
   EXPECT_EQ(keys, (std::vector<std::string>{"d", "block_n"}));
+  // f8E4M3FN's descales: per tensor by default, per head when asked, and
+  // only for fp8.
+  ASSERT_TRUE(parseSpec("d=64,dtype=f8e4m3fn,descale=head", spec, error)) << error;
+  EXPECT_EQ(spec.descale, DescaleKind::Head);
+  EXPECT_NE(specText(spec).find(",descale=head,"), std::string::npos);
+  ASSERT_TRUE(parseSpec("d=64,dtype=f8e4m3fn", spec, error)) << error;
+  EXPECT_EQ(spec.descale, DescaleKind::Tensor);
+  EXPECT_EQ(specText(spec).find("descale"), std::string::npos);
+  EXPECT_FALSE(parseSpec("d=64,descale=head", spec, error));
+  EXPECT_FALSE(parseSpec("d=64,dtype=f8e4m3fn,descale=row", spec, error));
 }
 
 /// Every tensor's element count is checked before anything multiplies

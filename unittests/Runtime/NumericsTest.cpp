@@ -83,6 +83,37 @@ TEST(Tolerance, PolicyBoundIsTwiceNaivePlusEpsilon) {
   EXPECT_FALSE(withinTolerance(kernel, naive));
 }
 
+/// The naive fp8 attention (issue 11's yardstick) rounds P to e4m3 and O to
+/// bf16: its output lies on the bf16 grid, and it errs more than the same
+/// inputs' naive bf16 attention, which keeps P in bf16.
+TEST(Tolerance, NaiveFp8RoundsProbabilitiesToE4M3) {
+  ref::Problem p;
+  p.batch = 1;
+  p.queryHeads = 1;
+  p.kvHeads = 1;
+  p.queryLen = 20;
+  p.keyLen = 50;
+  p.headDim = 16;
+  p.valueDim = 16;
+  p.scale = 0.25;
+  std::mt19937 gen(3);
+  std::normal_distribution<double> normal;
+  auto draw = [&](size_t count) {
+    std::vector<double> x(count);
+    for (double &value : x)
+      value = roundTo(ElementType::F8E4M3FN, normal(gen));
+    return x;
+  };
+  std::vector<double> q = draw(20 * 16), k = draw(50 * 16), v = draw(50 * 16);
+  ref::ForwardResult exact = ref::forward(p, q, k, v);
+  ref::ForwardResult fp8 = naiveForward(ElementType::F8E4M3FN, p, q, k, v);
+  ref::ForwardResult bf16 = naiveForward(ElementType::BF16, p, q, k, v);
+  for (double x : fp8.output)
+    EXPECT_EQ(x, roundTo(ElementType::BF16, x));
+  EXPECT_GT(compare(fp8.output, exact.output).maxAbs,
+            compare(bf16.output, exact.output).maxAbs);
+}
+
 /// The naive bf16 attention has a real, nonzero error; a float32-exact answer
 /// passes the policy and an output missing the softmax rescale does not.
 TEST(Tolerance, NaiveBaselineSeparatesGoodFromBroken) {

@@ -263,6 +263,35 @@ static LogicalResult verifyAlibiSlopes(Operation *op, Value slopes,
                       sizes.queryHeads);
 }
 
+/// Descales: three f32 scalars, or three f32 tensors [B, Hkv].
+static LogicalResult verifyDescales(Operation *op, ValueRange descales,
+                                    const AttentionSizes &sizes) {
+  if (descales.empty())
+    return success();
+  bool perHead = isa<RankedTensorType>(descales.front().getType());
+  static constexpr const char *kNames[] = {"query", "key", "value"};
+  for (auto [i, descale] : llvm::enumerate(descales)) {
+    auto type = dyn_cast<RankedTensorType>(descale.getType());
+    if (bool(type) != perHead)
+      return op->emitOpError()
+             << "descale factors must be all f32 scalars (per tensor) or all "
+                "[B, Hkv] tensors (per head), but the "
+             << kNames[i] << "'s is " << descale.getType();
+    if (!type)
+      continue;
+    if (type.getRank() != 2)
+      return op->emitOpError() << "the " << kNames[i]
+                               << "'s descale must be [B, Hkv], but has rank "
+                               << type.getRank();
+    if (failed(checkSameDim(op, "B", "descale", type.getDimSize(0), "query",
+                            sizes.batch)) ||
+        failed(checkSameDim(op, "Hkv", "descale", type.getDimSize(1), "key",
+                            sizes.kvHeads)))
+      return failure();
+  }
+  return success();
+}
+
 /// `value` as a diagnostic shows it: shortest %g form, nan, inf or -inf.
 static std::string formatValue(double value) {
   if (std::isnan(value))
@@ -323,6 +352,8 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "descale factors are only for f8E4M3FN inputs, "
                             "but the inputs are "
                          << inputType;
+  if (failed(verifyDescales(*this, getDescale(), *sizes)))
+    return failure();
 
   if (failed(verifyOutputLike(*this, getOutput(), "output",
                               getOutputElementType(inputType),

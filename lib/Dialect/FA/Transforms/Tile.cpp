@@ -161,13 +161,12 @@ public:
   /// Emits the whole loop nest and returns the replacement values.
   SmallVector<Value> build() {
     Type elementType = op.getOutput().getType().getElementType();
-    // f8E4M3FN: the stored values times per-tensor descales; Q's and K's
-    // scale S (one product), V's the output.
-    if (op.getDescale().size() == 3) {
-      scoreDescale = arith::MulFOp::create(b, loc, op.getDescale()[0],
-                                           op.getDescale()[1]);
-      valueDescale = op.getDescale()[2];
-    }
+    // f8E4M3FN: the stored values times descales; Q's and K's scale S
+    // (one product), V's the output. Per tensor: once, here; per (batch,
+    // KV head): in the head loop (descalesOf).
+    if (op.getDescale().size() == 3 &&
+        !isa<RankedTensorType>(op.getDescale()[0].getType()))
+      std::tie(scoreDescale, valueDescale) = descalesOf(ValueRange());
     SmallVector<Value> inits = {tensor::EmptyOp::create(
         b, loc, op.getOutput().getType().getShape(), elementType)};
     if (op.getLse())
@@ -182,6 +181,9 @@ public:
         Value kvHead = arith::DivUIOp::create(b, loc, head,
                                               tb.index(shape.groupSize()));
         Value alibiSlope = tb.alibiSlope(op.getAlibiSlopes(), batch, head);
+        if (op.getDescale().size() == 3 &&
+            isa<RankedTensorType>(op.getDescale()[0].getType()))
+          std::tie(scoreDescale, valueDescale) = descalesOf({batch, kvHead});
         return tb.forLoop(shape.queryLen, blockM, perHead,
                     [&](Value q0, ValueRange perBlock) {
           QBlock blk;
@@ -209,6 +211,18 @@ public:
 
 private:
   Value scoreDescale, valueDescale; ///< f8E4M3FN only
+  /// (Q's · K's, V's) descale: the scalars, or the [B, Hkv] tensors' values
+  /// at `at` (batch, KV head).
+  std::pair<Value, Value> descalesOf(ValueRange at) {
+    auto read = [&](Value descale) -> Value {
+      if (at.empty())
+        return descale;
+      return tensor::ExtractOp::create(b, loc, descale, at);
+    };
+    ValueRange descales = op.getDescale();
+    return {arith::MulFOp::create(b, loc, read(descales[0]), read(descales[1])),
+            read(descales[2])};
+  }
   FloatAttr softcapAttr() {
     double softcap = op.getSoftcapOrZero();
     return softcap > 0.0 ? b.getF32FloatAttr(softcap) : FloatAttr();

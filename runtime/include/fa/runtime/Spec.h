@@ -23,6 +23,9 @@ namespace fa {
 /// ALiBi slopes of a spec: none, one per query head ([Hq]) or one per batch
 /// and query head ([B, Hq]).
 enum class AlibiKind { None, Head, BatchHead };
+/// f8E4M3FN's descale factors: one f32 per tensor, or one per (batch, KV
+/// head) ([B, Hkv], FlashAttention-3's API).
+enum class DescaleKind { Tensor, Head };
 
 struct AttentionSpec {
   int64_t headDim = 0;
@@ -32,14 +35,15 @@ struct AttentionSpec {
   double softcap = 0.0;
   AlibiKind alibi = AlibiKind::None;
   std::optional<double> scale; ///< Default 1/sqrt(d).
+  DescaleKind descale = DescaleKind::Tensor; ///< f8E4M3FN only
   int64_t blockM = 64, blockN = 64;
 
   double scaleOrDefault() const;
 };
 
 /// Parses "key=value,..." with keys d, dv, dtype, mask, softcap, alibi,
-/// scale, block_m, block_n, each at most once. ALiBi: none, head or
-/// batch_head. Masks: none, causal, causal_top_left, window(L,R) (or
+/// descale, scale, block_m, block_n, each at most once. ALiBi: none, head
+/// or batch_head. Descale (f8e4m3fn only): tensor (default) or head. Masks: none, causal, causal_top_left, window(L,R) (or
 /// window:L:R). Values outside fa/runtime/Limits.h's ranges are refused
 /// (checkSpec). On error returns false with a one-line reason in `error`.
 /// `keysGiven`, if set, receives the keys the text states (so a caller can

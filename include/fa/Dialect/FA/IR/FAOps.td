@@ -60,9 +60,11 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
 
     * `query` `[B, Hq, M, D]`, `key` `[B, Hkv, N, D]`, `value` `[B, Hkv, N, Dv]`,
       all of one element type: f16, bf16 or f8E4M3FN;
-    * `descale`: for f8E4M3FN inputs, exactly three f32 per-tensor descale
-      factors for Q, K and V (the true value is the stored value times its
-      factor); none for f16 and bf16;
+    * `descale`: for f8E4M3FN inputs, exactly three descale factors for Q,
+      K and V (the true value is the stored value times its factor): f32
+      scalars (per tensor), or f32 tensors `[B, Hkv]` (per batch and KV
+      head, as FlashAttention-3's API has them; a query head uses its KV
+      head's); none for f16 and bf16;
     * `alibi_slopes` (optional): f32 ALiBi slopes, `[Hq]` or `[B, Hq]`, as
       FlashAttention's `alibi_slopes`: after the softcap, the score of query
       `i` and key `j` in head `h` gets `-slope_h * |i + N - M - j|` added
@@ -99,7 +101,7 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     AnyRankedTensor:$query,
     AnyRankedTensor:$key,
     AnyRankedTensor:$value,
-    Variadic<F32>:$descale,
+    Variadic<AnyTypeOf<[F32, RankedTensorOf<[F32]>]>>:$descale,
     Optional<AnyRankedTensor>:$alibi_slopes
   ), FA_AttentionOptions);
   let results = (outs
