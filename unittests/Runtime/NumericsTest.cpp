@@ -83,27 +83,35 @@ TEST(Tolerance, PolicyBoundIsTwiceNaivePlusEpsilon) {
   EXPECT_FALSE(withinTolerance(kernel, naive));
 }
 
+/// A small problem (one KV head, D = Dv = 16, scale 1/4) of `queryHeads`
+/// heads, and N(0, 1) draws rounded to `type`.
+ref::Problem smallProblem(int64_t queryHeads, int64_t queryLen, int64_t keyLen) {
+  ref::Problem p;
+  p.batch = 1;
+  p.queryHeads = queryHeads;
+  p.kvHeads = 1;
+  p.queryLen = queryLen;
+  p.keyLen = keyLen;
+  p.headDim = 16;
+  p.valueDim = 16;
+  p.scale = 0.25;
+  return p;
+}
+std::vector<double> drawRounded(ElementType type, size_t count, std::mt19937 &gen) {
+  std::normal_distribution<double> normal;
+  std::vector<double> x(count);
+  for (double &value : x)
+    value = roundTo(type, normal(gen));
+  return x;
+}
+
 /// The naive fp8 attention (issue 11's yardstick) rounds P to e4m3 and O to
 /// bf16: its output lies on the bf16 grid, and it errs more than the same
 /// inputs' naive bf16 attention, which keeps P in bf16.
 TEST(Tolerance, NaiveFp8RoundsProbabilitiesToE4M3) {
-  ref::Problem p;
-  p.batch = 1;
-  p.queryHeads = 1;
-  p.kvHeads = 1;
-  p.queryLen = 20;
-  p.keyLen = 50;
-  p.headDim = 16;
-  p.valueDim = 16;
-  p.scale = 0.25;
+  ref::Problem p = smallProblem(1, 20, 50);
   std::mt19937 gen(3);
-  std::normal_distribution<double> normal;
-  auto draw = [&](size_t count) {
-    std::vector<double> x(count);
-    for (double &value : x)
-      value = roundTo(ElementType::F8E4M3FN, normal(gen));
-    return x;
-  };
+  auto draw = [&](size_t count) { return drawRounded(ElementType::F8E4M3FN, count, gen); };
   std::vector<double> q = draw(20 * 16), k = draw(50 * 16), v = draw(50 * 16);
   ref::ForwardResult exact = ref::forward(p, q, k, v);
   ref::ForwardResult fp8 = naiveForward(ElementType::F8E4M3FN, p, q, k, v);
@@ -117,23 +125,9 @@ TEST(Tolerance, NaiveFp8RoundsProbabilitiesToE4M3) {
 /// The naive bf16 attention has a real, nonzero error; a float32-exact answer
 /// passes the policy and an output missing the softmax rescale does not.
 TEST(Tolerance, NaiveBaselineSeparatesGoodFromBroken) {
-  ref::Problem p;
-  p.batch = 1;
-  p.queryHeads = 2;
-  p.kvHeads = 1;
-  p.queryLen = 33;
-  p.keyLen = 70;
-  p.headDim = 16;
-  p.valueDim = 16;
-  p.scale = 0.25;
+  ref::Problem p = smallProblem(2, 33, 70);
   std::mt19937 gen(7);
-  std::normal_distribution<double> normal;
-  auto draw = [&](size_t count) {
-    std::vector<double> x(count);
-    for (double &value : x)
-      value = roundTo(ElementType::BF16, normal(gen));
-    return x;
-  };
+  auto draw = [&](size_t count) { return drawRounded(ElementType::BF16, count, gen); };
   std::vector<double> q = draw(2 * 33 * 16), k = draw(70 * 16), v = draw(70 * 16);
   ref::ForwardResult exact = ref::forward(p, q, k, v);
   ref::ForwardResult naive = naiveForward(ElementType::BF16, p, q, k, v);
