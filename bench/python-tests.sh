@@ -11,5 +11,5 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER
   -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
 export PYTHONPATH=python FA_MLIR_RUNTIME_LIB=build-gpu/runtime/libfa_runtime.so
 export FA_MLIR_CACHE_DIR=bench/python-kernels
-python3 -m pytest -q python/tests 2>&1 | tail -30
+python3 -m pytest -v python/tests 2>&1 | grep -vE "^$|warnings.warn|DeprecationWarning" | tail -40
 [ "${1:-}" = "--no-bench" ] || python3 bench/python_bench.py

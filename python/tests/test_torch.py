@@ -119,6 +119,16 @@ class FlashAttnFuncTest(unittest.TestCase):
         for name, g, r, n in zip(("dQ", "dK", "dV"), grads, ref_grads, naive_grads):
             assert_close(self, name, g, r, n)
 
+    def test_the_check_catches_a_wrong_kernel(self):
+        # The negative control: a non-causal kernel's output against the
+        # causal reference must fail the same check.
+        q, k, v = random_qkv(1, 100, 150, 2, 2, 64, 64, torch.bfloat16)
+        out = flash_attn_func(q, k, v, causal=False)
+        ref, _ = reference(q, k, v, 64 ** -0.5, causal=True)
+        naive, _ = reference(q, k, v, 64 ** -0.5, causal=True, dtype=torch.bfloat16)
+        with self.assertRaises(AssertionError):
+            assert_close(self, "O", out, ref, naive)
+
     def test_deterministic_backward_is_bit_identical(self):
         q, k, v = random_qkv(2, 500, 700, 8, 2, 128, 128, torch.bfloat16, requires_grad=True)
         d_out = torch.randn(2, 500, 8, 128, device=DEVICE, dtype=torch.bfloat16)
