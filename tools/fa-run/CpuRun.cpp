@@ -148,6 +148,28 @@ struct RunTensors {
   std::vector<double> slopes;
 };
 
+/// Fresh Q, K, V for `spec`: in its 16-bit type, or quantised to e4m3
+/// with their descales (Q's, K's, V's, each one value or [B, Hkv]), which
+/// it returns.
+std::vector<float> drawInputs(const AttentionSpec &spec, const ProblemSize &size,
+                              std::mt19937_64 &gen, RunTensors &t) {
+  int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
+          M = size.queryLen, N = size.keyLen, D = spec.headDim,
+          Dv = spec.valueDim;
+  std::vector<float> descales;
+  if (spec.dtype == ElementType::F8E4M3FN) {
+    bool perHead = spec.descale == DescaleKind::Head;
+    t.q = quantisedTensor({B, Hq, M, D}, gen, perHead, Hq / Hkv, descales);
+    t.k = quantisedTensor({B, Hkv, N, D}, gen, perHead, 1, descales);
+    t.v = quantisedTensor({B, Hkv, N, Dv}, gen, perHead, 1, descales);
+    return descales;
+  }
+  t.q = randomTensor(spec.dtype, {B, Hq, M, D}, gen);
+  t.k = randomTensor(spec.dtype, {B, Hkv, N, D}, gen);
+  t.v = randomTensor(spec.dtype, {B, Hkv, N, Dv}, gen);
+  return descales;
+}
+
 /// Writes every tensor of the run to `dir` as .npy.
 bool dumpAll(const std::string &dir, const RunTensors &t, bool backward) {
   ::mkdir(dir.c_str(), 0755);
@@ -220,18 +242,8 @@ int fa::runCpu(const Options &options) {
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
           Dv = spec.valueDim;
   RunTensors t;
-  // Q's, K's, V's descales, each one value or [B, Hkv].
-  std::vector<float> descales;
+  std::vector<float> descales = drawInputs(spec, size, gen, t);
   bool perHead = spec.descale == DescaleKind::Head;
-  if (fp8) {
-    t.q = quantisedTensor({B, Hq, M, D}, gen, perHead, Hq / Hkv, descales);
-    t.k = quantisedTensor({B, Hkv, N, D}, gen, perHead, 1, descales);
-    t.v = quantisedTensor({B, Hkv, N, Dv}, gen, perHead, 1, descales);
-  } else {
-    t.q = randomTensor(type, {B, Hq, M, D}, gen);
-    t.k = randomTensor(type, {B, Hkv, N, D}, gen);
-    t.v = randomTensor(type, {B, Hkv, N, Dv}, gen);
-  }
   t.o = poisoned(outType, {B, Hq, M, Dv});
   t.slopesShape = alibiShape(spec, size);
   t.slopes = randomAlibiSlopes(spec, size, options.seed + kAlibiSeedOffset);
