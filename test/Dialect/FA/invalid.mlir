@@ -246,6 +246,26 @@ func.func @attention$descale_on_bf16(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4
 
 // -----
 
+func.func @attention$fp8_mixed_descales(%q: tensor<2x4x128x64xf8E4M3FN>, %k: tensor<2x2x128x64xf8E4M3FN>,
+                                       %v: tensor<2x2x128x64xf8E4M3FN>, %s: f32, %h: tensor<2x2xf32>) {
+  // expected-error @+1 {{'fa.attention' op descale factors must be all f32 scalars (per tensor) or all [B, Hkv] tensors (per head), but the key's is 'tensor<2x2xf32>'}}
+  %o = fa.attention %q, %k, %v descale(%s, %h, %s)
+      : (tensor<2x4x128x64xf8E4M3FN>, tensor<2x2x128x64xf8E4M3FN>, tensor<2x2x128x64xf8E4M3FN>, f32, tensor<2x2xf32>, f32) -> tensor<2x4x128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @attention$fp8_descale_not_per_kv_head(%q: tensor<2x4x128x64xf8E4M3FN>, %k: tensor<2x2x128x64xf8E4M3FN>,
+                                                %v: tensor<2x2x128x64xf8E4M3FN>, %h: tensor<2x4xf32>) {
+  // expected-error @+1 {{'fa.attention' op Hkv of descale (4) does not match Hkv of key (2)}}
+  %o = fa.attention %q, %k, %v descale(%h, %h, %h)
+      : (tensor<2x4x128x64xf8E4M3FN>, tensor<2x2x128x64xf8E4M3FN>, tensor<2x2x128x64xf8E4M3FN>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4x128x64xbf16>
+  return
+}
+
+// -----
+
 func.func @attention$fp8_output_not_bf16(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>,
                                          %v: tensor<1x4x128x64xf8E4M3FN>, %s: f32) {
   // expected-error @+1 {{'fa.attention' op element type of output ('f8E4M3FN') must be 'bf16' (as f8E4M3FN inputs give)}}
