@@ -49,6 +49,8 @@ def timed(fn, iters=200, bursts=5):
 def overhead(B, S, H, D):
     q, k, v = (torch.randn(B, S, H, D, device=DEV, dtype=torch.bfloat16) for _ in range(3))
     op_us = timed(lambda: fa_mlir.flash_attn_func(q, k, v, causal=True))
+    qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+    grad_us = timed(lambda: fa_mlir.flash_attn_func(qg, kg, vg, causal=True))
     runtime, store = _ops._state(q.device)
     spec = _ops._spec(q, v, D ** -0.5, "causal", 0.0, None)
     manifest = store.manifest(spec)
@@ -58,7 +60,8 @@ def overhead(B, S, H, D):
     args = _ops._forward_args(q, k, v, out, lse, None)
     stream = torch.cuda.current_stream().cuda_stream
     raw_us = timed(lambda: runtime.forward(kernel, args, stream))
-    print(f"overhead B={B} S={S} H={H} D={D}: flash_attn_func {op_us:.1f} us, "
+    print(f"overhead B={B} S={S} H={H} D={D}: flash_attn_func {op_us:.1f} us "
+          f"({grad_us:.1f} us with inputs that require grad), "
           f"runtime launch {raw_us:.1f} us, difference {op_us - raw_us:+.1f} us "
           f"({(op_us / raw_us - 1) * 100:+.1f}%)")
     fa_run = os.path.join("build-gpu", "bin", "fa-run")

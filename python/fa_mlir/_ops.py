@@ -57,9 +57,19 @@ def _rows(t):
 
 def _usable(t):
     """`t`, or a contiguous copy where the runtime cannot take its strides."""
+    if t.data_ptr() % 16 == 0 and t.is_contiguous() and (t.shape[-1] * t.element_size()) % 16 == 0:
+        return t  # the common case, decided without a stride walk
     aligned = (t.stride(-1) == 1 and t.data_ptr() % 16 == 0
                and all((s * t.element_size()) % 16 == 0 for s in t.stride()[:-1]))
     return t if aligned else t.clone(memory_format=torch.contiguous_format)
+
+
+def _stream(device):
+    """PyTorch's current CUDA stream on `device`, as the runtime takes it."""
+    try:
+        return torch._C._cuda_getCurrentRawStream(device.index or 0)
+    except AttributeError:  # a PyTorch without the raw getter
+        return torch.cuda.current_stream(device).cuda_stream
 
 
 def _check(q, k, v, alibi_slopes):
@@ -139,7 +149,7 @@ def _forward_impl(q, k, v, scale, mask, softcap, alibi_slopes):
         q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr())
     if alibi_slopes is not None:
         args.alibi_slopes = alibi_slopes.data_ptr()
-    runtime.forward(kernel, args, torch.cuda.current_stream(q.device).cuda_stream)
+    runtime.forward(kernel, args, _stream(q.device))
     return out, lse
 
 
@@ -177,7 +187,7 @@ def _backward_impl(d_out, q, k, v, out, lse, scale, mask, softcap, alibi_slopes,
         _rows(d_out), _rows(dq), _rows(dk), _rows(dv))
     args.workspace = workspace.data_ptr()
     args.deterministic = int(deterministic)
-    runtime.backward(kernel, args, torch.cuda.current_stream(q.device).cuda_stream)
+    runtime.backward(kernel, args, _stream(q.device))
     return dq, dk, dv
 
 
@@ -240,6 +250,8 @@ class _EagerAttention(torch.autograd.Function):
 def _attention(q, k, v, scale, mask, softcap, alibi_slopes, deterministic):
     if torch.compiler.is_compiling():
         return forward_op(q, k, v, scale, mask, softcap, alibi_slopes, deterministic)
+    if not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad)):
+        return _forward_impl(q, k, v, scale, mask, softcap, alibi_slopes)  # nothing to record
     return _EagerAttention.apply(q, k, v, scale, mask, softcap, alibi_slopes, deterministic)
 
 
