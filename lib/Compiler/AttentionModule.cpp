@@ -96,9 +96,6 @@ public:
         first = false;
       }
     os << ") attributes {llvm.emit_c_interface} {\n";
-    if (descales)
-      for (size_t i = 0; i < 3; ++i)
-        os << "    %c" << i << "_descale = arith.constant " << i << " : index\n";
     for (const Operand &o : inputs)
       if (!descales || o.name != descales->name)
         os << "    %" << o.name << " = bufferization.to_tensor %" << o.name
@@ -114,11 +111,14 @@ public:
            << descales->name << "[" << i << ", 0, 0] [1, " << perHeadDescales->first
            << ", " << perHeadDescales->second << "] [1, 1, 1] : " << descales->tensor
            << " to " << descaleType() << "\n";
-    } else if (descales)
+    } else if (descales) {
+      for (size_t i = 0; i < 3; ++i)
+        os << "    %c" << i << "_descale = arith.constant " << i << " : index\n";
       for (size_t i = 0; i < 3; ++i)
         os << "    %descale_" << kDescaled[i] << " = memref.load %"
            << descales->name << "_buf[%c" << i << "_descale] : "
            << descales->memref << "\n";
+    }
     os << "    ";
     for (size_t i = 0; i < outputs.size(); ++i)
       os << (i ? ", " : "") << "%" << outputs[i].name;

@@ -207,20 +207,31 @@ def _(d_out, q, k, v, out, lse, scale, mask, softcap, alibi_slopes, deterministi
     return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
 
 
-def _setup_context(ctx, inputs, output):
+def _remember(ctx, inputs, output):
+    """What the backward needs, from the forward's inputs and outputs."""
     q, k, v, scale, mask, softcap, alibi_slopes, deterministic = inputs
     out, lse = output
     ctx.save_for_backward(q, k, v, out, lse, alibi_slopes)
     ctx.options = (scale, mask, softcap, deterministic)
 
 
-def _backward(ctx, d_out, d_lse):
-    # The LSE's gradient is not taken (FlashAttention's is not either).
+def _gradients(ctx, d_out, backward):
+    """The forward's inputs' gradients by `backward` (the custom op, or its
+    implementation); the LSE's gradient is not taken (FlashAttention's is
+    not either)."""
     q, k, v, out, lse, alibi_slopes = ctx.saved_tensors
     scale, mask, softcap, deterministic = ctx.options
-    dq, dk, dv = backward_op(d_out, q, k, v, out, lse, scale, mask, softcap,
-                             alibi_slopes, deterministic)
+    dq, dk, dv = backward(d_out, q, k, v, out, lse, scale, mask, softcap,
+                          alibi_slopes, deterministic)
     return dq, dk, dv, None, None, None, None, None
+
+
+def _setup_context(ctx, inputs, output):
+    _remember(ctx, inputs, output)
+
+
+def _backward(ctx, d_out, d_lse):
+    return _gradients(ctx, d_out, backward_op)
 
 
 forward_op.register_autograd(_backward, setup_context=_setup_context)
@@ -231,20 +242,16 @@ class _EagerAttention(torch.autograd.Function):
     dispatch: what eager calls take (torch.compile traces the custom ops)."""
 
     @staticmethod
-    def forward(ctx, q, k, v, scale, mask, softcap, alibi_slopes, deterministic):
+    def forward(ctx, *inputs):
+        q, k, v, scale, mask, softcap, alibi_slopes, _ = inputs
         out, lse = _forward_impl(q, k, v, scale, mask, softcap, alibi_slopes)
-        ctx.save_for_backward(q, k, v, out, lse, alibi_slopes)
-        ctx.options = (scale, mask, softcap, deterministic)
+        _remember(ctx, inputs, (out, lse))
         ctx.mark_non_differentiable(lse)
         return out, lse
 
     @staticmethod
     def backward(ctx, d_out, d_lse):
-        q, k, v, out, lse, alibi_slopes = ctx.saved_tensors
-        scale, mask, softcap, deterministic = ctx.options
-        dq, dk, dv = _backward_impl(d_out, q, k, v, out, lse, scale, mask, softcap,
-                                    alibi_slopes, deterministic)
-        return dq, dk, dv, None, None, None, None, None
+        return _gradients(ctx, d_out, _backward_impl)
 
 
 def _attention(q, k, v, scale, mask, softcap, alibi_slopes, deterministic):

@@ -96,23 +96,20 @@ class Runtime:
         error = NoGpuError if self.lib.fa_no_gpu() else FaMlirError
         raise error(f"fa_mlir: {what}: {reason}")
 
-    def forward_kernel(self, manifest):
+    def _load_once(self, loaded, load, manifest):
         key = str(manifest)
-        if key not in self._forward:
-            handle = self.lib.fa_kernel_load(key.encode())
+        if key not in loaded:
+            handle = load(key.encode())
             if not handle:
                 self._fail(f"cannot load {manifest}")
-            self._forward[key] = handle
-        return self._forward[key]
+            loaded[key] = handle
+        return loaded[key]
+
+    def forward_kernel(self, manifest):
+        return self._load_once(self._forward, self.lib.fa_kernel_load, manifest)
 
     def backward_kernel(self, manifest):
-        key = str(manifest)
-        if key not in self._backward:
-            handle = self.lib.fa_backward_kernel_load(key.encode())
-            if not handle:
-                self._fail(f"cannot load {manifest}")
-            self._backward[key] = handle
-        return self._backward[key]
+        return self._load_once(self._backward, self.lib.fa_backward_kernel_load, manifest)
 
     def forward(self, kernel, args, stream):
         if self.lib.fa_kernel_forward(kernel, ctypes.byref(args), stream) != 0:

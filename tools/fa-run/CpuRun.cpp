@@ -86,8 +86,9 @@ HostTensor quantisedTensor(std::vector<int64_t> shape, std::mt19937_64 &gen,
   for (size_t i = 0; i < real.size(); ++i) {
     // Per head, slices of 1x, 2x and 3x the magnitude: their descales
     // differ, so a kernel that reads the wrong one is caught.
-    real[i] = normal(gen) * static_cast<double>(1 + sliceOf(i) % 3);
-    largest[sliceOf(i)] = std::max(largest[sliceOf(i)], std::fabs(real[i]));
+    int64_t slice = sliceOf(i);
+    real[i] = normal(gen) * static_cast<double>(1 + slice % 3);
+    largest[slice] = std::max(largest[slice], std::fabs(real[i]));
   }
   size_t first = descales.size();
   for (double l : largest)
@@ -273,11 +274,9 @@ int fa::runCpu(const Options &options) {
                   descales[2 * each]);
     std::cout << line;
   }
-  std::cout
-               << (control != NegativeControl::None
-                       ? " negative-control=" + options.negativeControl
-                       : std::string())
-               << "\n";
+  if (control != NegativeControl::None)
+    std::cout << " negative-control=" << options.negativeControl;
+  std::cout << "\n";
   char compileLine[64];
   std::snprintf(compileLine, sizeof(compileLine), "  compile: %.3f s\n",
                 backend->compileSeconds());
