@@ -40,7 +40,10 @@ class ForwardArgs(ctypes.Structure):
                 ("q_stride", ctypes.c_int64 * 3), ("k_stride", ctypes.c_int64 * 3),
                 ("v_stride", ctypes.c_int64 * 3), ("o_stride", ctypes.c_int64 * 3),
                 ("lse_stride", ctypes.c_int64 * 2),
-                ("alibi_slopes", ctypes.c_void_p), ("alibi_stride_b", ctypes.c_int64)]
+                ("alibi_slopes", ctypes.c_void_p), ("alibi_stride_b", ctypes.c_int64),
+                # f8e4m3fn kernels' descales (fa_runtime.h); NULL here.
+                ("q_descale", ctypes.c_void_p), ("k_descale", ctypes.c_void_p),
+                ("v_descale", ctypes.c_void_p), ("descale_stride", ctypes.c_int64 * 2)]
 
 
 def load_runtime(path):

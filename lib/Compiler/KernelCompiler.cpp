@@ -192,8 +192,9 @@ static std::string manifestText(const std::string &name,
   // The parameters are the ABI table's (fa/runtime/KernelAbi.h), the same
   // list the gpu.func signature was built from.
   writeParams(os,
-              ::fa::abi::forwardKernelParams(config.alibi,
-                                             strategy.usesTensorMaps()),
+              ::fa::abi::forwardKernelParams(
+                  config.alibi, strategy.usesTensorMaps(),
+                  spec.dtype == ::fa::ElementType::F8E4M3FN),
               spec, "  ");
   os << ",\n";
   os << "  \"memref_abi\": \"each memref<?xT> is 5 launch parameters: "
@@ -214,9 +215,16 @@ static AttentionKernelConfig configOfSpec(MLIRContext &context,
                                           const ::fa::AttentionSpec &spec,
                                           int64_t stages, int64_t warps) {
   AttentionKernelConfig config;
-  config.elementType = spec.dtype == ::fa::ElementType::F16
-                           ? Type(Float16Type::get(&context))
-                           : Type(BFloat16Type::get(&context));
+  switch (spec.dtype) {
+  case ::fa::ElementType::F16:
+    config.elementType = Float16Type::get(&context);
+    break;
+  case ::fa::ElementType::F8E4M3FN:
+    config.elementType = Float8E4M3FNType::get(&context);
+    break;
+  default:
+    config.elementType = BFloat16Type::get(&context);
+  }
   config.headDim = spec.headDim;
   config.valueDim = spec.valueDim;
   config.blockM = spec.blockM;
@@ -441,7 +449,8 @@ void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec,
   if (!strategy)
     return; // checkAttentionKernel names the unknown chip
   AttentionGPUStrategy::Tile tile = strategy->tunedTile(
-      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None);
+      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None,
+      spec.dtype == ::fa::ElementType::F8E4M3FN);
   spec.blockM = tile.blockM;
   spec.blockN = tile.blockN;
 }
@@ -524,6 +533,12 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
   alibi.alibi = ::fa::AlibiKind::Head;
   add(alibi, "sm_80");
   addGrid("sm_90a", 256);
+  // e4m3 (FP8) forward: D {128, 256} x {none, causal}, per-tensor descales
+  // (the same kernel takes per-head ones: the launch's descale strides).
+  for (int64_t d : {128, 256})
+    for (::fa::ref::MaskKind mask :
+         {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
+      add(standardSpec(::fa::ElementType::F8E4M3FN, d, mask), "sm_90a");
   for (StandardKernel &kernel : kernels)
     applyTunedTile(kernel.spec, kernel.target);
   return kernels;

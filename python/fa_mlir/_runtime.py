@@ -30,6 +30,10 @@ class ForwardArgs(ctypes.Structure):
         ("v_stride", _I64 * 3), ("o_stride", _I64 * 3),
         ("lse_stride", _I64 * 2),
         ("alibi_slopes", _P), ("alibi_stride_b", _I64),
+        # f8e4m3fn kernels: device f32 descales, [b * descale_stride[0] +
+        # h * descale_stride[1]] ({0, 0}: one per tensor); NULL otherwise.
+        ("q_descale", _P), ("k_descale", _P), ("v_descale", _P),
+        ("descale_stride", _I64 * 2),
     ]
 
 

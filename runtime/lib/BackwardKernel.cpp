@@ -20,18 +20,16 @@ using abi::BackwardStep;
 static constexpr BackwardStep kSteps[] = {
     BackwardStep::Preprocess, BackwardStep::Main, BackwardStep::Postprocess};
 
-/// The manifest's spelling of the type the ABI table gives backward
-/// parameter `name`; false if the table has no such name.
-static bool tableType(const std::string &name, ElementType dtype,
-                      std::string &type) {
-  for (BackwardStep s : kSteps)
-    for (const abi::Param &p :
-         abi::backwardKernelParams(s, /*alibi=*/true, /*tensorMaps=*/true))
-      if (name == p.name) {
-        type = abi::paramTypeName(p.type, elementTypeName(dtype));
-        return true;
-      }
-  return false;
+/// Every backward kernel's parameters (a name in more than one step has
+/// the same type in each).
+static std::vector<abi::Param> backwardTable() {
+  std::vector<abi::Param> table;
+  for (BackwardStep s : kSteps) {
+    std::vector<abi::Param> step =
+        abi::backwardKernelParams(s, /*alibi=*/true, /*tensorMaps=*/true);
+    table.insert(table.end(), step.begin(), step.end());
+  }
+  return table;
 }
 
 /// Reads steps[name] into `step`: its entry, block, shared memory and
@@ -55,17 +53,9 @@ static bool readStep(detail::ManifestReader &reader, const json::Value &steps,
   if (!reader.blockThreads(object, step.blockThreads) ||
       !reader.number(object, "dynamic_shared_memory",
                      step.dynamicSharedMemory) ||
-      !reader.params(object, dtype, known, step.params))
+      !reader.params(object, dtype, known, step.params) ||
+      !reader.matchTable(step.params, dtype, backwardTable()))
     return false;
-  // A buffer is five launch words and an i64 one: a type other than the
-  // table's would shift every later word.
-  for (const auto &[param, type] : step.params) {
-    std::string expected;
-    tableType(param, dtype, expected);
-    if (type != expected)
-      return reader.fail("kernel parameter \"" + param + "\" has type \"" +
-                         type + "\" (the ABI table's is \"" + expected + "\")");
-  }
   reader.setContext("");
   return true;
 }

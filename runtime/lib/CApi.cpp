@@ -65,6 +65,11 @@ static fa::ForwardArgs forwardArgs(const fa_forward_args *a) {
   args.lseStride[1] = a->lse_stride[1];
   args.alibiSlopes = reinterpret_cast<fa::cuda::CUdeviceptr>(a->alibi_slopes);
   args.alibiStrideB = a->alibi_stride_b;
+  args.qDescale = reinterpret_cast<fa::cuda::CUdeviceptr>(a->q_descale);
+  args.kDescale = reinterpret_cast<fa::cuda::CUdeviceptr>(a->k_descale);
+  args.vDescale = reinterpret_cast<fa::cuda::CUdeviceptr>(a->v_descale);
+  args.descaleStride[0] = a->descale_stride[0];
+  args.descaleStride[1] = a->descale_stride[1];
   return args;
 }
 

@@ -36,6 +36,10 @@ bool Manifest::read(const std::string &path, Manifest &out,
   };
   return reader.blockThreads(&root, out.blockThreads) &&
          reader.params(&root, out.spec.dtype, known, out.params) &&
+         reader.matchTable(out.params, out.spec.dtype,
+                           abi::forwardKernelParams(/*alibi=*/true,
+                                                    /*tensorMaps=*/true,
+                                                    /*descale=*/true)) &&
          reader.locatePtx(out);
 }
 
@@ -64,9 +68,9 @@ bool Manifest::checkLaunch(const ProblemSize &size,
   return error.empty();
 }
 
-bool Manifest::takesAlibiSlopes() const {
+bool Manifest::takesParam(const std::string &name) const {
   for (const auto &param : params)
-    if (param.first == "alibi_slopes")
+    if (param.first == name)
       return true;
   return false;
 }
@@ -157,6 +161,18 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
   if (info.takesAlibiSlopes() && !a.alibiSlopes) {
     error = "the kernel takes ALiBi slopes; none given";
     return false;
+  }
+  if (info.takesDescales()) {
+    if (!a.qDescale || !a.kDescale || !a.vDescale) {
+      error = "the kernel (f8e4m3fn) takes Q's, K's and V's descale "
+              "factors; one or more is null";
+      return false;
+    }
+    if (a.descaleStride[0] < 0 || a.descaleStride[1] < 0) {
+      error = "descale strides must be >= 0 ({0, 0}: one factor per tensor; "
+              "{Hkv, 1}: [B, Hkv])";
+      return false;
+    }
   }
   // The launch words, in the manifest's order (the ABI table's,
   // KernelAbi.h); the names were checked when the manifest was read.

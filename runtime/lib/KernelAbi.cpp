@@ -6,6 +6,8 @@
 
 #include "fa/runtime/KernelAbi.h"
 
+#include "fa/runtime/Numerics.h"
+
 #include <functional>
 
 using namespace fa;
@@ -41,9 +43,12 @@ static const std::vector<Binding> &forwardBindings() {
       {{"q", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::q)},
       {{"k", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::k)},
       {{"v", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::v)},
-      {{"o", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::o)},
+      {{"o", P::OutputBuffer, U::Always}, ptr(&ForwardArgs::o)},
       {{"lse", P::F32Buffer, U::Always}, ptr(&ForwardArgs::lse)},
       {{"alibi_slopes", P::F32Buffer, U::Alibi}, ptr(&ForwardArgs::alibiSlopes)},
+      {{"q_descale", P::F32Buffer, U::Descale}, ptr(&ForwardArgs::qDescale)},
+      {{"k_descale", P::F32Buffer, U::Descale}, ptr(&ForwardArgs::kDescale)},
+      {{"v_descale", P::F32Buffer, U::Descale}, ptr(&ForwardArgs::vDescale)},
       {{"batch", P::Int64, U::Always}, i64(&ForwardArgs::batch)},
       {{"q_heads", P::Int64, U::Always}, i64(&ForwardArgs::queryHeads)},
       {{"kv_heads", P::Int64, U::Always}, i64(&ForwardArgs::kvHeads)},
@@ -66,18 +71,34 @@ static const std::vector<Binding> &forwardBindings() {
       {{"lse_stride_h", P::Int64, U::Always},
        [](const ForwardArgs &a) { return a.lseStride[1]; }},
       {{"alibi_stride_b", P::Int64, U::Alibi}, i64(&ForwardArgs::alibiStrideB)},
+      {{"descale_stride_b", P::Int64, U::Descale},
+       [](const ForwardArgs &a) { return a.descaleStride[0]; }},
+      {{"descale_stride_h", P::Int64, U::Descale},
+       [](const ForwardArgs &a) { return a.descaleStride[1]; }},
   };
   return table;
 }
 
-std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps) {
+std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps,
+                                                bool descale) {
   std::vector<Param> params;
   for (const Binding &b : forwardBindings())
     if (b.param.use == ParamUse::Always ||
         (alibi && b.param.use == ParamUse::Alibi) ||
-        (tensorMaps && b.param.use == ParamUse::TensorMaps))
+        (tensorMaps && b.param.use == ParamUse::TensorMaps) ||
+        (descale && b.param.use == ParamUse::Descale))
       params.push_back(b.param);
   return params;
+}
+
+std::string fa::abi::outputElementTypeName(const std::string &elementType) {
+  // Either spelling: the spec's "f8e4m3fn" or MLIR's "f8E4M3FN" (what
+  // elementTypeName gives, and so what the manifests hold).
+  ElementType type;
+  if (!parseElementType(elementType, type) ||
+      outputElementType(type) == type)
+    return elementType;
+  return elementTypeName(outputElementType(type));
 }
 
 bool fa::abi::tensorMapOf(const std::string &name, TensorMapInfo &info) {
@@ -109,6 +130,8 @@ std::string fa::abi::paramTypeName(ParamType type,
   switch (type) {
   case ParamType::ElementBuffer:
     return "memref<?x" + elementType + ">";
+  case ParamType::OutputBuffer:
+    return "memref<?x" + outputElementTypeName(elementType) + ">";
   case ParamType::F32Buffer:
     return "memref<?xf32>";
   case ParamType::I32Buffer:

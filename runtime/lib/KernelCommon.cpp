@@ -144,12 +144,30 @@ bool ManifestReader::params(
       return fail("kernel parameter \"" + n + "\" has type \"" + t + "\"" +
                   (isMap ? " (a tensormap expected)" : ""));
     if (!isMap && t != "i64" && t != "memref<?xf32>" && t != "memref<?xi32>" &&
-        t != std::string("memref<?x") + elementTypeName(dtype) + ">")
+        t != abi::paramTypeName(abi::ParamType::ElementBuffer,
+                                elementTypeName(dtype)) &&
+        t != abi::paramTypeName(abi::ParamType::OutputBuffer,
+                                elementTypeName(dtype)))
       return fail("kernel parameter \"" + n + "\" has type \"" + t +
-                  "\" (i64 or a memref of f32, i32 or the kernel's element "
-                  "type expected)");
+                  "\" (i64 or a memref of f32, i32, the kernel's element "
+                  "type or its output type expected)");
     out.push_back({n, t});
   }
+  return true;
+}
+
+bool ManifestReader::matchTable(const ParamList &params, ElementType dtype,
+                                const std::vector<abi::Param> &table) {
+  for (const auto &[name, type] : params)
+    for (const abi::Param &p : table) {
+      if (name != p.name)
+        continue;
+      std::string expected = abi::paramTypeName(p.type, elementTypeName(dtype));
+      if (type != expected)
+        return fail("kernel parameter \"" + name + "\" has type \"" + type +
+                    "\" (the ABI table's is \"" + expected + "\")");
+      break;
+    }
   return true;
 }
 
@@ -166,15 +184,33 @@ bool ManifestReader::locatePtx(KernelInfo &info) {
 
 namespace {
 /// cuda.h's CUtensorMapDataType / Swizzle / L2promotion values we use.
-constexpr int kTensorMapFloat16 = 6, kTensorMapFloat32 = 7, kTensorMapBFloat16 = 9;
+/// TMA has no fp8 type: e4m3 is moved as bytes (UINT8), as CUTLASS does.
+constexpr int kTensorMapUInt8 = 0, kTensorMapFloat16 = 6, kTensorMapFloat32 = 7,
+              kTensorMapBFloat16 = 9;
 constexpr int kSwizzle128B = 3, kL2Promotion256B = 3;
+
+/// The map's CUtensorMapDataType for elements of `type`.
+int tensorMapDataType(ElementType type) {
+  switch (type) {
+  case ElementType::F8E4M3FN:
+    return kTensorMapUInt8;
+  case ElementType::F16:
+    return kTensorMapFloat16;
+  case ElementType::F32:
+    return kTensorMapFloat32;
+  case ElementType::BF16:
+    break;
+  }
+  return kTensorMapBFloat16;
+}
 } // namespace
 
 bool detail::encodeTensorMap(const cuda::Driver &d, ElementType dtype,
                      const TensorMapSource &source, TensorMapStorage &map,
                      std::string &error) {
   const int64_t *stride = source.stride;
-  int64_t elementBytes = source.f32 ? 4 : 2;
+  ElementType type = source.f32 ? ElementType::F32 : dtype;
+  int64_t elementBytes = static_cast<int64_t>(elementTypeSize(type));
   uint64_t dims[4] = {uint64_t(source.width), uint64_t(source.rows),
                       uint64_t(source.heads), uint64_t(source.batch)};
   uint64_t strides[3] = {uint64_t(stride[2] * elementBytes),
@@ -183,8 +219,10 @@ bool detail::encodeTensorMap(const cuda::Driver &d, ElementType dtype,
   for (uint64_t bytes : strides)
     if (bytes % 16) {
       error = "TMA needs " + source.tensor + "'s strides to be multiples of 16 "
-              "bytes (8 elements), got " + std::to_string(stride[2]) + ", " +
-              std::to_string(stride[1]) + ", " + std::to_string(stride[0]);
+              "bytes (" + std::to_string(16 / elementBytes) + " elements of " +
+              elementTypeName(type) + "), got " + std::to_string(stride[2]) +
+              ", " + std::to_string(stride[1]) + ", " +
+              std::to_string(stride[0]);
       return false;
     }
   if (source.base % 16) {
@@ -194,11 +232,8 @@ bool detail::encodeTensorMap(const cuda::Driver &d, ElementType dtype,
   unsigned box[4] = {unsigned(abi::kTensorMapPanelBytes / elementBytes),
                      unsigned(source.boxRows), 1, 1};
   unsigned elementStrides[4] = {1, 1, 1, 1};
-  int dataType = source.f32                 ? kTensorMapFloat32
-                 : dtype == ElementType::F16 ? kTensorMapFloat16
-                                             : kTensorMapBFloat16;
   cuda::CUresult r = d.cuTensorMapEncodeTiled(
-      &map, dataType, 4, reinterpret_cast<void *>(source.base), dims, strides,
+      &map, tensorMapDataType(type), 4, reinterpret_cast<void *>(source.base), dims, strides,
       box, elementStrides, /*interleave=*/0, kSwizzle128B, kL2Promotion256B,
       /*oobFill=*/0);
   if (r) {

@@ -57,11 +57,17 @@ public:
   bool blockThreads(const json::Value *object, int64_t &threads);
   /// object["params"]: each a known name (`known`), listed once, of a type
   /// the launch can pass (i64, memref<?xf32>, memref<?xi32>, memref<?xT>
-  /// for the kernel's element type, tensormap for exactly the tensor-map
-  /// names).
+  /// for the kernel's element type or its output type (bf16 for
+  /// f8E4M3FN, KernelAbi.h's outputElementTypeName), tensormap for exactly
+  /// the tensor-map names).
   bool params(const json::Value *object, ElementType dtype,
               const std::function<bool(const std::string &)> &known,
               ParamList &out);
+  /// Checks that each of `params` has the type `table` gives its name (for
+  /// a kernel of element type `dtype`): a buffer is five launch words and
+  /// an i64 one, so another type would shift every later word.
+  bool matchTable(const ParamList &params, ElementType dtype,
+                  const std::vector<abi::Param> &table);
   /// Makes info.ptxFile the path beside the manifest and checks that it
   /// can be read: a manifest is a promise of its PTX.
   bool locatePtx(KernelInfo &info);
@@ -93,12 +99,13 @@ struct TensorMapSource {
   const int64_t *stride = nullptr; ///< [b, h, s], in elements
   int64_t width = 0, rows = 0, heads = 0, batch = 0;
   int64_t boxRows = 0; ///< block_m or block_n
-  bool f32 = false;     ///< f32 elements (dq_acc), else the kernel's 16-bit type
+  bool f32 = false; ///< f32 elements (dq_acc), else the kernel's input type
 };
 
-/// Encodes `source`'s map: boxes of one 128-byte panel row by boxRows
-/// rows, 128-byte swizzle, zeros out of bounds. False with a reason (a
-/// stride or base TMA cannot take, or the driver's).
+/// Encodes `source`'s map: boxes of one 128-byte panel row (64 16-bit
+/// elements, 128 e4m3 ones: those are mapped as UINT8) by boxRows rows,
+/// 128-byte swizzle, zeros out of bounds. False with a reason (a stride
+/// or base TMA cannot take, or the driver's).
 bool encodeTensorMap(const cuda::Driver &d, ElementType dtype,
                      const TensorMapSource &source, TensorMapStorage &map,
                      std::string &error);

@@ -57,6 +57,10 @@ size_t fa::elementTypeSize(ElementType type) {
   return 0;
 }
 
+ElementType fa::outputElementType(ElementType type) {
+  return type == ElementType::F8E4M3FN ? ElementType::BF16 : type;
+}
+
 static uint32_t bitsOf(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
@@ -188,12 +192,10 @@ double fa::roundTo(ElementType type, double value) {
 static ElementType naiveWorkingType(ElementType type) {
   return type == ElementType::F8E4M3FN ? ElementType::F32 : type;
 }
-/// The type the naive attention rounds P to before P·V, and O to.
+/// The type the naive attention rounds P to before P·V (O: to
+/// outputElementType).
 static ElementType naiveProbsType(ElementType type) {
   return type == ElementType::F8E4M3FN ? ElementType::F8E4M3FN : type;
-}
-static ElementType naiveOutputType(ElementType type) {
-  return type == ElementType::F8E4M3FN ? ElementType::BF16 : type;
 }
 
 /// Scores of one row, rounded as a naive low-precision framework would;
@@ -259,7 +261,7 @@ void fa::naiveForwardRow(ElementType type, const ref::Problem &p,
       outRow[e] += prob * vRow[e];
   }
   for (int64_t e = 0; e < p.valueDim; ++e)
-    outRow[e] = roundTo(naiveOutputType(type), outRow[e]);
+    outRow[e] = roundTo(outputElementType(type), outRow[e]);
 }
 
 ref::ForwardResult fa::naiveForward(ElementType type, const ref::Problem &p,

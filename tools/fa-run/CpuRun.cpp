@@ -12,6 +12,7 @@
 
 #include "CpuBackend.h"
 #include "FaRun.h"
+#include "Fp8Inputs.h"
 
 #include "fa/runtime/Npy.h"
 #include "fa/runtime/Verify.h"
@@ -64,43 +65,9 @@ HostTensor randomTensor(ElementType type, std::vector<int64_t> shape,
   return t;
 }
 
-/// f8E4M3FN inputs: N(0, 1) values over descales that map the largest
-/// magnitude to 448 (FA3's scaling): one per tensor, or with `perHead` one
-/// per (batch, KV head) slice (`group` query heads share a KV head's; the
-/// shape is [B, H, S, W]). Stored rounded to e4m3; `values` are the
-/// dequantised values the reference reads. Appends the descales.
-HostTensor quantisedTensor(std::vector<int64_t> shape, std::mt19937_64 &gen,
-                           bool perHead, int64_t group,
-                           std::vector<float> &descales) {
-  HostTensor t{std::move(shape), {}, {}, {}};
-  std::normal_distribution<double> normal(0.0, 1.0);
-  int64_t heads = t.shape[1], rows = t.shape[2] * t.shape[3];
-  int64_t slices = perHead ? t.shape[0] * (heads / group) : 1;
-  auto sliceOf = [&](size_t i) -> int64_t {
-    if (!perHead)
-      return 0;
-    int64_t bh = static_cast<int64_t>(i) / rows;
-    return (bh / heads) * (heads / group) + (bh % heads) / group;
-  };
-  std::vector<double> real(t.count()), largest(slices, 0.0);
-  for (size_t i = 0; i < real.size(); ++i) {
-    // Per head, slices of 1x, 2x and 3x the magnitude: their descales
-    // differ, so a kernel that reads the wrong one is caught.
-    int64_t slice = sliceOf(i);
-    real[i] = normal(gen) * static_cast<double>(1 + slice % 3);
-    largest[slice] = std::max(largest[slice], std::fabs(real[i]));
-  }
-  size_t first = descales.size();
-  for (double l : largest)
-    descales.push_back(static_cast<float>(l > 0.0 ? l / 448.0 : 1.0));
-  t.bytes.resize(t.count());
-  t.values.resize(t.count());
-  for (size_t i = 0; i < t.count(); ++i) {
-    float descale = descales[first + sliceOf(i)];
-    t.bytes[i] = toF8E4M3FNBits(static_cast<float>(real[i] / descale));
-    t.values[i] = static_cast<double>(fromF8E4M3FNBits(t.bytes[i])) * descale;
-  }
-  return t;
+/// One of drawQuantisedInputs' tensors (Fp8Inputs.h) as a HostTensor.
+HostTensor hostTensor(QuantisedTensor &&t) {
+  return {std::move(t.shape), {}, std::move(t.bytes), std::move(t.values)};
 }
 
 /// An output buffer poisoned with NaN, so an element never written fails.
@@ -157,18 +124,17 @@ std::vector<float> drawInputs(const AttentionSpec &spec, const ProblemSize &size
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
           Dv = spec.valueDim;
-  std::vector<float> descales;
   if (spec.dtype == ElementType::F8E4M3FN) {
-    bool perHead = spec.descale == DescaleKind::Head;
-    t.q = quantisedTensor({B, Hq, M, D}, gen, perHead, Hq / Hkv, descales);
-    t.k = quantisedTensor({B, Hkv, N, D}, gen, perHead, 1, descales);
-    t.v = quantisedTensor({B, Hkv, N, Dv}, gen, perHead, 1, descales);
-    return descales;
+    QuantisedInputs in = drawQuantisedInputs(spec, size, gen);
+    t.q = hostTensor(std::move(in.q));
+    t.k = hostTensor(std::move(in.k));
+    t.v = hostTensor(std::move(in.v));
+    return std::move(in.descales);
   }
   t.q = randomTensor(spec.dtype, {B, Hq, M, D}, gen);
   t.k = randomTensor(spec.dtype, {B, Hkv, N, D}, gen);
   t.v = randomTensor(spec.dtype, {B, Hkv, N, Dv}, gen);
-  return descales;
+  return {};
 }
 
 /// Writes every tensor of the run to `dir` as .npy.
@@ -237,7 +203,7 @@ int fa::runCpu(const Options &options) {
 
   ElementType type = spec.dtype;
   // f8E4M3FN's output is bf16 (fa.attention's rule).
-  ElementType outType = fp8 ? ElementType::BF16 : type;
+  ElementType outType = outputElementType(type);
   std::mt19937_64 gen(options.seed);
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
@@ -252,12 +218,10 @@ int fa::runCpu(const Options &options) {
   std::vector<float> lse(B * Hq * M, std::numeric_limits<float>::quiet_NaN());
 
   // The broken build's V descales are 1; the reference keeps the true ones.
-  std::vector<float> kernelDescales = descales;
-  if (control == NegativeControl::NoDescale)
-    std::fill(kernelDescales.begin() + 2 * (descales.size() / 3),
-              kernelDescales.end(), 1.0f);
+  std::vector<float> given =
+      kernelDescales(descales, control == NegativeControl::NoDescale);
   backend->forward(t.q.data(), t.k.data(), t.v.data(), slopes.data(),
-                   t.o.bits.data(), lse.data(), kernelDescales.data());
+                   t.o.bits.data(), lse.data(), given.data());
   readBack(outType, t.o);
   t.lseShape = {B, Hq, M};
   t.lse.assign(lse.begin(), lse.end());
@@ -265,15 +229,8 @@ int fa::runCpu(const Options &options) {
   std::cout << "fa-run: device=cpu spec=" << options.spec << " b=" << B
                << " hq=" << Hq << " hkv=" << Hkv << " m=" << M << " n=" << N
                << " seed=" << options.seed;
-  if (fp8) {
-    // The first of each tensor's descales (per head: of head 0, batch 0).
-    size_t each = descales.size() / 3;
-    char line[112];
-    std::snprintf(line, sizeof(line), " descale%s=%.4g,%.4g,%.4g",
-                  perHead ? "[0,0]" : "", descales[0], descales[each],
-                  descales[2 * each]);
-    std::cout << line;
-  }
+  // The first of each tensor's descales (per head: of head 0, batch 0).
+  std::cout << descaleSummary(descales, perHead);
   if (control != NegativeControl::None)
     std::cout << " negative-control=" << options.negativeControl;
   std::cout << "\n";

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaRun.h"
+#include "Fp8Inputs.h"
 
 #include "fa/runtime/Npy.h"
 #include "fa/runtime/Verify.h"
@@ -136,6 +137,18 @@ double fa::cudarun::forwardFlops(const AttentionSpec &spec,
 // The forward
 //===----------------------------------------------------------------------===//
 
+bool fa::checkCudaDtypeOptions(const Options &o, const AttentionSpec &spec,
+                               std::string &error) {
+  bool fp8 = spec.dtype == ElementType::F8E4M3FN;
+  error.clear();
+  if (fp8 && o.backward)
+    error = "dtype f8e4m3fn has a forward kernel only: no --bwd (there is no "
+            "fp8 backward)";
+  else if (!fp8 && o.negativeControl == "no-descale")
+    error = "--negative-control no-descale needs dtype=f8e4m3fn";
+  return error.empty();
+}
+
 /// Rejects options that --device cuda does not take; kPass if none.
 static int checkCudaOptions(const Options &o) {
   if (o.kernel.empty())
@@ -143,12 +156,15 @@ static int checkCudaOptions(const Options &o) {
                 "fa-compile, e.g. kernels_generated/), or --spec in a build "
                 "with the compiler",
                 kBadInput);
-  // The forward's controls need the CPU path's compiler; the backward's
-  // is a kernel of its own (--bwd-kernel, or compiled from --spec).
-  if (o.negativeControl != "none" &&
-      (o.negativeControl != "no-row-dot" || !o.backward))
+  // The other forward controls need the CPU path's compiler; no-descale
+  // is the launch's (V's descales 1), the backward's a kernel of its own
+  // (--bwd-kernel, or compiled from --spec).
+  bool forwardControl = o.negativeControl == "no-descale" && !o.backward;
+  bool backwardControl = o.negativeControl == "no-row-dot" && o.backward;
+  if (o.negativeControl != "none" && !forwardControl && !backwardControl)
     return fail("--negative-control with --device cuda: only no-row-dot, "
-                "with --bwd (the others are CPU (compiler) options)",
+                "with --bwd, or no-descale, for an f8e4m3fn forward (the "
+                "others are CPU (compiler) options)",
                 kBadInput);
   if (!o.bwdKernel.empty() && !o.backward)
     return fail("--bwd-kernel needs --bwd", kBadInput);
@@ -160,8 +176,9 @@ static int checkCudaOptions(const Options &o) {
 
 /// Reads the kernel's manifest into `manifest` and the spec to run into
 /// `spec`: the manifest's, checked against `size` and reconciled with
-/// --spec (which must agree on d, dv and dtype and may add ALiBi), and
-/// ALiBi exactly when the kernel takes slopes. kPass, or the exit code.
+/// --spec (which must agree on d, dv and dtype and may add ALiBi or
+/// descale=head), ALiBi exactly when the kernel takes slopes, and
+/// descales exactly when it is f8e4m3fn. kPass, or the exit code.
 static int readKernelSpec(const Options &o, const ProblemSize &size,
                           Manifest &manifest, AttentionSpec &spec) {
   std::string error;
@@ -182,10 +199,23 @@ static int readKernelSpec(const Options &o, const ProblemSize &size,
       return fail("--spec does not match the kernel's manifest (" +
                       manifest.kernelName + ")",
                   kBadInput);
-    // One kernel serves both slope shapes ([Hq] or [B, Hq]: a stride).
+    // One kernel serves both slope shapes ([Hq] or [B, Hq]: a stride),
+    // and both descale shapes (one per tensor or [B, Hkv]: strides).
     if (given.alibi != AlibiKind::None)
       spec.alibi = given.alibi;
+    if (given.descale != DescaleKind::Tensor)
+      spec.descale = given.descale;
   }
+  if (!checkCudaDtypeOptions(o, spec, error))
+    return fail(error, kBadInput);
+  bool fp8 = spec.dtype == ElementType::F8E4M3FN;
+  if (manifest.takesDescales() != fp8)
+    return fail(manifest.kernelName + " is " + elementTypeName(spec.dtype) +
+                    " but its manifest lists " +
+                    (fp8 ? "no descale parameters" : "descale parameters") +
+                    " (f8e4m3fn kernels take q_descale, k_descale, "
+                    "v_descale)",
+                kBadInput);
   bool takesSlopes = manifest.takesAlibiSlopes();
   if (takesSlopes != (spec.alibi != AlibiKind::None))
     return fail(std::string("--spec alibi=") + alibiName(spec.alibi) +
@@ -195,12 +225,21 @@ static int readKernelSpec(const Options &o, const ProblemSize &size,
   return kPass;
 }
 
-/// Draws random inputs in the --layout, allocates and uploads them, and
-/// poisons the outputs; also draws and uploads the ALiBi slopes, if any.
-static bool prepareTensors(Driver &cu, const Options &o,
-                           const AttentionSpec &spec, const ProblemSize &size,
-                           Tensors &t, std::string &error) {
-  ElementType type = spec.dtype;
+/// `t`'s values, its e4m3 bytes placed in layout `l`.
+static HostData placed(const Layout &l, QuantisedTensor &&t) {
+  HostData d;
+  d.bytes.resize(t.bytes.size());
+  for (int64_t i = 0; i < l.count(); ++i)
+    d.bytes[l.physical(i)] = t.bytes[i];
+  d.logical = std::move(t.values);
+  return d;
+}
+
+/// Draws Q, K and V into `t` in the --layout, as fa-run --device cpu draws
+/// them for the same seed: rounded to the 16-bit dtype, or quantised to
+/// e4m3 over their descales (Fp8Inputs.h), which go to t.descales.
+static void drawInputs(const Options &o, const AttentionSpec &spec,
+                       const ProblemSize &size, Tensors &t) {
   bool sequenceMajor = o.layout == "bshd";
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
@@ -210,23 +249,60 @@ static bool prepareTensors(Driver &cu, const Options &o,
   t.vL = Layout::make(B, Hkv, N, Dv, sequenceMajor);
   t.oL = Layout::make(B, Hq, M, Dv, sequenceMajor);
   t.gen.seed(o.seed);
-  t.q = randomData(t.qL, type, t.gen);
-  t.k = randomData(t.kL, type, t.gen);
-  t.v = randomData(t.vL, type, t.gen);
+  if (spec.dtype != ElementType::F8E4M3FN) {
+    t.q = randomData(t.qL, spec.dtype, t.gen);
+    t.k = randomData(t.kL, spec.dtype, t.gen);
+    t.v = randomData(t.vL, spec.dtype, t.gen);
+    return;
+  }
+  QuantisedInputs in = drawQuantisedInputs(spec, size, t.gen);
+  t.q = placed(t.qL, std::move(in.q));
+  t.k = placed(t.kL, std::move(in.k));
+  t.v = placed(t.vL, std::move(in.v));
+  t.descales = std::move(in.descales);
+}
 
-  size_t eb = elementTypeSize(type);
+/// f8e4m3fn: uploads the descales the kernel reads, Q's, K's and V's, each
+/// one value or [B, Hkv]; with --negative-control no-descale V's are 1 (the
+/// reference keeps t.descales). Nothing for 16-bit inputs.
+static bool uploadDescales(Driver &cu, const Options &o, Tensors &t,
+                           std::string &error) {
+  if (t.descales.empty())
+    return true;
+  std::vector<float> given =
+      kernelDescales(t.descales, o.negativeControl == "no-descale");
+  size_t each = given.size() / 3;
+  DeviceBuffer *buffers[3] = {&t.dqDescale, &t.dkDescale, &t.dvDescale};
+  for (size_t i = 0; i < 3; ++i)
+    if (!allocate(cu, *buffers[i], each * sizeof(float), error) ||
+        !upload(cu, *buffers[i], given.data() + i * each, error))
+      return false;
+  return true;
+}
+
+/// Draws random inputs in the --layout, allocates and uploads them, and
+/// poisons the outputs; also draws and uploads the ALiBi slopes and the
+/// fp8 descales, if any.
+static bool prepareTensors(Driver &cu, const Options &o,
+                           const AttentionSpec &spec, const ProblemSize &size,
+                           Tensors &t, std::string &error) {
+  drawInputs(o, spec, size, t);
+  int64_t B = size.batch, Hq = size.queryHeads, M = size.queryLen;
+  // Q, K, V in the dtype (1 byte for e4m3), O in its output type (bf16).
+  ElementType outType = outputElementType(spec.dtype);
+  size_t eb = elementTypeSize(spec.dtype), ob = elementTypeSize(outType);
   if (!allocate(cu, t.dq, t.qL.count() * eb, error) ||
       !allocate(cu, t.dk, t.kL.count() * eb, error) ||
       !allocate(cu, t.dv, t.vL.count() * eb, error) ||
-      !allocate(cu, t.dout, t.oL.count() * eb, error) ||
+      !allocate(cu, t.dout, t.oL.count() * ob, error) ||
       !allocate(cu, t.dlse, B * Hq * M * sizeof(float), error) ||
-      !upload(cu, t.dq, t.q.bits.data(), error) ||
-      !upload(cu, t.dk, t.k.bits.data(), error) ||
-      !upload(cu, t.dv, t.v.bits.data(), error))
+      !upload(cu, t.dq, t.q.data(), error) ||
+      !upload(cu, t.dk, t.k.data(), error) ||
+      !upload(cu, t.dv, t.v.data(), error))
     return false;
 
   // Poison: an output element the kernel never writes stays NaN and fails.
-  t.outBits = std::vector<uint16_t>(t.oL.count(), poisonBits(type));
+  t.outBits = std::vector<uint16_t>(t.oL.count(), poisonBits(outType));
   t.lse = std::vector<float>(B * Hq * M,
                              std::numeric_limits<float>::quiet_NaN());
   if (!upload(cu, t.dout, t.outBits.data(), error) ||
@@ -239,7 +315,7 @@ static bool prepareTensors(Driver &cu, const Options &o,
       (!allocate(cu, t.dslopes, t.slopeBits.size() * sizeof(float), error) ||
        !upload(cu, t.dslopes, t.slopeBits.data(), error)))
     return false;
-  return true;
+  return uploadDescales(cu, o, t, error);
 }
 
 /// The kernel's arguments for the tensors in `t`.
@@ -267,13 +343,23 @@ static ForwardArgs makeForwardArgs(const Tensors &t, const AttentionSpec &spec,
     args.alibiSlopes = t.dslopes.ptr;
     args.alibiStrideB = spec.alibi == AlibiKind::BatchHead ? Hq : 0;
   }
+  if (!t.descales.empty()) {
+    args.qDescale = t.dqDescale.ptr;
+    args.kDescale = t.dkDescale.ptr;
+    args.vDescale = t.dvDescale.ptr;
+    // One factor per tensor ({0, 0}), or [B, Hkv] ({Hkv, 1}).
+    if (spec.descale == DescaleKind::Head) {
+      args.descaleStride[0] = size.kvHeads;
+      args.descaleStride[1] = 1;
+    }
+  }
   return args;
 }
 
-/// Runs the kernel once, waits for it, and downloads O and LSE into `t`
-/// (the stored bits and the logical values).
+/// Runs the kernel once, waits for it, and downloads O (stored in
+/// `outType`) and LSE into `t` (the stored bits and the logical values).
 static bool runOnce(const Kernel &kernel, const ForwardArgs &args,
-                    const std::string &kernelName, ElementType type,
+                    const std::string &kernelName, ElementType outType,
                     Tensors &t, std::string &error) {
   Driver &cu = kernel.driver();
   CUresult r;
@@ -287,7 +373,7 @@ static bool runOnce(const Kernel &kernel, const ForwardArgs &args,
       !download(cu, t.lse.data(), t.dlse, error))
     return false;
 
-  t.output = logicalValues(t.oL, type, t.outBits);
+  t.output = logicalValues(t.oL, outType, t.outBits);
   t.lseValues.assign(t.lse.begin(), t.lse.end());
   return true;
 }
@@ -318,18 +404,16 @@ static int runBench(const Options &o, const Kernel &kernel,
   Driver &cu = kernel.driver();
   std::string error;
   CUresult r;
-  size_t eb = elementTypeSize(spec.dtype);
-  size_t setBytes =
-      (t.qL.count() + t.kL.count() + t.vL.count() + t.oL.count()) * eb;
+  size_t setBytes = t.dq.bytes + t.dk.bytes + t.dv.bytes + t.dout.bytes;
   std::vector<std::unique_ptr<DeviceBuffer>> extra;
   std::vector<ForwardArgs> rotation = {args};
   for (int64_t s = 1, sets = benchSets(setBytes); s < sets; ++s) {
     ForwardArgs a = args;
     // Copies of the real inputs (timing never runs on zeros).
     if (!copyBuffers(cu,
-                     {{&a.q, t.dq.bytes, t.q.bits.data()},
-                      {&a.k, t.dk.bytes, t.k.bits.data()},
-                      {&a.v, t.dv.bytes, t.v.bits.data()},
+                     {{&a.q, t.dq.bytes, t.q.data()},
+                      {&a.k, t.dk.bytes, t.k.data()},
+                      {&a.v, t.dv.bytes, t.v.data()},
                       {&a.o, t.dout.bytes, t.outBits.data()},
                       {&a.lse, t.dlse.bytes, t.lse.data()}},
                      extra, error))
@@ -416,7 +500,8 @@ int fa::runCuda(const Options &o) {
   if (!prepareTensors(cu, o, spec, size, t, error))
     return fail(error, kMismatch);
   ForwardArgs args = makeForwardArgs(t, spec, size);
-  if (!runOnce(*kernel, args, manifest.kernelName, spec.dtype, t, error))
+  if (!runOnce(*kernel, args, manifest.kernelName,
+               outputElementType(spec.dtype), t, error))
     return fail(error, kMismatch);
 
   std::cout << "fa-run: device=cuda (" << cu.deviceName << ") kernel="
@@ -427,6 +512,10 @@ int fa::runCuda(const Options &o) {
             << (t.alibiSlopes.empty()
                     ? std::string()
                     : std::string(" alibi=") + alibiName(spec.alibi))
+            << descaleSummary(t.descales, spec.descale == DescaleKind::Head)
+            << (o.negativeControl == "none"
+                    ? std::string()
+                    : " negative-control=" + o.negativeControl)
             << " registers=" << kernel->registers() << "\n";
 
   bool pass = true;

@@ -54,10 +54,16 @@ struct Layout {
 };
 
 /// Host copies: the logical values (as doubles) and the stored bits in
-/// the physical layout.
+/// the physical layout (f16/bf16 in `bits`, f8E4M3FN in `bytes`).
 struct HostData {
   std::vector<double> logical;
   std::vector<uint16_t> bits;
+  std::vector<uint8_t> bytes;
+  /// The stored elements, as uploaded.
+  const void *data() const {
+    return bytes.empty() ? static_cast<const void *>(bits.data())
+                         : bytes.data();
+  }
 };
 
 /// Fresh random normal values rounded to `type`, drawn in logical order
@@ -126,7 +132,8 @@ struct Tensors {
   std::mt19937_64 gen;
   Layout qL, kL, vL, oL;
   HostData q, k, v;
-  /// The output and LSE as the kernel stored them (NaN before the run).
+  /// The output (in outputElementType: bf16 for f8E4M3FN) and LSE as the
+  /// kernel stored them (NaN before the run).
   std::vector<uint16_t> outBits;
   std::vector<float> lse;
   /// The same, as logical values.
@@ -134,7 +141,12 @@ struct Tensors {
   /// ALiBi slopes for the reference, and as f32 for the kernel.
   std::vector<double> alibiSlopes;
   std::vector<float> slopeBits;
+  /// f8E4M3FN: Q's, K's and V's descales as drawn (QuantisedInputs; the
+  /// reference's); empty for 16-bit inputs.
+  std::vector<float> descales;
   DeviceBuffer dq, dk, dv, dout, dlse, dslopes;
+  /// The descales the kernel reads (kernelDescales), one buffer a tensor.
+  DeviceBuffer dqDescale, dkDescale, dvDescale;
 };
 
 /// --bwd: reads the backward kernel's manifest (--bwd-kernel, or the one

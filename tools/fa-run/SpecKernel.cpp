@@ -28,7 +28,10 @@ bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
   badInput = true;
   AttentionSpec spec;
   std::vector<std::string> keys;
-  if (!parseSpec(o.spec, spec, error, &keys))
+  // What the dtype rules out (--bwd of f8e4m3fn) is refused before any
+  // compiling.
+  if (!parseSpec(o.spec, spec, error, &keys) ||
+      !checkCudaDtypeOptions(o, spec, error))
     return false;
   // block_m/block_n not given: the chip's tuned tile, as fa-compile uses.
   AttentionSpec forward = spec;

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -82,8 +83,49 @@ TEST(KernelAbi, TensorMapKernelTakesMapsFirst) {
   EXPECT_EQ(paramTypeName(ParamType::TensorMap, "bf16"), "tensormap");
 }
 
+/// f8E4M3FN kernels take Q's, K's and V's descales (f32 buffers) right
+/// after lse and the ALiBi slopes, and their two strides last; nothing
+/// else moves, and no other kernel takes them.
+TEST(KernelAbi, Fp8KernelAddsDescalesAfterTheOthers) {
+  const std::vector<std::string> buffers = {"q_descale", "k_descale",
+                                            "v_descale"};
+  const std::vector<std::string> strides = {"descale_stride_b",
+                                            "descale_stride_h"};
+  std::vector<std::string> expected = kPlainOrder;
+  expected.insert(expected.begin() + 5, buffers.begin(), buffers.end());
+  expected.insert(expected.end(), strides.begin(), strides.end());
+  std::vector<Param> params = forwardKernelParams(
+      /*alibi=*/false, /*tensorMaps=*/false, /*descale=*/true);
+  EXPECT_EQ(namesOf(params), expected);
+  for (const Param &p : params) {
+    bool descaleParam = std::string(p.name).find("descale") != std::string::npos;
+    EXPECT_EQ(p.use == ParamUse::Descale, descaleParam) << p.name;
+  }
+  for (int i = 5; i < 8; ++i)
+    EXPECT_EQ(params[i].type, ParamType::F32Buffer) << params[i].name;
+  for (size_t i = params.size() - 2; i < params.size(); ++i)
+    EXPECT_EQ(params[i].type, ParamType::Int64) << params[i].name;
+
+  // The sm_90a fp8 kernel with ALiBi: maps first, the descales after the
+  // slopes, their strides after alibi_stride_b.
+  expected = kPlainOrder;
+  expected.insert(expected.begin() + 5, "alibi_slopes");
+  expected.insert(expected.begin() + 6, buffers.begin(), buffers.end());
+  expected.push_back("alibi_stride_b");
+  expected.insert(expected.end(), strides.begin(), strides.end());
+  expected.insert(expected.begin(), {"q_tmap", "k_tmap", "v_tmap"});
+  EXPECT_EQ(namesOf(forwardKernelParams(true, true, true)), expected);
+
+  // Without descale, none of them (the default: 16-bit kernels).
+  for (bool alibi : {false, true})
+    for (bool maps : {false, true})
+      for (const Param &p : forwardKernelParams(alibi, maps))
+        EXPECT_EQ(std::string(p.name).find("descale"), std::string::npos)
+            << p.name;
+}
+
 TEST(KernelAbi, NamesAreUnique) {
-  std::vector<Param> params = forwardKernelParams(/*alibi=*/true, true);
+  std::vector<Param> params = forwardKernelParams(/*alibi=*/true, true, true);
   std::set<std::string> names;
   for (const Param &p : params)
     EXPECT_TRUE(names.insert(p.name).second) << "duplicate " << p.name;
@@ -103,10 +145,36 @@ TEST(KernelAbi, TypeNames) {
     ADD_FAILURE() << "no parameter " << name;
     return ParamType::Int64;
   };
-  for (const char *name : {"q", "k", "v", "o"})
+  for (const char *name : {"q", "k", "v"})
     EXPECT_EQ(typeOf(name), ParamType::ElementBuffer) << name;
+  EXPECT_EQ(typeOf("o"), ParamType::OutputBuffer);
   for (const char *name : {"lse", "alibi_slopes"})
     EXPECT_EQ(typeOf(name), ParamType::F32Buffer) << name;
+}
+
+/// O is of the kernel's output type: its input type, but bf16 for
+/// f8E4M3FN, in either spelling (the spec's "f8e4m3fn", MLIR's and the
+/// manifests' "f8E4M3FN"); Q, K and V stay e4m3.
+TEST(KernelAbi, OutputTypeNames) {
+  EXPECT_EQ(outputElementTypeName("bf16"), "bf16");
+  EXPECT_EQ(outputElementTypeName("f16"), "f16");
+  EXPECT_EQ(outputElementTypeName("f8e4m3fn"), "bf16");
+  EXPECT_EQ(outputElementTypeName("f8E4M3FN"), "bf16");
+  EXPECT_EQ(outputElementTypeName(elementTypeName(ElementType::F8E4M3FN)),
+            "bf16");
+  EXPECT_EQ(outputElementType(ElementType::F8E4M3FN), ElementType::BF16);
+  EXPECT_EQ(outputElementType(ElementType::F16), ElementType::F16);
+  EXPECT_EQ(outputElementType(ElementType::BF16), ElementType::BF16);
+
+  EXPECT_EQ(paramTypeName(ParamType::OutputBuffer, "bf16"), "memref<?xbf16>");
+  EXPECT_EQ(paramTypeName(ParamType::OutputBuffer, "f16"), "memref<?xf16>");
+  EXPECT_EQ(paramTypeName(ParamType::OutputBuffer, "f8e4m3fn"),
+            "memref<?xbf16>");
+  EXPECT_EQ(paramTypeName(ParamType::OutputBuffer, "f8E4M3FN"),
+            "memref<?xbf16>");
+  EXPECT_EQ(paramTypeName(ParamType::ElementBuffer, "f8E4M3FN"),
+            "memref<?xf8E4M3FN>");
+  EXPECT_EQ(paramTypeName(ParamType::F32Buffer, "f8E4M3FN"), "memref<?xf32>");
 }
 
 /// Every parameter binds to its own field of ForwardArgs: with each field
@@ -133,6 +201,11 @@ TEST(KernelAbi, EveryParamHasItsValue) {
   args.lseStride[0] = 500;
   args.lseStride[1] = 501;
   args.alibiStrideB = 600;
+  args.qDescale = 1007;
+  args.kDescale = 1008;
+  args.vDescale = 1009;
+  args.descaleStride[0] = 700;
+  args.descaleStride[1] = 701;
   const std::vector<std::pair<std::string, int64_t>> expected = {
       {"q", 1001},          {"k", 1002},          {"v", 1003},
       {"o", 1004},          {"lse", 1005},        {"alibi_slopes", 1006},
@@ -142,8 +215,12 @@ TEST(KernelAbi, EveryParamHasItsValue) {
       {"k_stride_h", 201},  {"k_stride_s", 202},  {"v_stride_b", 300},
       {"v_stride_h", 301},  {"v_stride_s", 302},  {"o_stride_b", 400},
       {"o_stride_h", 401},  {"o_stride_s", 402},  {"lse_stride_b", 500},
-      {"lse_stride_h", 501}, {"alibi_stride_b", 600}};
-  std::vector<Param> params = forwardKernelParams(/*alibi=*/true);
+      {"lse_stride_h", 501}, {"alibi_stride_b", 600},
+      {"q_descale", 1007},  {"k_descale", 1008},  {"v_descale", 1009},
+      {"descale_stride_b", 700}, {"descale_stride_h", 701}};
+  std::vector<Param> params =
+      forwardKernelParams(/*alibi=*/true, /*tensorMaps=*/false,
+                          /*descale=*/true);
   ASSERT_EQ(params.size(), expected.size());
   for (const auto &[name, value] : expected) {
     int64_t got = -1;
@@ -164,20 +241,30 @@ TEST(KernelAbi, UnknownNameHasNoValue) {
   EXPECT_EQ(value, 42);
 }
 
-/// A manifest as fa-compile writes it, with the given parameter names.
-std::string manifestWithParams(const std::vector<std::string> &names) {
+/// A manifest as fa-compile writes it for a kernel of `dtype`, with the
+/// given parameter names, each of the ABI table's type ("i64" for a name
+/// the table lacks) unless `types` names another.
+std::string manifestWithParams(const std::vector<std::string> &names,
+                               const std::string &dtype = "bf16",
+                               const std::map<std::string, std::string> &types = {}) {
+  std::map<std::string, std::string> table;
+  for (const Param &p : forwardKernelParams(true, true, true))
+    table[p.name] = paramTypeName(p.type, dtype);
   std::string params;
   for (const std::string &name : names) {
     if (!params.empty())
       params += ",\n";
-    params += "    {\"name\": \"" + name + "\", \"type\": \"i64\"}";
+    std::string type = types.count(name)   ? types.at(name)
+                       : table.count(name) ? table.at(name)
+                                           : "i64";
+    params += "    {\"name\": \"" + name + "\", \"type\": \"" + type + "\"}";
   }
   return R"({
   "kernel": "k",
   "kind": "forward",
   "ptx": "k.ptx",
   "target": "sm_80",
-  "spec": "d=64,dv=64,dtype=bf16,mask=none,scale=0.125,block_m=128,block_n=64",
+  "spec": "d=64,dv=64,dtype=)" + dtype + R"(,mask=none,scale=0.125,block_m=128,block_n=64",
   "tile": {"block_m": 128, "block_n": 64, "stages": 2, "warps": 4},
   "block": [128, 1, 1],
   "dynamic_shared_memory": 49152,
@@ -222,9 +309,8 @@ TEST(KernelAbi, ManifestWithUnknownParamIsRefused) {
 /// buffer of another element type) is refused when the manifest is read.
 TEST(KernelAbi, ManifestWithUnknownParamTypeIsRefused) {
   std::string path = testing::TempDir() + "/abi-type.json";
-  std::string text = manifestWithParams({"q", "batch"});
-  text.replace(text.find("\"type\": \"i64\""), 13, "\"type\": \"memref<?xf16>\"");
-  std::ofstream(path) << text;
+  std::ofstream(path) << manifestWithParams({"q", "batch"}, "bf16",
+                                            {{"q", "memref<?xf16>"}});
   Manifest m;
   std::string error;
   EXPECT_FALSE(Manifest::read(path, m, error));
@@ -237,7 +323,8 @@ TEST(KernelAbi, ManifestWithUnknownParamTypeIsRefused) {
 /// map declared as an integer, or a buffer declared as a map, is refused.
 TEST(KernelAbi, ManifestTensorMapTypesAreChecked) {
   std::string path = testing::TempDir() + "/abi-tmap.json";
-  std::ofstream(path) << manifestWithParams({"q_tmap", "q"});
+  std::ofstream(path) << manifestWithParams({"q_tmap", "q"}, "bf16",
+                                            {{"q_tmap", "i64"}});
   Manifest m;
   std::string error;
   EXPECT_FALSE(Manifest::read(path, m, error));
@@ -245,13 +332,75 @@ TEST(KernelAbi, ManifestTensorMapTypesAreChecked) {
                        "tensormap expected)"),
             std::string::npos)
       << error;
-  std::string text = manifestWithParams({"q", "batch"});
-  text.replace(text.find("\"type\": \"i64\""), 13, "\"type\": \"tensormap\"");
-  std::ofstream(path) << text;
+  std::ofstream(path) << manifestWithParams({"q", "batch"}, "bf16",
+                                            {{"q", "tensormap"}});
   EXPECT_FALSE(Manifest::read(path, m, error));
   EXPECT_NE(error.find("kernel parameter \"q\" has type \"tensormap\""),
             std::string::npos)
       << error;
+}
+
+/// A type the launch could pass but not the table's for that name (here
+/// lse as an i64) is refused too: it would shift every later launch word.
+TEST(KernelAbi, ManifestParamOfAnotherTypeThanTheTablesIsRefused) {
+  std::string path = testing::TempDir() + "/abi-table-type.json";
+  std::ofstream(path) << manifestWithParams({"q", "lse", "batch"}, "bf16",
+                                            {{"lse", "i64"}});
+  Manifest m;
+  std::string error;
+  EXPECT_FALSE(Manifest::read(path, m, error));
+  EXPECT_NE(error.find("kernel parameter \"lse\" has type \"i64\" (the ABI "
+                       "table's is \"memref<?xf32>\")"),
+            std::string::npos)
+      << error;
+}
+
+/// An f8E4M3FN sm_90a kernel's manifest, as fa-compile writes it from the
+/// table (Q, K, V memref<?xf8E4M3FN>, O memref<?xbf16>, the descales),
+/// reads back in order; O typed as e4m3 is refused.
+TEST(KernelAbi, Fp8ManifestReads) {
+  std::string dir = testing::TempDir();
+  std::string dtype = elementTypeName(ElementType::F8E4M3FN);
+  std::vector<Param> params = forwardKernelParams(false, true, true);
+  std::vector<std::string> names = namesOf(params);
+  std::ofstream(dir + "/abi-fp8.json") << manifestWithParams(names, dtype);
+  std::ofstream(dir + "/k.ptx") << "// the PTX it names\n";
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(Manifest::read(dir + "/abi-fp8.json", m, error)) << error;
+  EXPECT_EQ(m.spec.dtype, ElementType::F8E4M3FN);
+  EXPECT_TRUE(m.takesDescales());
+  EXPECT_FALSE(m.takesAlibiSlopes());
+  ASSERT_EQ(m.params.size(), params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    EXPECT_EQ(m.params[i].first, params[i].name);
+    EXPECT_EQ(m.params[i].second, paramTypeName(params[i].type, dtype));
+  }
+  auto typeOf = [&](const std::string &name) {
+    for (const auto &[n, t] : m.params)
+      if (n == name)
+        return t;
+    return std::string("(absent)");
+  };
+  EXPECT_EQ(typeOf("q"), "memref<?xf8E4M3FN>");
+  EXPECT_EQ(typeOf("o"), "memref<?xbf16>");
+  EXPECT_EQ(typeOf("v_descale"), "memref<?xf32>");
+  EXPECT_EQ(typeOf("descale_stride_h"), "i64");
+
+  std::ofstream(dir + "/abi-fp8-o.json")
+      << manifestWithParams(names, dtype, {{"o", "memref<?xf8E4M3FN>"}});
+  EXPECT_FALSE(Manifest::read(dir + "/abi-fp8-o.json", m, error));
+  EXPECT_NE(error.find("kernel parameter \"o\" has type \"memref<?xf8E4M3FN>\" "
+                       "(the ABI table's is \"memref<?xbf16>\")"),
+            std::string::npos)
+      << error;
+
+  // A 16-bit kernel takes no descales.
+  std::ofstream(dir + "/abi-bf16.json")
+      << manifestWithParams(namesOf(forwardKernelParams(false, true)));
+  Manifest plain;
+  ASSERT_TRUE(Manifest::read(dir + "/abi-bf16.json", plain, error)) << error;
+  EXPECT_FALSE(plain.takesDescales());
 }
 
 /// The committed sm_90a manifests list the TMA table: maps first, typed

@@ -13,6 +13,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +88,25 @@ TEST(CApi, LoadReportsInsteadOfAborting) {
   EXPECT_EQ(fa_kernel_load("/nonexistent.json"), nullptr);
   EXPECT_NE(std::string(fa_last_error()).find("cannot read"), std::string::npos);
   EXPECT_EQ(fa_kernel_forward(nullptr, nullptr, nullptr), -1);
+}
+
+/// fa_forward_args grew the f8e4m3fn descales at its end: the fields
+/// before them keep their offsets (callers built against the older header,
+/// and the ctypes mirrors in python/fa_mlir/_runtime.py and bench/bench.py,
+/// which list the same fields in the same order).
+TEST(CApi, ForwardArgsAppendsTheDescales) {
+  EXPECT_EQ(offsetof(fa_forward_args, lse_stride), 176u);
+  EXPECT_EQ(offsetof(fa_forward_args, alibi_slopes), 192u);
+  EXPECT_EQ(offsetof(fa_forward_args, alibi_stride_b), 200u);
+  EXPECT_EQ(offsetof(fa_forward_args, q_descale), 208u);
+  EXPECT_EQ(offsetof(fa_forward_args, k_descale), 216u);
+  EXPECT_EQ(offsetof(fa_forward_args, v_descale), 224u);
+  EXPECT_EQ(offsetof(fa_forward_args, descale_stride), 232u);
+  EXPECT_EQ(sizeof(fa_forward_args), 248u);
+  fa_forward_args args{};
+  EXPECT_EQ(args.q_descale, nullptr);
+  EXPECT_EQ(args.descale_stride[0], 0);
+  EXPECT_EQ(args.descale_stride[1], 0);
 }
 
 /// Deep nesting is refused with a message, not a stack overflow (the

@@ -95,7 +95,8 @@ struct StandardKernel {
 
 /// The committed standard set: sm_80 x {f16, bf16} x D {64, 128, 256} x
 /// mask {none, causal}, plus window, Dv != D, D = 96, softcap and ALiBi
-/// kernels; sm_90a x {f16, bf16} x D {64, 128, 256} x {none, causal}.
+/// kernels; sm_90a x {f16, bf16} x D {64, 128, 256} x {none, causal},
+/// and sm_90a f8e4m3fn x D {128, 256} x {none, causal} (forward only).
 /// sm_80's D 64 and 128 kernels of the grid come with their backward.
 /// Only `target`'s kernels when it is not empty.
 std::vector<StandardKernel> standardSet(const std::string &target = "");

@@ -258,6 +258,13 @@ LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
   return success();
 }
 
+void DistributedMath::mapRunTimeScalars() {
+  if (attention.scoreDescale && scoreDescale)
+    mapping.map(attention.scoreDescale, scoreDescale);
+  if (attention.valueDescale && valueDescale)
+    mapping.map(attention.valueDescale, valueDescale);
+}
+
 void DistributedMath::beginBody(const GridCoords &coords, Value tileStart,
                                 ValueRange carried, Value queryTile,
                                 Value alibiSlope) {
@@ -269,6 +276,7 @@ void DistributedMath::beginBody(const GridCoords &coords, Value tileStart,
   mapping.map(attention.queryTile, queryTile);
   if (attention.alibiSlope)
     mapping.map(attention.alibiSlope, alibiSlope);
+  mapRunTimeScalars();
   Block *body = attention.kvLoop.getBody();
   mapping.map(body->getArguments().drop_front(),
               carried.take_front(body->getNumArguments() - 1));
@@ -404,6 +412,7 @@ DistributedMath::emitEpilogue(OpBuilder &b, ValueRange loopResults) {
   mapping.clear();
   fullRowsOf.clear();
   mapping.map(attention.kvLoop.getResults(), loopResults);
+  mapRunTimeScalars();
   // The epilogue: what the stored tiles depend on, after the KV loop.
   Block *block = attention.kvLoop->getBlock();
   llvm::DenseSet<Operation *> needed;

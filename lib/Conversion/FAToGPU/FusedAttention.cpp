@@ -73,6 +73,20 @@ FailureOr<FusedAttention> mlir::fa::analyzeFusedAttention(func::FuncOp func) {
   }
   if (!a.outputTile)
     return queryLoop.emitError("no output tile stored by the Q-block loop");
+  // e4m3: V's descale scales O after the sweep, as a splat of a scalar
+  // from outside the Q-block loop (fa-tile).
+  a.scoreDescale = a.scores.getDescale();
+  for (Operation *op = a.kvLoop->getNextNode(); op; op = op->getNextNode())
+    if (auto splat = dyn_cast<tensor::SplatOp>(op))
+      if (!queryLoop->isAncestor(splat.getInput().getParentBlock()->getParentOp()))
+        a.valueDescale = splat.getInput();
+  if (a.scoreDescale &&
+      queryLoop->isAncestor(a.scoreDescale.getParentBlock()->getParentOp()))
+    return a.scores.emitError("the descale must be defined outside the "
+                              "Q-block loop");
+  if (static_cast<bool>(a.scoreDescale) != static_cast<bool>(a.valueDescale))
+    return a.scores.emitError("an f8E4M3FN attention needs both S's and O's "
+                              "descales");
   return a;
 }
 

@@ -20,7 +20,8 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
                               const AttentionKernelConfig &c, StringRef name,
                               int64_t threads, bool tensorMaps) {
   return create(b, module, c.elementType, name, threads,
-                ::fa::abi::forwardKernelParams(c.alibi, tensorMaps));
+                ::fa::abi::forwardKernelParams(c.alibi, tensorMaps,
+                                               isa<Float8E4M3FNType>(c.elementType)));
 }
 
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
@@ -41,6 +42,11 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
       break;
     case ::fa::abi::ParamType::ElementBuffer:
       types.push_back(MemRefType::get({ShapedType::kDynamic}, elementType));
+      break;
+    case ::fa::abi::ParamType::OutputBuffer: // bf16 for e4m3 (KernelAbi.h)
+      types.push_back(MemRefType::get(
+          {ShapedType::kDynamic},
+          isa<Float8E4M3FNType>(elementType) ? b.getBF16Type() : elementType));
       break;
     case ::fa::abi::ParamType::F32Buffer:
       types.push_back(MemRefType::get({ShapedType::kDynamic}, b.getF32Type()));
@@ -242,6 +248,20 @@ Value GridCoords::alibiSlope(OpBuilder &b, Location loc,
       b, loc, arith::MulIOp::create(b, loc, batch, args.index(b, "alibi_stride_b")),
       head);
   return memref::LoadOp::create(b, loc, args["alibi_slopes"], ValueRange{index});
+}
+
+std::pair<Value, Value> GridCoords::descales(OpBuilder &b, Location loc,
+                                             const KernelArgs &args) const {
+  Value index = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, batch, args.index(b, "descale_stride_b")),
+      arith::MulIOp::create(b, loc, kvHead, args.index(b, "descale_stride_h")));
+  auto load = [&](StringRef name) {
+    return memref::LoadOp::create(b, loc, args[name], ValueRange{index})
+        .getResult();
+  };
+  return {arith::MulFOp::create(b, loc, load("q_descale"), load("k_descale")),
+          load("v_descale")};
 }
 
 Value mlir::fa::sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module,

@@ -53,6 +53,10 @@ struct FusedAttention {
   Value outputTile;       ///< [BM, Dv] in the output dtype, stored to O
   Value lseRows;          ///< [BM] f32, stored to LSE (null without LSE)
   Value alibiSlope;       ///< the head's slope (f32 scalar), or null
+  /// f8E4M3FN: Q's · K's descale on S (fa.qk_scores' operand) and V's on
+  /// O (the epilogue's splat), f32 scalars defined outside the Q-block
+  /// loop; null for 16-bit inputs.
+  Value scoreDescale, valueDescale;
 };
 
 /// Finds the fused loop nest in `func`; a diagnostic on `func` if there is
@@ -119,13 +123,13 @@ public:
   virtual bool persistentTiles(const AttentionKernelConfig &c) const {
     return false;
   }
-  /// The tuned tile (block_m, block_n) for a head dim pair, used when the
-  /// user names none.
+  /// The tuned tile (block_m, block_n) for a head dim pair (of e4m3
+  /// inputs if `e4m3`), used when the user names none.
   struct Tile {
     int64_t blockM, blockN;
   };
-  virtual Tile tunedTile(int64_t headDim, int64_t valueDim,
-                         bool masked) const = 0;
+  virtual Tile tunedTile(int64_t headDim, int64_t valueDim, bool masked,
+                         bool e4m3) const = 0;
   /// The MMA warps a kernel of `blockM` query rows has (the tools write
   /// them into #fa.tile).
   virtual int64_t warpsFor(int64_t blockM) const { return 4; }

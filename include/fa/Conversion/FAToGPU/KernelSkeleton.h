@@ -93,6 +93,10 @@ struct GridCoords {
                                              Value keyStart) const;
   /// The ALiBi slope of this block's head: slopes[batch · stride_b + head].
   Value alibiSlope(OpBuilder &b, Location loc, const KernelArgs &args) const;
+  /// e4m3: (Q's · K's, V's) descale of this block's (batch, KV head):
+  /// each X_descale[batch · descale_stride_b + kvHead · descale_stride_h].
+  std::pair<Value, Value> descales(OpBuilder &b, Location loc,
+                                   const KernelArgs &args) const;
   /// batch · stride_b + head · stride_h for tensor `prefix` ("q", "o", ...).
   Value tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
                    StringRef prefix, Value headIndex) const;
@@ -188,6 +192,14 @@ public:
   /// type, with the accumulator layout).
   RankedTensorType deferredProbsType() const;
 
+  /// e4m3: the kernel's values of the attention's descales
+  /// (FusedAttention::scoreDescale, valueDescale), for the bodies and the
+  /// epilogue that follow.
+  void setDescales(Value score, Value value) {
+    scoreDescale = score;
+    valueDescale = value;
+  }
+
   /// Clones the epilogue after the loop; returns (O tile, LSE rows).
   FailureOr<std::pair<Value, Value>> emitEpilogue(OpBuilder &b,
                                                   ValueRange loopResults);
@@ -225,6 +237,9 @@ private:
   std::function<Value(OpBuilder &, Value)> tileFor;
   const GridCoords *grid = nullptr;
   Value keyStart;
+  Value scoreDescale, valueDescale; ///< the kernel's (setDescales)
+  /// Maps the attention's run-time scalars to the kernel's.
+  void mapRunTimeScalars();
 };
 
 /// The epilogue after the KV loop (`math.emitEpilogue`), then O and LSE

@@ -14,6 +14,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
 
@@ -39,6 +41,22 @@ struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
     auto type = cast<ShapedType>(getTypeConverter()->convertType(op.getType()));
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
+    return success();
+  }
+};
+
+/// tensor.splat of a scalar (the e4m3 epilogue's V descale) to a
+/// fragment: the same scalar in every element a thread holds.
+struct SplatLowering : OpConversionPattern<tensor::SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tensor::SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasFragmentLayout(op.getType()))
+      return failure();
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, type,
+                                                     adaptor.getInput());
     return success();
   }
 };
@@ -109,6 +127,7 @@ struct ElementwiseLowering : ConversionPattern {
 void mlir::fa::populateElementwisePatterns(const TypeConverter &converter,
                                            RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ConstantLowering, ElementwiseLowering>(converter, ctx);
+  patterns.add<ConstantLowering, ElementwiseLowering, SplatLowering>(converter,
+                                                                     ctx);
   patterns.add<LogLowering, MaxNumLowering>(converter, ctx, /*benefit=*/2);
 }

@@ -117,8 +117,10 @@ void mlir::fa::addFragmentTypeConversions(TypeConverter &converter) {
       // [panels, rows, panel width]: the view TMA fills and wgmma reads.
       MLIRContext *ctx = type.getContext();
       int64_t width = tma.getSwizzleBytes() / (type.getElementTypeBitWidth() / 8);
-      int64_t rows = type.getDimSize(0);
-      int64_t panels = (type.getDimSize(1) + width - 1) / width;
+      // A key-major [R, C] tile is stored as its transpose.
+      int64_t rows = type.getDimSize(tma.getKeyMajor() ? 1 : 0);
+      int64_t columns = type.getDimSize(tma.getKeyMajor() ? 0 : 1);
+      int64_t panels = (columns + width - 1) / width;
       auto layout = StridedLayoutAttr::get(ctx, ShapedType::kDynamic,
                                            {rows * width, width, 1});
       return MemRefType::get(
@@ -208,15 +210,25 @@ Value mlir::fa::transformScore(OpBuilder &b, Location loc, QKScoresOp op,
   double scale = op.getScale().convertToDouble();
   double log2e = op.getLog2Domain() ? M_LOG2E : 1.0;
   auto softcap = op.getSoftcapAttr();
+  // e4m3: q·k of the stored values times the run-time descale (Q's · K's),
+  // folded into the constant factor where there is one.
+  Value descale = op.getDescale();
+  auto times = [&](Value x, double factor) -> Value {
+    Value f = f32(factor);
+    if (descale)
+      f = arith::MulFOp::create(b, loc, descale, f);
+    return arith::MulFOp::create(b, loc, x, f);
+  };
   if (!softcap) // c·scale·q·k: one multiply, log2(e) folded in
-    return deferred ? dot
-                    : arith::MulFOp::create(b, loc, dot, f32(scale * log2e))
-                          .getResult();
+    return deferred ? (descale ? arith::MulFOp::create(b, loc, dot, descale)
+                                     .getResult()
+                               : dot)
+                    : times(dot, scale * log2e);
   // c·cap·tanh(scale·q·k / cap) with tanh.approx (as FlashAttention-2's
   // softcap; its error, ~2^-11 relative, is below bf16's rounding of S).
   // LLVM 22 has no NVVM tanh intrinsic: the one PTX instruction, inline.
   double cap = softcap.getValueAsDouble();
-  Value inner = arith::MulFOp::create(b, loc, dot, f32(scale / cap));
+  Value inner = times(dot, scale / cap);
   Value tanh = LLVM::InlineAsmOp::create(
                    b, loc, b.getF32Type(), ValueRange{inner},
                    "tanh.approx.f32 $0, $1;", "=f,f",

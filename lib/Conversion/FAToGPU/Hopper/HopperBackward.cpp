@@ -233,7 +233,8 @@ struct BackwardBlock {
              int64_t width) const {
     auto type = RankedTensorType::get(
         {rows, width}, c.elementType,
-        TmaSharedLayoutAttr::get(b.getContext(), kPanelRowBytes));
+        TmaSharedLayoutAttr::get(b.getContext(), kPanelRowBytes,
+                                 /*keyMajor=*/false));
     return SharedTileOp::create(b, loc, type, buffer, stage);
   }
   /// Runs `body` in thread 0 (a consumer).

@@ -209,13 +209,17 @@ SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
                                  bool transposeA) {
   assert((!transposeA || a.size() == 1) && "only a descriptor A transposes");
   int64_t n = 2 * static_cast<int64_t>(acc.size());
-  std::string type = inputType.isBF16() ? "bf16" : "f16";
+  std::string type = inputType.isBF16()  ? "bf16"
+                     : inputType.isF16() ? "f16"
+                                         : "e4m3";
+  std::string k = std::to_string(wgmmaDepth(inputType));
   // scale-d is a predicate: set from an operand (1: accumulate).
   std::string text = "{\n\t.reg .pred accumulate;\n\t"
                      "setp.ne.b32 accumulate, $" +
                      std::to_string(2 * acc.size() + a.size() + 1) +
                      ", 0;\n\twgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(n) + "k16.f32." + type + "." + type + " {";
+                     std::to_string(n) + "k" + k + ".f32." + type + "." + type +
+                     " {";
   std::string constraints;
   for (size_t i = 0; i < acc.size(); ++i) {
     text += (i ? ", $" : "$") + std::to_string(i);
@@ -244,10 +248,15 @@ SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
   operands.push_back(bDesc);
   operands.push_back(i32(b, loc, 1));
   // scale-a = scale-b = 1; then imm-trans-a (the shared-A form only) and
-  // imm-trans-b.
-  if (a.size() == 1)
+  // imm-trans-b, which e4m3 does not have (K-major operands only).
+  bool transposable = inputType.getIntOrFloatBitWidth() == 16;
+  assert((transposable || (!transposeA && !transposeB)) &&
+         "e4m3 wgmma reads its operands K-major only");
+  if (a.size() == 1 && transposable)
     text += transposeA ? ", 1" : ", 0";
-  text += std::string(", ") + (transposeB ? "1" : "0") + ";\n\t}";
+  if (transposable)
+    text += std::string(", ") + (transposeB ? "1" : "0");
+  text += ";\n\t}";
   SmallVector<Type> types(acc.size(), b.getF32Type());
   auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
   Operation *op = inlinePtx(b, loc, result, operands, text, constraints);
@@ -256,4 +265,55 @@ SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
     out.push_back(LLVM::ExtractValueOp::create(
         b, loc, op->getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
   return out;
+}
+
+int64_t hopper::wgmmaDepth(Type inputType) {
+  return 256 / inputType.getIntOrFloatBitWidth();
+}
+
+Value hopper::loadShared32(OpBuilder &b, Location loc, Value address) {
+  return inlinePtx(b, loc, b.getI32Type(), {address}, "ld.shared.b32 $0, [$1];",
+                   "=r,r")
+      ->getResult(0);
+}
+
+void hopper::storeShared32(OpBuilder &b, Location loc, Value address,
+                           Value value) {
+  inlinePtx(b, loc, Type(), {address, value}, "st.shared.b32 [$0], $1;", "r,r");
+}
+
+/// Inline PTX without side effects (free to move, CSE or drop).
+static Value purePtx(OpBuilder &b, Location loc, Type result,
+                     ValueRange operands, StringRef text,
+                     StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, result, operands, text, constraints,
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             /*asm_dialect=*/LLVM::AsmDialectAttr(),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
+Value hopper::bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
+                          uint32_t selector) {
+  return purePtx(b, loc, b.getI32Type(), {lo, hi},
+                 "prmt.b32 $0, $1, $2, " + std::to_string(selector) + ";",
+                 "=r,r,r");
+}
+
+Value hopper::packE4M3x4(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+  assert(values.size() == 4 && "four bytes to a register");
+  // cvt's first source goes to the pair's high byte.
+  return purePtx(b, loc, b.getI32Type(), values,
+                 "{\n\t.reg .b16 lo, hi;\n\t"
+                 "cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1;\n\t"
+                 "cvt.rn.satfinite.e4m3x2.f32 hi, $4, $3;\n\t"
+                 "mov.b32 $0, {lo, hi};\n\t}",
+                 "=r,f,f,f,f");
+}
+
+Value hopper::packE4M3x2(OpBuilder &b, Location loc, Value lo, Value hi) {
+  return purePtx(b, loc, b.getI16Type(), {lo, hi},
+                 "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;", "=h,f,f");
 }

@@ -79,13 +79,32 @@ SmallVector<Value> wgmmaWait(OpBuilder &b, Location loc, int64_t pending,
 Value matrixDescriptor(OpBuilder &b, Location loc, Value address,
                        int64_t leadingBytes, int64_t strideBytes);
 
-/// One wgmma.mma_async m64nNk16 with f32 accumulators `acc` (N/2 values),
-/// updated in place; A is either a descriptor (i64) or four 32-bit
+/// One wgmma.mma_async with f32 accumulators `acc` (N/2 values), updated
+/// in place: m64nNk16 for f16 and bf16, m64nNk32 for f8E4M3FN (e4m3 both
+/// sides, B K-major only). A is either a descriptor (i64) or four 32-bit
 /// registers, B a descriptor. `transposeB` reads B N-major; `transposeA`
 /// (a descriptor A only) reads A M-major.
 SmallVector<Value> wgmma(OpBuilder &b, Location loc, Type inputType,
                          ArrayRef<Value> acc, ArrayRef<Value> a, Value bDesc,
                          bool transposeB, bool transposeA = false);
+
+/// The bytes of K (and of the MMA's k step) one wgmma consumes: 16
+/// elements of a 16-bit type, 32 of e4m3; always 32 bytes.
+int64_t wgmmaDepth(Type inputType);
+
+/// ld.shared.b32 / st.shared.b32 at a shared-window address (i32).
+Value loadShared32(OpBuilder &b, Location loc, Value address);
+void storeShared32(OpBuilder &b, Location loc, Value address, Value value);
+/// prmt.b32: the four bytes `selector` picks from {b, a} (a's bytes 0-3,
+/// b's 4-7; nibble i of the selector is result byte i).
+Value bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
+                  uint32_t selector);
+/// Four f32 values rounded to e4m3 (cvt.rn.satfinite: RNE, saturating at
+/// 448, as fa-expand-f8-casts) and packed into one 32-bit register,
+/// `values[0]` in the lowest byte.
+Value packE4M3x4(OpBuilder &b, Location loc, ArrayRef<Value> values);
+/// Two f32 values rounded to e4m3 as one 16-bit pair (`lo` in the low byte).
+Value packE4M3x2(OpBuilder &b, Location loc, Value lo, Value hi);
 
 /// fence.proxy.async.shared::cta: this thread's st.shared writes made
 /// visible to the async proxy (a later wgmma reading them by descriptor).

@@ -52,7 +52,9 @@ struct SharedState {
   const AttentionKernelConfig &c;
   SharedMemoryPlan plan;
   Value base;    ///< shared-window address of the buffer (i32)
-  Value query, key, value; ///< memref views [(stages,) panels, rows, 64]
+  /// memref views [(stages,) panels, rows, W]; e4m3: `value` holds Vᵀ
+  /// (rows Dv, W 128 keys)
+  Value query, key, value;
 
   Value idx(OpBuilder &b, Location loc, int64_t v) const {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -89,13 +91,23 @@ struct SharedState {
   Value queryEmpty(OpBuilder &b, Location loc) const {
     return address(b, loc, plan.barrierOffset + 8 * (1 + 4 * c.stages));
   }
-  /// The tile of `buffer` (behind `stage`) as a value of the math.
+  /// e4m3: Vᵀ of `stage` written by the producer warpgroup (its 128
+  /// threads arrive).
+  Value valueTransposed(OpBuilder &b, Location loc, Value stage) const {
+    return address(b, loc, plan.barrierOffset + 8 * (2 + 4 * c.stages), stage, 8);
+  }
+  /// The tile of `buffer` (behind `stage`) as a value of the math; a
+  /// key-major one is stored transposed (Vᵀ of the e4m3 kernel).
   Value tile(OpBuilder &b, Location loc, Value buffer, Value stage,
-             int64_t rows, int64_t width) const {
+             int64_t rows, int64_t width, bool keyMajor = false) const {
     auto type = RankedTensorType::get(
         {rows, width}, c.elementType,
-        TmaSharedLayoutAttr::get(b.getContext(), kPanelRowBytes));
+        TmaSharedLayoutAttr::get(b.getContext(), kPanelRowBytes, keyMajor));
     return SharedTileOp::create(b, loc, type, buffer, stage);
+  }
+  /// V as the P·V reads it: the ring's tile (Vᵀ for e4m3).
+  Value valueTile(OpBuilder &b, Location loc, Value stage) const {
+    return tile(b, loc, value, stage, c.blockN, c.valueDim, isE4M3(c.elementType));
   }
 };
 
@@ -115,10 +127,11 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
                                   ValueRange{});
   };
   const SharedMemoryPlan &p = s.plan;
-  s.query = view(0, {p.queryPanels, c.blockM, kPanelElements});
-  s.key = view(p.keyOffset, {c.stages, p.keyPanels, c.blockN, kPanelElements});
-  s.value =
-      view(p.valueOffset, {c.stages, p.valuePanels, c.blockN, kPanelElements});
+  int64_t width = panelElementsOf(c.elementType);
+  int64_t valueRows = isE4M3(c.elementType) ? c.valueDim : c.blockN;
+  s.query = view(0, {p.queryPanels, c.blockM, width});
+  s.key = view(p.keyOffset, {c.stages, p.keyPanels, c.blockN, width});
+  s.value = view(p.valueOffset, {c.stages, p.valuePanels, valueRows, width});
   return s;
 }
 
@@ -135,6 +148,9 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
       mbarrierInit(then, loc, s.barrier(then, loc, st, ValueFull), 1);
       mbarrierInit(then, loc, s.barrier(then, loc, st, ValueEmpty),
                    consumerThreads);
+      if (isE4M3(s.c.elementType))
+        mbarrierInit(then, loc, s.valueTransposed(then, loc, st),
+                     kWarpgroupThreads);
     }
     fenceBarrierInit(then, loc);
   });
@@ -181,60 +197,204 @@ void forEachQueryTile(OpBuilder &b, Location loc, const SharedState &s,
       });
 }
 
-/// One thread's copies, per tile: Q once the consumers released the last
-/// one, then each visible K and V tile into the rings.
-void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
-                   const KernelArgs &args, const QueryTile &q) {
-  const AttentionKernelConfig &c = s.c;
-  const SharedMemoryPlan &p = s.plan;
-  const GridCoords &grid = q.grid;
-  Value head = s.toI32(b, loc, grid.head);
-  Value kvHead = s.toI32(b, loc, grid.kvHead);
-  Value batch = s.toI32(b, loc, grid.batch);
-  // Panel by panel: box [rows][64] at (64·panel, row, head, batch).
-  auto copyTile = [&](OpBuilder &cb, StringRef map, Value dst, int64_t panels,
-                      int64_t rows, Value row, Value headIndex, Value bar) {
-    for (int64_t panel = 0; panel < panels; ++panel) {
-      Value panelDst = arith::AddIOp::create(
-          cb, loc, dst, s.i32(cb, loc, panel * rows * kPanelRowBytes));
-      tmaLoad(cb, loc, panelDst, args[map],
-              {s.i32(cb, loc, panel * kPanelElements), row, headIndex, batch},
-              bar);
-    }
-  };
+/// Panel by panel: box [rows][W] at (W·panel, row, head, batch) of
+/// tensor map `map` into `dst`, completing on `bar`.
+void copyTile(OpBuilder &b, Location loc, const SharedState &s,
+              const KernelArgs &args, StringRef map, Value dst, int64_t panels,
+              int64_t rows, Value row, Value headIndex, Value batch, Value bar) {
+  int64_t width = panelElementsOf(s.c.elementType);
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    Value panelDst = arith::AddIOp::create(
+        b, loc, dst, s.i32(b, loc, panel * rows * kPanelRowBytes));
+    tmaLoad(b, loc, panelDst, args[map],
+            {s.i32(b, loc, panel * width), row, headIndex, batch}, bar);
+  }
+}
+
+/// A tile's TMA coordinates (i32): its head, KV head and batch.
+struct CopyCoords {
+  Value head, kvHead, batch;
+  CopyCoords(OpBuilder &b, Location loc, const SharedState &s,
+             const GridCoords &grid)
+      : head(s.toI32(b, loc, grid.head)), kvHead(s.toI32(b, loc, grid.kvHead)),
+        batch(s.toI32(b, loc, grid.batch)) {}
+};
+
+/// The issuing thread's copy of a tile's Q, once the consumers released
+/// the last one.
+void issueQuery(OpBuilder &b, Location loc, const SharedState &s,
+                const KernelArgs &args, const QueryTile &q,
+                const CopyCoords &at) {
   // A fresh barrier's previous phase counts as complete: round 0 passes.
   waitParity(b, loc, s.queryEmpty(b, loc),
              arith::XOrIOp::create(b, loc, s.parity(b, loc, q.round), s.i32(b, loc, 1)));
   Value queryBar = s.queryFull(b, loc);
-  arriveExpectTx(b, loc, queryBar, p.queryBytes);
-  copyTile(b, "q_tmap", s.address(b, loc, 0), p.queryPanels, c.blockM,
-           s.toI32(b, loc, grid.queryStart), head, queryBar);
+  arriveExpectTx(b, loc, queryBar, s.plan.queryBytes);
+  Value dst = s.address(b, loc, 0);
+  Value row = s.toI32(b, loc, q.grid.queryStart);
+  copyTile(b, loc, s, args, "q_tmap", dst, s.plan.queryPanels, s.c.blockM, row,
+           at.head, at.batch, queryBar);
+}
 
+/// The issuing thread's copies of KV tile `j` into the rings: K, and V
+/// (into the e4m3 kernel's staging ring, where the producer transposes
+/// it), each once its stage was released.
+void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
+                   const KernelArgs &args, const QueryTile &q,
+                   const CopyCoords &at, Value j) {
+  const AttentionKernelConfig &c = s.c;
+  const SharedMemoryPlan &p = s.plan;
+  auto [stage, parity] =
+      ringPosition(b, loc, s, arith::AddIOp::create(b, loc, q.ringBase, j));
+  Value emptyParity = arith::XOrIOp::create(b, loc, parity, s.i32(b, loc, 1));
+  Value keyStart = s.toI32(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, q.kvBegin,
+          arith::MulIOp::create(b, loc, j, s.idx(b, loc, c.blockN))));
+  // Wait for the stage to be released, expect its bytes, copy.
+  auto fillStage = [&](Barrier empty, Barrier full, StringRef map,
+                       int64_t offset, int64_t stageBytes, int64_t panels) {
+    waitParity(b, loc, s.barrier(b, loc, stage, empty), emptyParity);
+    Value bar = s.barrier(b, loc, stage, full);
+    arriveExpectTx(b, loc, bar, stageBytes);
+    Value dst = s.address(b, loc, offset, stage, stageBytes);
+    copyTile(b, loc, s, args, map, dst, panels, c.blockN, keyStart, at.kvHead,
+             at.batch, bar);
+  };
+  fillStage(KeyEmpty, KeyFull, "k_tmap", p.keyOffset, p.keyStageBytes,
+            p.keyPanels);
+  if (isE4M3(c.elementType))
+    fillStage(ValueEmpty, ValueFull, "v_tmap", p.stagingOffset,
+              p.stagingStageBytes, p.stagingPanels);
+  else
+    fillStage(ValueEmpty, ValueFull, "v_tmap", p.valueOffset,
+              p.valueStageBytes, p.valuePanels);
+}
+
+/// One thread's copies, per tile (16-bit kernels): Q, then each visible
+/// K and V tile into the rings.
+void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
+                   const KernelArgs &args, const QueryTile &q) {
+  CopyCoords at(b, loc, s, q.grid);
+  issueQuery(b, loc, s, args, q, at);
+  scf::ForOp::create(b, loc, s.idx(b, loc, 0), q.numBlocks, s.idx(b, loc, 1),
+                     ValueRange{},
+                     [&](OpBuilder &lb, Location, Value j, ValueRange) {
+                       issueKeyValue(lb, loc, s, args, q, at, j);
+                       scf::YieldOp::create(lb, loc);
+                     });
+}
+
+/// e4m3: the producer warpgroup transposes V_j from the staging ring (as
+/// TMA wrote it: [BN][Dv] in 128-column panels) into Vᵀ_j of the V ring
+/// ([Dv][BN] in 128-key panels, keys permuted by #fa.tma_shared keyMajor's
+/// σ within each 32), the K-major B operand e4m3 wgmma needs.
+///
+/// A warp's task is one 32-key step s by 16 columns m; lane (h, t, cc)
+/// (lane = 16h + 4t + cc) reads keys 32s + 16h + 2t + {0, 1, 8, 9} at
+/// columns 16m + 4cc .. + 3 (four ld.shared.b32), transposes the 4 x 4
+/// bytes (prmt) and writes each column's four keys to Vᵀ positions
+/// 32s + 16h + 4t .. + 3, which σ maps to exactly those keys: one
+/// st.shared.b32 per column. Both sides conflict at most 2-way.
+void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
+                        Value stage, Value producerThread) {
+  const AttentionKernelConfig &c = s.c;
+  const SharedMemoryPlan &p = s.plan;
+  auto cst = [&](int64_t v) { return s.i32(b, loc, v); };
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y).getResult(); };
+  auto mul = [&](Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, cst(y)).getResult(); };
+  auto div = [&](Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, cst(y)).getResult(); };
+  auto rem = [&](Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, cst(y)).getResult(); };
+  // Byte offset of element (row, column) in 128-byte-swizzled panels of
+  // `panelRows` rows: chunk column/16 of a row at (chunk ^ row % 8).
+  auto swizzled = [&](Value row, Value column, int64_t panelRows) {
+    Value panel = div(column, kPanelRowBytes);
+    Value chunk = arith::XOrIOp::create(b, loc, div(rem(column, kPanelRowBytes), 16),
+                                        rem(row, 8));
+    return add(add(mul(panel, panelRows * kPanelRowBytes), mul(row, kPanelRowBytes)),
+               add(mul(chunk, 16), rem(column, 16)));
+  };
+  Value tid = s.toI32(b, loc, producerThread);
+  Value warp = div(tid, 32), lane = rem(tid, 32);
+  Value h = div(lane, 16), t = rem(div(lane, 4), 4), cc = rem(lane, 4);
+  Value staging = s.address(b, loc, p.stagingOffset, stage, p.stagingStageBytes);
+  Value transposed = s.address(b, loc, p.valueOffset, stage, p.valueStageBytes);
+  int64_t steps = c.blockN / 32, tasks = steps * (c.valueDim / 16);
+  int64_t producerWarps = kWarpgroupThreads / 32;
   scf::ForOp::create(
-      b, loc, s.idx(b, loc, 0), q.numBlocks, s.idx(b, loc, 1), ValueRange{},
-      [&](OpBuilder &lb, Location, Value j, ValueRange) {
-        auto [stage, parity] = ringPosition(
-            lb, loc, s, arith::AddIOp::create(lb, loc, q.ringBase, j));
-        Value emptyParity =
-            arith::XOrIOp::create(lb, loc, parity, s.i32(lb, loc, 1));
-        Value keyStart = s.toI32(
-            lb, loc,
-            arith::AddIOp::create(
-                lb, loc, q.kvBegin,
-                arith::MulIOp::create(lb, loc, j, s.idx(lb, loc, c.blockN))));
-        // Wait for the stage to be released, expect its bytes, copy.
-        auto fillStage = [&](Barrier empty, Barrier full, StringRef map,
-                             int64_t offset, int64_t stageBytes, int64_t panels) {
-          waitParity(lb, loc, s.barrier(lb, loc, stage, empty), emptyParity);
-          Value bar = s.barrier(lb, loc, stage, full);
-          arriveExpectTx(lb, loc, bar, stageBytes);
-          copyTile(lb, map, s.address(lb, loc, offset, stage, stageBytes),
-                   panels, c.blockN, keyStart, kvHead, bar);
-        };
-        fillStage(KeyEmpty, KeyFull, "k_tmap", p.keyOffset, p.keyStageBytes,
-                  p.keyPanels);
-        fillStage(ValueEmpty, ValueFull, "v_tmap", p.valueOffset,
-                  p.valueStageBytes, p.valuePanels);
+      b, loc, s.idx(b, loc, 0), s.idx(b, loc, tasks / producerWarps),
+      s.idx(b, loc, 1), ValueRange{},
+      [&](OpBuilder &lb, Location, Value i, ValueRange) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(lb.getInsertionBlock(), lb.getInsertionPoint());
+        // block_n is 128 or 256 and Dv a multiple of 16: the tasks are a
+        // multiple of the producer's four warps.
+        Value task = add(warp, mul(s.toI32(b, loc, i), producerWarps));
+        Value step = rem(task, steps), columns = div(task, steps);
+        Value firstKey = add(add(mul(step, 32), mul(h, 16)), mul(t, 2));
+        Value column = add(mul(columns, 16), mul(cc, 4));
+        SmallVector<Value> words;
+        for (int64_t key : {0, 1, 8, 9})
+          words.push_back(loadShared32(
+              b, loc,
+              add(staging, swizzled(add(firstKey, cst(key)), column, c.blockN))));
+        // Byte k of word i is V[key_i][column + k]; column k's word holds
+        // byte k of each (keys in order).
+        Value low01 = bytePermute(b, loc, words[0], words[1], 0x5140);
+        Value high01 = bytePermute(b, loc, words[0], words[1], 0x7362);
+        Value low23 = bytePermute(b, loc, words[2], words[3], 0x5140);
+        Value high23 = bytePermute(b, loc, words[2], words[3], 0x7362);
+        Value columnWords[4] = {bytePermute(b, loc, low01, low23, 0x5410),
+                                bytePermute(b, loc, low01, low23, 0x7632),
+                                bytePermute(b, loc, high01, high23, 0x5410),
+                                bytePermute(b, loc, high01, high23, 0x7632)};
+        Value position = add(add(mul(step, 32), mul(h, 16)), mul(t, 4));
+        for (int64_t k = 0; k < 4; ++k)
+          storeShared32(b, loc,
+                        add(transposed,
+                            swizzled(add(column, cst(k)), position, c.valueDim)),
+                        columnWords[k]);
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+/// e4m3: the producer warpgroup, per tile. One thread issues the copies
+/// (Q, K_j, V_j into the staging ring) one KV tile ahead of the
+/// transposes; all 128 threads transpose V_{j-1} once it landed, make
+/// their writes visible to wgmma (the async proxy) and arrive on its Vᵀ
+/// barrier.
+void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
+                              const KernelArgs &args, const QueryTile &q,
+                              Value producerThread) {
+  Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       producerThread, s.idx(b, loc, 0));
+  CopyCoords at(b, loc, s, q.grid);
+  buildIf(b, loc, issuer,
+          [&](OpBuilder &then) { issueQuery(then, loc, s, args, q, at); });
+  Value one = s.idx(b, loc, 1);
+  scf::ForOp::create(
+      b, loc, s.idx(b, loc, 0), arith::AddIOp::create(b, loc, q.numBlocks, one),
+      one, ValueRange{}, [&](OpBuilder &lb, Location, Value j, ValueRange) {
+        Value issue = arith::AndIOp::create(
+            lb, loc, issuer,
+            arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, j,
+                                  q.numBlocks));
+        buildIf(lb, loc, issue, [&](OpBuilder &then) {
+          issueKeyValue(then, loc, s, args, q, at, j);
+        });
+        Value previous = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ugt,
+                                               j, s.idx(lb, loc, 0));
+        buildIf(lb, loc, previous, [&](OpBuilder &then) {
+          auto [stage, parity] = ringPosition(
+              then, loc, s,
+              arith::SubIOp::create(
+                  then, loc, arith::AddIOp::create(then, loc, q.ringBase, j), one));
+          waitParity(then, loc, s.barrier(then, loc, stage, ValueFull), parity);
+          transposeValueTile(then, loc, s, stage, producerThread);
+          fenceProxyAsync(then, loc);
+          arrive(then, loc, s.valueTransposed(then, loc, stage));
+        });
         scf::YieldOp::create(lb, loc);
       });
 }
@@ -325,8 +485,12 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   };
   auto valueTileAt = [&](Value stage, Value parity) {
     return [&, stage, parity](OpBuilder &tb) {
-      waitParity(tb, loc, s.barrier(tb, loc, stage, ValueFull), parity);
-      return s.tile(tb, loc, s.value, stage, c.blockN, c.valueDim);
+      // e4m3: Vᵀ, once the producer wrote it; else V as TMA landed it.
+      waitParity(tb, loc,
+                 isE4M3(c.elementType) ? s.valueTransposed(tb, loc, stage)
+                                       : s.barrier(tb, loc, stage, ValueFull),
+                 parity);
+      return s.valueTile(tb, loc, stage);
     };
   };
   auto hooksFor = [&](Value keyStage, Value valueStage) {
@@ -418,6 +582,10 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
     waitParity(tb, loc, s.queryFull(tb, loc), s.parity(tb, loc, q.round));
     Value query = s.tile(tb, loc, s.query, Value(), c.blockM, c.headDim);
     Value slope = c.alibi ? q.grid.alibiSlope(tb, loc, args) : Value();
+    if (isE4M3(c.elementType)) {
+      auto [scoreDescale, valueDescale] = q.grid.descales(tb, loc, args);
+      math.setDescales(scoreDescale, valueDescale);
+    }
     auto values = buildPipelinedLoop(tb, loc, s, math, q, query, slope, pingpong);
     if (failed(values)) {
       result = failure();
@@ -456,17 +624,28 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   {
     OpBuilder::InsertionGuard roleGuard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    RegisterBudget budget = registerBudget(consumerGroups(c));
+    RegisterBudget budget =
+        registerBudget(consumerGroups(c), isE4M3(c.elementType));
     setMaxRegisters(b, loc, budget.producer, /*increase=*/false);
-    Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                         s.idx(b, loc, consumerThreads));
-    scf::IfOp::create(b, loc, issuer, [&](OpBuilder &then, Location) {
-      forEachQueryTile(then, loc, s, args, tiles,
+    if (isE4M3(c.elementType)) {
+      // Every producer thread transposes V; one issues the copies.
+      Value producerThread = arith::SubIOp::create(
+          b, loc, tid, s.idx(b, loc, consumerThreads));
+      forEachQueryTile(b, loc, s, args, tiles,
                        [&](OpBuilder &tb, const QueryTile &q) {
-                         buildProducer(tb, loc, s, args, q);
+                         buildTransposingProducer(tb, loc, s, args, q,
+                                                  producerThread);
                        });
-      scf::YieldOp::create(then, loc);
-    });
+    } else {
+      Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           tid, s.idx(b, loc, consumerThreads));
+      buildIf(b, loc, issuer, [&](OpBuilder &then) {
+        forEachQueryTile(then, loc, s, args, tiles,
+                         [&](OpBuilder &tb, const QueryTile &q) {
+                           buildProducer(tb, loc, s, args, q);
+                         });
+      });
+    }
     b.setInsertionPointToStart(roles.elseBlock());
     setMaxRegisters(b, loc, budget.consumer, /*increase=*/true);
     if (failed(buildConsumers(b, loc, s, attention, args, tiles)))

@@ -18,6 +18,23 @@ using namespace mlir::fa::hopper;
 namespace {
 
 
+/// The e4m3 kernel's operand rule: k32 steps over D (TMA zero-fills the
+/// panel past D), Vᵀ written in 16-column units, 128 keys per Vᵀ row.
+std::string unsupportedE4M3Operands(const AttentionKernelConfig &c) {
+  std::ostringstream os;
+  auto headDimOk = [](int64_t d) { return d >= 16 && d <= 256 && d % 16 == 0; };
+  if (!headDimOk(c.headDim) || !headDimOk(c.valueDim))
+    os << "sm_90a f8e4m3fn kernels need D and Dv multiples of 16 from 16 to "
+          "256, got D="
+       << c.headDim << " Dv=" << c.valueDim
+       << " (pad the head dim with zeros to the next multiple of 16)";
+  else if (c.blockN % 128)
+    os << "sm_90a f8e4m3fn kernels take block_n 128 or 256 (Vᵀ is stored in "
+          "rows of 128 keys), got "
+       << c.blockN;
+  return os.str();
+}
+
 class HopperStrategy : public AttentionGPUStrategy {
 public:
   StringRef chip() const override { return "sm_90a"; }
@@ -25,7 +42,9 @@ public:
   StringRef ptxFeatures() const override { return "+ptx80"; }
 
   std::string unsupportedReason(const AttentionKernelConfig &c) const override {
-    std::string operands = unsupported16BitOperands(chip(), c);
+    std::string operands = isE4M3(c.elementType)
+                               ? unsupportedE4M3Operands(c)
+                               : unsupported16BitOperands(chip(), c);
     if (!operands.empty())
       return operands;
     std::ostringstream os;
@@ -63,7 +82,12 @@ public:
     return hopper::persistentTiles(c);
   }
 
-  Tile tunedTile(int64_t headDim, int64_t valueDim, bool masked) const override {
+  Tile tunedTile(int64_t headDim, int64_t valueDim, bool masked,
+                 bool e4m3) const override {
+    // e4m3: Vᵀ rows are 128 keys, so block_n is 128; two consumer
+    // warpgroups (FA3's fp8 tile is 128 query rows too).
+    if (e4m3)
+      return {128, 128};
     // Measured on the H100 (docs/perf-notes.md, sm_90a): D64 takes FA3's
     // three consumer warpgroups, except under a mask, where 128 rows waste
     // less on the diagonal (0.89-0.92x cuDNN at N = 2k against 0.84-0.90x,
@@ -79,6 +103,8 @@ public:
 
   std::string
   unsupportedBackwardReason(const AttentionKernelConfig &c) const override {
+    if (isE4M3(c.elementType))
+      return "there is no f8e4m3fn backward (the fp8 kernels are forward only)";
     // dK_j and dV_j stay in registers: 64 key rows of [D] and [Dv] f32 per
     // consumer warpgroup (half the columns each above D = 128), beside S,
     // dP and dQ_i.
@@ -187,19 +213,28 @@ public:
 } // namespace
 
 SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c) {
-  queryPanels = panelsOf(c.headDim);
-  keyPanels = panelsOf(c.headDim);
-  valuePanels = panelsOf(c.valueDim);
+  Type element = c.elementType;
+  queryPanels = panelsOf(c.headDim, element);
+  keyPanels = panelsOf(c.headDim, element);
   queryBytes = queryPanels * c.blockM * kPanelRowBytes;
   keyStageBytes = keyPanels * c.blockN * kPanelRowBytes;
-  valueStageBytes = valuePanels * c.blockN * kPanelRowBytes;
-  // block_m and block_n are multiples of 16: every panel is a whole number
-  // of 1024-byte atoms.
+  bool transposedValue = isE4M3(element);
+  // Vᵀ (e4m3): Dv rows of block_n keys, in panels of 128 keys.
+  valuePanels = transposedValue ? panelsOf(c.blockN, element)
+                                : panelsOf(c.valueDim, element);
+  valueStageBytes = valuePanels *
+                    (transposedValue ? c.valueDim : c.blockN) * kPanelRowBytes;
+  stagingPanels = transposedValue ? panelsOf(c.valueDim, element) : 0;
+  stagingStageBytes = stagingPanels * c.blockN * kPanelRowBytes;
+  // block_m and block_n are multiples of 16 (and Dv of e4m3 too): every
+  // panel is a whole number of 1024-byte atoms.
   keyOffset = queryBytes;
   valueOffset = keyOffset + c.stages * keyStageBytes;
-  barrierOffset = valueOffset + c.stages * valueStageBytes;
-  // Q full, then per stage K full, K empty, V full, V empty, then Q empty.
-  bytes = barrierOffset + 8 * (2 + 4 * c.stages);
+  stagingOffset = valueOffset + c.stages * valueStageBytes;
+  barrierOffset = stagingOffset + c.stages * stagingStageBytes;
+  // Q full, then per stage K full, K empty, V full, V empty, then Q empty;
+  // e4m3: then per stage Vᵀ full.
+  bytes = barrierOffset + 8 * (2 + (transposedValue ? 5 : 4) * c.stages);
 }
 
 bool hopper::persistentTiles(const AttentionKernelConfig &c) {

@@ -33,14 +33,30 @@ constexpr int64_t kPanelRowBytes = 128;
 inline int64_t panelsOf(int64_t width) {
   return (width + kPanelElements - 1) / kPanelElements;
 }
+/// Elements of `element` per 128-byte panel row: 64 (16-bit), 128 (e4m3).
+inline int64_t panelElementsOf(Type element) {
+  return kPanelRowBytes * 8 / element.getIntOrFloatBitWidth();
+}
+/// The panels a tile of `width` columns of `element` takes.
+inline int64_t panelsOf(int64_t width, Type element) {
+  return (width + panelElementsOf(element) - 1) / panelElementsOf(element);
+}
+/// True for the fp8 (e4m3) forward: V is transposed in shared memory.
+inline bool isE4M3(Type element) { return isa<Float8E4M3FNType>(element); }
 
-/// Shared memory: Q [panels][BM][64], K and V [stages][panels][BN][64],
-/// then the mbarriers. Every tile starts on a 1024-byte swizzle atom.
+/// Shared memory: Q [panels][BM][W], K and V [stages][panels][BN][W] (W
+/// the panel width in elements), then the mbarriers. With e4m3 the V ring
+/// holds Vᵀ [stages][BN / 128][Dv][128] (#fa.tma_shared keyMajor, written
+/// by the producer warpgroup) and V lands by TMA in a staging ring of its
+/// own [stages][panels][BN][128] first. Every tile starts on a 1024-byte
+/// swizzle atom.
 struct SharedMemoryPlan {
   explicit SharedMemoryPlan(const AttentionKernelConfig &c);
   int64_t queryPanels, keyPanels, valuePanels;
   int64_t keyOffset, valueOffset;     ///< bytes
   int64_t queryBytes, keyStageBytes, valueStageBytes;
+  /// e4m3: the staging ring of V as TMA writes it (0 bytes otherwise).
+  int64_t stagingOffset, stagingPanels, stagingStageBytes;
   int64_t barrierOffset;              ///< bytes; 8 per mbarrier
   int64_t bytes;
 };
@@ -57,10 +73,12 @@ inline int64_t blockThreadsFor(const AttentionKernelConfig &c) {
 struct RegisterBudget {
   int64_t producer, consumer;
 };
-inline RegisterBudget registerBudget(int64_t consumerGroups) {
+/// The e4m3 producer transposes V (HopperSchedule.cpp), which needs more
+/// than 24 registers: 48 / 232 (56 / 152 with three consumers).
+inline RegisterBudget registerBudget(int64_t consumerGroups, bool e4m3 = false) {
   if (consumerGroups <= 2)
-    return {24, 240};
-  return {32, 160};
+    return e4m3 ? RegisterBudget{48, 232} : RegisterBudget{24, 240};
+  return e4m3 ? RegisterBudget{56, 152} : RegisterBudget{32, 160};
 }
 
 /// The most dynamic shared memory a block may take and still have a second

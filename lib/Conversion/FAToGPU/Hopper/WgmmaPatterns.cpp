@@ -52,6 +52,13 @@ bool isTmaTile(Type type) {
   return tensor && isa_and_nonnull<TmaSharedLayoutAttr>(tensor.getEncoding());
 }
 
+/// A TMA tile stored transposed (the e4m3 kernel's Vᵀ).
+bool isKeyMajor(Type type) {
+  auto layout = dyn_cast_or_null<TmaSharedLayoutAttr>(
+      cast<RankedTensorType>(type).getEncoding());
+  return layout && layout.getKeyMajor();
+}
+
 /// A descriptor plus a byte offset (a multiple of 16 that stays inside the
 /// 256 KB window: the 14-bit address field never carries).
 Value offsetDescriptor(OpBuilder &b, Location loc, Value desc, int64_t bytes) {
@@ -114,9 +121,12 @@ SmallVector<Value> rowsTimesRows(OpBuilder &b, Location loc, Value lhs,
   Value lhsDesc = matrixDescriptor(b, loc, lhsAddr, 16, kSwizzleAtomBytes);
   Value rhsDesc = matrixDescriptor(b, loc, rhsAddr, 16, kSwizzleAtomBytes);
   wgmmaFence(b, loc);
-  for (int64_t k = 0; k < (depth + 15) / 16; ++k) {
-    int64_t panel = k * 16 / kPanelElements;
-    int64_t inPanel = (k * 16 % kPanelElements) / 16 * kStepBytes;
+  // k16 steps of 16-bit types, k32 of e4m3: 32 bytes each, four per panel.
+  int64_t stepElements = wgmmaDepth(element);
+  int64_t panelElements = panelElementsOf(element);
+  for (int64_t k = 0; k < (depth + stepElements - 1) / stepElements; ++k) {
+    int64_t panel = k * stepElements / panelElements;
+    int64_t inPanel = (k * stepElements % panelElements) / stepElements * kStepBytes;
     acc = wgmma(b, loc, element, acc,
                 {offsetDescriptor(b, loc, lhsDesc,
                                   panel * lhsRows * kPanelRowBytes + inPanel)},
@@ -147,8 +157,6 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
     if (!isDistributed(op) || !isTmaTile(op.getQuery().getType()) ||
         !isTmaTile(op.getKey().getType()))
       return rewriter.notifyMatchFailure(op, "operands not in TMA layout");
-    if (op.getDescale()) // e4m3 wgmma (k32, descales) is issue 11's next step
-      return rewriter.notifyMatchFailure(op, "f8E4M3FN scores are not lowered yet");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getType());
     auto query = op.getQuery().getType(), key = op.getKey().getType();
@@ -311,7 +319,7 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
   matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!isDistributed(op) || !isTmaTile(op.getRhs().getType()) ||
-        isTmaTile(op.getLhs().getType()))
+        isTmaTile(op.getLhs().getType()) || isKeyMajor(op.getRhs().getType()))
       return rewriter.notifyMatchFailure(op, "not P in registers, V in TMA layout");
     if (op.getTransposeA() || op.getTransposeB() || op.getAlpha())
       return rewriter.notifyMatchFailure(op, "not acc + P·V");
@@ -332,6 +340,96 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
                   offsetDescriptor(rewriter, loc, valueDesc,
                                    k * 16 * kPanelRowBytes),
                   /*transposeB=*/true);
+    }
+    wgmmaCommit(rewriter, loc);
+    if (!isAsync(op))
+      acc = wgmmaWait(rewriter, loc, 0, acc);
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getAcc().getType(),
+                                      acc));
+    return success();
+  }
+};
+
+/// arith.truncf of an accumulator-layout fragment to f8E4M3FN (P of the
+/// e4m3 P·V): element pairs (a row's two columns of an n8 tile) rounded
+/// by cvt.rn.satfinite.e4m3x2, kept as 16-bit pairs of bytes (the vector
+/// of e4m3 is their bitcast).
+struct TruncToE4M3Lowering : OpConversionPattern<arith::TruncFOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::TruncFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !isa_and_nonnull<FragmentLayoutAttr>(type.getEncoding()) ||
+        !isa<Float8E4M3FNType>(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "not a fragment to e4m3");
+    Location loc = op.getLoc();
+    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getIn());
+    SmallVector<Value> pairs;
+    for (size_t i = 0; i + 1 < values.size(); i += 2)
+      pairs.push_back(packE4M3x2(rewriter, loc, values[i], values[i + 1]));
+    Value packed = vector::FromElementsOp::create(
+        rewriter, loc,
+        VectorType::get({static_cast<int64_t>(pairs.size())}, rewriter.getI16Type()),
+        pairs);
+    rewriter.replaceOpWithNewOp<vector::BitCastOp>(
+        op, getTypeConverter()->convertType(type), packed);
+    return success();
+  }
+};
+
+/// fa.matmul acc + P·V of the e4m3 kernel: P's e4m3 registers as wgmma
+/// m64nNk32's A operand, Vᵀ (#fa.tma_shared keyMajor) as its K-major B.
+/// Per 32-key step k (n8 tiles 4k .. 4k + 3 of P's accumulator layout),
+/// a thread's bytes are A's without shuffles once the keys are permuted
+/// by σ, as Vᵀ's are: a0 = tiles 4k, 4k + 1 of row r (pairs 8k, 8k + 2 of
+/// the 16-bit pairs), a1 the same of row r + 8, a2 and a3 tiles 4k + 2,
+/// 4k + 3 (PTX ISA, the k32 A fragment: a thread's 4t .. 4t + 3 and
+/// 16 + 4t .. 16 + 4t + 3 of each row).
+struct E4M3ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op) || !isTmaTile(op.getRhs().getType()) ||
+        !isKeyMajor(op.getRhs().getType()) || isTmaTile(op.getLhs().getType()) ||
+        op.getTransposeA() || op.getTransposeB() || op.getAlpha())
+      return rewriter.notifyMatchFailure(op, "not acc + P·Vᵀ of e4m3");
+    Location loc = op.getLoc();
+    auto value = op.getRhs().getType();
+    Type element = value.getElementType();
+    int64_t keys = value.getDimSize(0), valueDim = value.getDimSize(1);
+    SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
+    auto probs = cast<VectorType>(adaptor.getLhs().getType());
+    Value pairs = vector::BitCastOp::create(
+        rewriter, loc,
+        VectorType::get({probs.getDimSize(0) / 2}, rewriter.getI16Type()),
+        adaptor.getLhs());
+    auto reg = [&](int64_t lo, int64_t hi) -> Value {
+      Value two = vector::FromElementsOp::create(
+          rewriter, loc, VectorType::get({2}, rewriter.getI16Type()),
+          ValueRange{vector::ExtractOp::create(rewriter, loc, pairs,
+                                               ArrayRef<int64_t>{lo}),
+                     vector::ExtractOp::create(rewriter, loc, pairs,
+                                               ArrayRef<int64_t>{hi})});
+      return asI32(rewriter, loc, two);
+    };
+    Value valueDesc = matrixDescriptor(
+        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()), 16,
+        kSwizzleAtomBytes);
+    int64_t stepElements = wgmmaDepth(element), panelElements = panelElementsOf(element);
+    wgmmaFence(rewriter, loc);
+    for (int64_t k = 0; k < keys / stepElements; ++k) {
+      int64_t first = 8 * k;
+      SmallVector<Value> a = {reg(first, first + 2), reg(first + 1, first + 3),
+                              reg(first + 4, first + 6),
+                              reg(first + 5, first + 7)};
+      int64_t panel = k * stepElements / panelElements;
+      int64_t inPanel = (k * stepElements % panelElements) / stepElements * kStepBytes;
+      acc = wgmma(rewriter, loc, element, acc, a,
+                  offsetDescriptor(rewriter, loc, valueDesc,
+                                   panel * valueDim * kPanelRowBytes + inPanel),
+                  /*transposeB=*/false);
     }
     wgmmaCommit(rewriter, loc);
     if (!isAsync(op))
@@ -372,6 +470,9 @@ void hopper::populateWgmmaPatterns(const TypeConverter &converter,
   // fa.matmul (acc + P·V, the backward's dS·K): wgmma with P's registers
   // as A.
   patterns.add<ProbsTimesValueLowering>(converter, ctx);
+  // e4m3: P rounded into 16-bit byte pairs, and acc + P·Vᵀ on wgmma k32.
+  patterns.add<TruncToE4M3Lowering>(converter, ctx, /*benefit=*/2);
+  patterns.add<E4M3ProbsTimesValueLowering>(converter, ctx);
   // fa.matmul {transpose_b} (dO·Vᵀ) and {transpose_a} (Pᵀ·dO, dSᵀ·Q): the
   // backward's, every operand from shared memory.
   patterns.add<RowsTimesRowsLowering, TransposedTimesColumnsLowering>(converter,

@@ -164,7 +164,7 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 TmaSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                            int64_t swizzleBytes) {
+                            int64_t swizzleBytes, bool keyMajor) {
   // The one swizzle the sm_90a schedule uses (wgmma descriptor mode 1).
   if (swizzleBytes != 128)
     return emitError() << "swizzleBytes must be 128, got " << swizzleBytes;

@@ -49,8 +49,12 @@ static LogicalResult verifyTmaTile(SharedTileOp op, TmaSharedLayoutAttr layout) 
   if (elementBytes == 0 || width * elementBytes != layout.getSwizzleBytes())
     return op.emitOpError("panels must be ")
            << layout.getSwizzleBytes() << " bytes wide";
-  if (tile.getRank() != 2 || tile.getDimSize(0) != rows ||
-      tile.getDimSize(1) > panels * width)
+  if (tile.getRank() != 2)
+    return op.emitOpError("tile ") << tile << " is not 2-D";
+  // A key-major tile [R, C] is stored as its transpose: C rows of R.
+  int64_t tileRows = tile.getDimSize(layout.getKeyMajor() ? 1 : 0);
+  int64_t tileWidth = tile.getDimSize(layout.getKeyMajor() ? 0 : 1);
+  if (tileRows != rows || tileWidth > panels * width)
     return op.emitOpError("tile ") << tile << " does not fit " << panels
                                    << " panels of " << rows << " rows";
   return success();

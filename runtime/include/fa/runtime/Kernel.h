@@ -38,8 +38,9 @@ struct Manifest : KernelInfo {
   abi::TileScheduler scheduler = abi::TileScheduler::PerBlock;
   ParamList params;
 
-  /// Reads and checks a manifest (its numbers integers in range, its PTX
-  /// file readable); false with a reason. A backward manifest is refused
+  /// Reads and checks a manifest (its numbers integers in range, each
+  /// parameter of the ABI table's type, its PTX file readable); false with
+  /// a reason. A backward manifest is refused
   /// with a line that says so (BackwardManifest reads it).
   static bool read(const std::string &path, Manifest &out, std::string &error);
 
@@ -48,8 +49,13 @@ struct Manifest : KernelInfo {
     return queryLen / spec.blockM + (queryLen % spec.blockM != 0);
   }
 
+  /// Whether the kernel takes parameter `name` (its manifest lists it).
+  bool takesParam(const std::string &name) const;
   /// Whether the kernel takes ALiBi slopes (its parameters name them).
-  bool takesAlibiSlopes() const;
+  bool takesAlibiSlopes() const { return takesParam("alibi_slopes"); }
+  /// Whether the kernel takes Q's, K's and V's descale factors (an
+  /// f8E4M3FN kernel: its parameters name them).
+  bool takesDescales() const { return takesParam("q_descale"); }
 
   /// Checks that a problem of `size` fits one launch of this kernel: per
   /// block, grid x = ceil(M / block_m) <= 2^31 - 1, y = Hq and z = B <=

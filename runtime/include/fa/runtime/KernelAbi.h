@@ -37,6 +37,11 @@ struct ForwardArgs {
   /// ALiBi slopes (f32), [Hq] (alibiStrideB = 0) or [B, Hq] (= Hq).
   cuda::CUdeviceptr alibiSlopes = 0;
   int64_t alibiStrideB = 0;
+  /// f8E4M3FN kernels: Q's, K's and V's descale factors (f32), read at
+  /// [batch · descaleStride[0] + KV head · descaleStride[1]]: {0, 0} for
+  /// one factor per tensor, {Hkv, 1} for [B, Hkv] (per head).
+  cuda::CUdeviceptr qDescale = 0, kDescale = 0, vDescale = 0;
+  int64_t descaleStride[2] = {0, 0}; ///< batch, KV head
 };
 
 /// One backward launch: the forward's tensors and sizes (Q, K, V, O and the
@@ -91,7 +96,9 @@ struct BackwardWorkspace {
 /// How a parameter is passed. A buffer is a flat memref<?xT>: five launch
 /// words (allocated pointer, aligned pointer, offset, size, stride).
 enum class ParamType {
-  ElementBuffer, ///< memref<?xT>, T the kernel's element type (Q, K, V, O)
+  ElementBuffer, ///< memref<?xT>, T the kernel's element type (Q, K, V)
+  /// memref<?xT>, T the kernel's output type (outputElementTypeName): O.
+  OutputBuffer,
   F32Buffer,     ///< memref<?xf32> (LSE, ALiBi slopes)
   I32Buffer,     ///< memref<?xi32> (the backward's dQ semaphores)
   Int64,         ///< i64 (sizes and strides, in elements)
@@ -105,6 +112,7 @@ enum class ParamUse {
   Always,
   Alibi,      ///< kernels with ALiBi
   TensorMaps, ///< kernels that load through TMA (sm_90a)
+  Descale,    ///< f8E4M3FN kernels (Q's, K's and V's descale factors)
 };
 
 struct Param {
@@ -116,7 +124,13 @@ struct Param {
 /// The forward kernel's parameters, in launch order. Tensor maps come
 /// first, so that their positions survive the expansion of memrefs into
 /// launch words (the compiler marks them grid-constant by position).
-std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false);
+std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false,
+                                       bool descale = false);
+
+/// The element type of a kernel's output (O) for its input element type,
+/// both as the manifest names them: bf16 for "f8e4m3fn" (FlashAttention-3's
+/// fp8 forward writes bf16), the input type otherwise.
+std::string outputElementTypeName(const std::string &elementType);
 
 /// The parameters of backward kernel `step`, in launch order (the main
 /// kernel's tensor maps first, as the forward's, if `tensorMaps`).
@@ -156,7 +170,8 @@ const char *tileSchedulerName(TileScheduler scheduler);
 /// False if `name` names no scheduler.
 bool tileSchedulerOf(const std::string &name, TileScheduler &scheduler);
 
-/// The manifest's type string of a parameter ("memref<?xbf16>", "i64").
+/// The manifest's type string of a parameter ("memref<?xbf16>", "i64")
+/// of a kernel whose element type the manifest names `elementType`.
 std::string paramTypeName(ParamType type, const std::string &elementType);
 
 /// The value of parameter `name` for one launch: a device pointer (buffers)

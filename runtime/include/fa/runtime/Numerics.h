@@ -27,6 +27,9 @@ bool parseElementType(const std::string &name, ElementType &type);
 const char *elementTypeName(ElementType type);
 /// Bytes per element in memory.
 size_t elementTypeSize(ElementType type);
+/// The type a forward kernel writes O in for inputs of `type`: bf16 for
+/// f8E4M3FN (FlashAttention-3's fp8 forward), `type` itself otherwise.
+ElementType outputElementType(ElementType type);
 
 /// Bit patterns of the storage formats, round-to-nearest-even.
 uint16_t toF16Bits(float value);

@@ -20,10 +20,11 @@ extern "C" {
 
 typedef struct fa_kernel fa_kernel;
 
-/* Tensors: Q [B,Hq,M,D], K [B,Hkv,N,D], V [B,Hkv,N,Dv], O [B,Hq,M,Dv] in
- * the kernel's dtype; LSE [B,Hq,M] f32. Strides in elements, ordered
- * (batch, head, sequence); the last dimension must be contiguous, and the
- * pointers and row strides 16-byte aligned. */
+/* Tensors: Q [B,Hq,M,D], K [B,Hkv,N,D], V [B,Hkv,N,Dv] in the kernel's
+ * dtype (f8e4m3fn: one e4m3 byte each), O [B,Hq,M,Dv] in its output dtype
+ * (the dtype; bf16 for f8e4m3fn kernels); LSE [B,Hq,M] f32. Strides in
+ * elements, ordered (batch, head, sequence); the last dimension must be
+ * contiguous, and the pointers and row strides 16-byte aligned. */
 typedef struct fa_forward_args {
   const void *q, *k, *v;
   void *o;
@@ -35,6 +36,15 @@ typedef struct fa_forward_args {
    * [Hq] (alibi_stride_b = 0) or [B, Hq] (alibi_stride_b = Hq). */
   const float *alibi_slopes;
   int64_t alibi_stride_b;
+  /* f8e4m3fn kernels: Q's, K's and V's descale factors (f32, device
+   * memory; the kernel computes with stored value x descale). The factor
+   * of batch b and KV head h is at [b * descale_stride[0] +
+   * h * descale_stride[1]]: {0, 0} for one factor per tensor, {Hkv, 1}
+   * for [B, Hkv] tensors (query head h uses KV head h / (Hq / Hkv)).
+   * NULL and {0, 0} for 16-bit kernels. (Appended last: the fields above
+   * keep their offsets.) */
+  const float *q_descale, *k_descale, *v_descale;
+  int64_t descale_stride[2];
 } fa_forward_args;
 
 /* NULL on failure (see fa_last_error); fa_no_gpu() tells "no GPU here". */

@@ -204,11 +204,21 @@ def FA_TmaSharedLayoutAttr : FA_Attr<"TmaSharedLayout", "tma_shared"> {
     descriptors read (sm_90a). Columns past `C` up to the panel edge are the
     copy's out-of-bounds zero fill.
 
+    With `keyMajor = true` the `[R, C]` tile is stored as its transpose
+    `[C, R]` in that layout (rows of `R` elements), with R's index permuted
+    within each group of 32 by the e4m3 wgmma A fragment's order: row
+    position `p = 16h + 4t + 2u + e` holds row `16h + 8u + 2t + e`
+    (h, u, e in {0, 1}, t in 0..3). This is V of the fp8 forward as its
+    producer warpgroup writes it (wgmma e4m3 takes B only K-major, and P's
+    accumulator registers are the A fragment in that order, unshuffled).
+
     ```mlir
     tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
+    tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128, keyMajor = true>>
     ```
   }];
-  let parameters = (ins "int64_t":$swizzleBytes);
+  let parameters = (ins "int64_t":$swizzleBytes,
+                        DefaultValuedParameter<"bool", "false">:$keyMajor);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
