@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The fp8 (e4m3) sm_90a forward on the GPU machine:
+#   1. build libfa_runtime and fa-run with -DFA_ENABLE_COMPILER=OFF;
+#   2. fa-run --verify every fp8 kernel (kernels_generated/ and the carried
+#      bench/fp8-kernels/) at the issue's sizes, MHA [B,H,S,D] and GQA
+#      [B,S,H,D], per-tensor and per-head descales; the negative control
+#      (V's descale dropped) must fail;
+#   3. SASS (HGMMA, spills) and compute-sanitizer on small and odd sizes;
+#   4. time fp8 beside the bf16 sm_90a kernel of the same shape (fa-run
+#      --bench) at N >= 4k.
+# Usage: [FA_FP8_FILTER=text] [FA_FP8_SIZES="1x1 ..."] bash bench/verify-fp8.sh [--steps 234]
+set -u
+steps=1234
+if [ "${1:-}" = "--steps" ]; then steps="1$2"; shift 2; fi
+want() { [[ "$steps" == *"$1"* ]]; }
+cd "$(dirname "$0")/.."
+OUT_DIR="${OUT:-/tmp/fa-fp8}"; mkdir -p "$OUT_DIR"
+echo "== revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF \
+  -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
+FA_RUN=build-gpu/bin/fa-run
+kernels=$(ls kernels_generated/fa_fwd_sm90a_f8E4M3FN_*.json bench/fp8-kernels/*.json 2>/dev/null |
+          grep -- "${FA_FP8_FILTER:-}")
+
+if want 2; then
+echo "== 2. verify (fa-run --verify)"
+fails=0; runs=0
+for manifest in $kernels; do
+  name=$(basename "$manifest" .json)
+  spec=$(grep -o '"spec": "[^"]*"' "$manifest" | cut -d'"' -f4)
+  for size in ${FA_FP8_SIZES:-1x1 113x203 128x217 1023x1024 4096x4096}; do
+    m=${size%x*}; n=${size#*x}
+    for heads in "bhsd --hq 4 --hkv 4 tensor" "bshd --hq 8 --hkv 2 head"; do
+      set -- $heads; layout=$1; descale=$6
+      runs=$((runs + 1))
+      if ! timeout 30 $FA_RUN --device cuda --kernel "$manifest" --spec "$spec,descale=$descale" \
+           --b 2 $2 $3 $4 $5 --m $m --n $n --layout $layout --seed $runs --verify \
+           > "$OUT_DIR/verify.log" 2>&1; then
+        fails=$((fails + 1)); echo "FAIL $name m=$m n=$n $layout descale=$descale"; tail -4 "$OUT_DIR/verify.log"
+      fi
+    done
+  done
+  echo "  $name: $(grep -o 'O [^|]*' "$OUT_DIR/verify.log" | head -1)"
+done
+echo "verify: $((runs - fails)) of $runs runs passed"
+for manifest in $(echo "$kernels" | head -2); do
+  if $FA_RUN --device cuda --kernel "$manifest" --b 1 --hq 2 --hkv 2 --m 300 --n 500 --verify \
+       --negative-control no-descale > "$OUT_DIR/neg.log" 2>&1; then
+    echo "NEGATIVE CONTROL NOT CAUGHT: $(basename $manifest)"
+  else
+    echo "  negative control (no-descale) caught: $(basename $manifest .json), exit $?"
+  fi
+done
+fi
+
+if want 3; then
+echo "== 3. SASS and sanitizers"
+mkdir -p build-gpu/sass
+for manifest in $kernels; do
+  ptx=${manifest%.json}.ptx; cubin=build-gpu/sass/$(basename $ptx .ptx).cubin
+  ptxas -arch=sm_90a -v "$ptx" -o "$cubin" 2> build-gpu/sass/ptxas.txt
+  cuobjdump --dump-sass "$cubin" > build-gpu/sass/sass.txt
+  printf "  %-44s GMMA %3d  LDL %3d  STL %3d  PRMT %4d  %s\n" "$(basename $ptx .ptx)" \
+    "$(grep -c -E 'HGMMA|QGMMA' build-gpu/sass/sass.txt)" "$(grep -c 'LDL' build-gpu/sass/sass.txt)" \
+    "$(grep -c 'STL' build-gpu/sass/sass.txt)" "$(grep -c 'PRMT' build-gpu/sass/sass.txt)" \
+    "$(grep -o 'Used [0-9]* registers' build-gpu/sass/ptxas.txt)"
+done
+for manifest in $(echo "$kernels" | grep -E "d128_(none|causal)\.json|window|d96"); do
+  for tool in memcheck racecheck synccheck; do
+    for size in "--b 1 --hq 1 --hkv 1 --m 64 --n 128" "--b 2 --hq 4 --hkv 2 --m 77 --n 131 --layout bshd"; do
+      if compute-sanitizer --tool $tool --error-exitcode 3 $FA_RUN --device cuda --kernel "$manifest" $size --verify \
+           > "$OUT_DIR/san.log" 2>&1; then r=clean; else r="FAILED"; tail -6 "$OUT_DIR/san.log"; fi
+      echo "  $tool $(basename $manifest .json) ${size// /}: $r"
+    done
+  done
+done
+fi
+
+if want 4; then
+echo "== 4. speed: fp8 vs the bf16 sm_90a kernel (fa-run --bench, B=4 H=16)"
+for d in 128 256; do
+  for mask in none causal; do
+    for n in 4096 8192 16384; do
+      b=$((4 * 8192 / n)); [ $b -lt 1 ] && b=1
+      for dtype in f8E4M3FN bf16; do
+        k=kernels_generated/fa_fwd_sm90a_${dtype}_d${d}_${mask}.json
+        t=$($FA_RUN --device cuda --kernel $k --b $b --hq 16 --hkv 16 --m $n --n $n --bench --iters 30 2>&1 |
+            grep -o '[0-9.]* TFLOP/s' | head -1)
+        printf "  d%-4s %-7s N=%-6s B=%-2s %-9s %s\n" $d $mask $n $b $dtype "$t"
+      done
+    done
+  done
+done
+fi
