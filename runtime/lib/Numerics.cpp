@@ -198,12 +198,41 @@ static ElementType naiveProbsType(ElementType type) {
   return type == ElementType::F8E4M3FN ? ElementType::F8E4M3FN : type;
 }
 
+double fa::naiveDot(ScoreAccumulation accumulation, const double *query,
+                   const double *key, int64_t width) {
+  double sum = 0.0;
+  if (accumulation == ScoreAccumulation::F32) {
+    for (int64_t d = 0; d < width; ++d)
+      sum += query[d] * key[d];
+    return sum;
+  }
+  // One wgmma k32 step per 32 elements: the products (exact: e4m3 times
+  // e4m3 fits in a double) and the running sum, each truncated to a
+  // multiple of 2^(e - 13), e the exponent of the largest of them.
+  constexpr int kStep = 32, kFractionBits = 13;
+  for (int64_t d0 = 0; d0 < width; d0 += kStep) {
+    int64_t count = std::min<int64_t>(kStep, width - d0);
+    double largest = std::fabs(sum);
+    for (int64_t d = d0; d < d0 + count; ++d)
+      largest = std::max(largest, std::fabs(query[d] * key[d]));
+    if (largest == 0.0)
+      continue;
+    double ulp = std::ldexp(1.0, std::ilogb(largest) - kFractionBits);
+    double next = std::trunc(sum / ulp) * ulp;
+    for (int64_t d = d0; d < d0 + count; ++d)
+      next += std::trunc(query[d] * key[d] / ulp) * ulp;
+    sum = next;
+  }
+  return sum;
+}
+
 /// Scores of one row, rounded as a naive low-precision framework would;
 /// -inf where masked. Also returns d(score)/d(raw) for the softcap.
 static double naiveScores(ElementType working, const ref::Problem &p,
                           const double *query, const double *key, int64_t b,
                           int64_t h, int64_t i, std::vector<double> &scores,
-                          std::vector<double> &slopes) {
+                          std::vector<double> &slopes,
+                          ScoreAccumulation accumulation) {
   auto round = [&](double x) { return roundTo(working, x); };
   int64_t kvHead = p.kvHeadOf(h);
   const double *qRow =
@@ -216,9 +245,7 @@ static double naiveScores(ElementType working, const ref::Problem &p,
       continue;
     const double *kRow =
         key + ((b * p.kvHeads + kvHead) * p.keyLen + j) * p.headDim;
-    double dot = 0.0;
-    for (int64_t d = 0; d < p.headDim; ++d)
-      dot += qRow[d] * kRow[d];
+    double dot = naiveDot(accumulation, qRow, kRow, p.headDim);
     double s = round(round(dot) * p.scale);
     if (p.softcap > 0.0) {
       double t = std::tanh(s / p.softcap);
@@ -236,10 +263,12 @@ static double naiveScores(ElementType working, const ref::Problem &p,
 void fa::naiveForwardRow(ElementType type, const ref::Problem &p,
                          const double *query, const double *key,
                          const double *value, int64_t b, int64_t h, int64_t i,
-                         double *outRow, double *lse) {
+                         double *outRow, double *lse,
+                         ScoreAccumulation accumulation) {
   ElementType working = naiveWorkingType(type);
   std::vector<double> scores, slopes;
-  double rowMax = naiveScores(working, p, query, key, b, h, i, scores, slopes);
+  double rowMax = naiveScores(working, p, query, key, b, h, i, scores, slopes,
+                              accumulation);
   for (int64_t e = 0; e < p.valueDim; ++e)
     outRow[e] = 0.0;
   if (std::isinf(rowMax)) {
@@ -267,7 +296,8 @@ void fa::naiveForwardRow(ElementType type, const ref::Problem &p,
 ref::ForwardResult fa::naiveForward(ElementType type, const ref::Problem &p,
                                     const std::vector<double> &query,
                                     const std::vector<double> &key,
-                                    const std::vector<double> &value) {
+                                    const std::vector<double> &value,
+                                    ScoreAccumulation accumulation) {
   ref::ForwardResult result;
   result.output.assign(p.batch * p.queryHeads * p.queryLen * p.valueDim, 0.0);
   result.lse.assign(p.batch * p.queryHeads * p.queryLen, 0.0);
@@ -277,7 +307,7 @@ ref::ForwardResult fa::naiveForward(ElementType type, const ref::Problem &p,
         size_t row = (b * p.queryHeads + h) * p.queryLen + i;
         naiveForwardRow(type, p, query.data(), key.data(), value.data(), b, h,
                         i, result.output.data() + row * p.valueDim,
-                        result.lse.data() + row);
+                        result.lse.data() + row, accumulation);
       }
   return result;
 }
@@ -300,7 +330,8 @@ ref::BackwardResult fa::naiveBackward(ElementType type, const ref::Problem &p,
       for (int64_t i = 0; i < p.queryLen; ++i) {
         size_t row = (b * p.queryHeads + h) * p.queryLen + i;
         double rowMax = naiveScores(working, p, query.data(), key.data(), b,
-                                    h, i, scores, slopes);
+                                    h, i, scores, slopes,
+                                    ScoreAccumulation::F32);
         if (std::isinf(rowMax))
           continue; // No visible key: no gradient flows through this row.
         double sum = 0.0;

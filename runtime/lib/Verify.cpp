@@ -34,6 +34,10 @@ std::string VerifyReport::format() const {
                   c.naive.maxAbs, toleranceBound(c.naive), c.kernel.nonFinite,
                   c.pass ? "PASS" : "FAIL");
     os << line;
+    if (c.f32NaiveMaxAbs >= 0.0) {
+      std::snprintf(line, sizeof(line), " (f32-sum naive: %.3e)", c.f32NaiveMaxAbs);
+      os << line;
+    }
     if (!c.pass)
       os << " (worst at " << c.worstWhere << ")";
     os << "\n";
@@ -75,7 +79,8 @@ static TensorCheck check(const std::string &name,
 
 VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
                                const ForwardData &data,
-                               const std::vector<int64_t> &rows) {
+                               const std::vector<int64_t> &rows,
+                               ScoreAccumulation accumulation) {
   VerifyReport report;
   report.rowsTotal = p.batch * p.queryHeads * p.queryLen;
   std::vector<int64_t> selected = rows;
@@ -85,8 +90,10 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
   report.rowsChecked = selected.size();
 
   // Gather the selected rows of kernel, reference and naive outputs.
-  std::vector<double> outK, outR, outN, lseK, lseR, lseN;
-  std::vector<double> refRow(p.valueDim), naiveRow(p.valueDim);
+  std::vector<double> outK, outR, outN, lseK, lseR, lseN, outF, lseF;
+  std::vector<double> refRow(p.valueDim), naiveRow(p.valueDim),
+      f32Row(p.valueDim);
+  bool showF32 = accumulation != ScoreAccumulation::F32;
   for (int64_t row : selected) {
     int64_t i = row % p.queryLen;
     int64_t h = (row / p.queryLen) % p.queryHeads;
@@ -95,16 +102,23 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
     ref::forwardRow(p, data.query.data(), data.key.data(), data.value.data(),
                     b, h, i, refRow.data(), &refLse);
     naiveForwardRow(type, p, data.query.data(), data.key.data(),
-                    data.value.data(), b, h, i, naiveRow.data(), &naiveLse);
+                    data.value.data(), b, h, i, naiveRow.data(), &naiveLse,
+                    accumulation);
+    double f32Lse = 0.0;
+    if (showF32)
+      naiveForwardRow(type, p, data.query.data(), data.key.data(),
+                      data.value.data(), b, h, i, f32Row.data(), &f32Lse);
     for (int64_t e = 0; e < p.valueDim; ++e) {
       outK.push_back(data.output[row * p.valueDim + e]);
       outR.push_back(refRow[e]);
       outN.push_back(naiveRow[e]);
+      outF.push_back(f32Row[e]);
     }
     if (!data.lse.empty()) {
       lseK.push_back(data.lse[row]);
       lseR.push_back(refLse);
       lseN.push_back(naiveLse);
+      lseF.push_back(f32Lse);
     }
   }
   // Positions in the gathered vectors are reported as [sample, 0, 0, e].
@@ -112,6 +126,11 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
       check("O", outK, outR, outN, 1, selected.size(), p.valueDim));
   if (!data.lse.empty())
     report.checks.push_back(check("LSE", lseK, lseR, lseN, 1, selected.size(), 1));
+  if (showF32) {
+    report.checks[0].f32NaiveMaxAbs = compare(outF, outR).maxAbs;
+    if (report.checks.size() > 1)
+      report.checks[1].f32NaiveMaxAbs = compare(lseF, lseR).maxAbs;
+  }
   if (rows.empty()) { // Full check: report real coordinates.
     report.checks[0].worstWhere =
         where(report.checks[0].kernel.nonFinite

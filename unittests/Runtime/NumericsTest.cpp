@@ -122,6 +122,55 @@ TEST(Tolerance, NaiveFp8RoundsProbabilitiesToE4M3) {
             compare(bf16.output, exact.output).maxAbs);
 }
 
+/// The e4m3 tensor-core sum (ScoreAccumulation::Fp8TensorCore) errs about
+/// 2^-13 of the largest term per k32 step, never more than one unit per
+/// term, truncating toward zero: on positive products it never exceeds the
+/// exact sum, and it is far from the f32 sum's ~1e-7.
+TEST(Tolerance, Fp8TensorCoreSumKeepsThirteenBits) {
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<double> magnitude(0.0, 448.0);
+  double worst = 0.0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> q(128), k(128);
+    for (int d = 0; d < 128; ++d) {
+      q[d] = roundTo(ElementType::F8E4M3FN, magnitude(gen));
+      k[d] = roundTo(ElementType::F8E4M3FN, magnitude(gen));
+    }
+    double exact = naiveDot(ScoreAccumulation::F32, q.data(), k.data(), 128);
+    double tc = naiveDot(ScoreAccumulation::Fp8TensorCore, q.data(), k.data(), 128);
+    EXPECT_LE(tc, exact);
+    // 4 steps, each at most 33 units of 2^(e-13) with 2^e <= the sum.
+    EXPECT_LE(exact - tc, 4 * 33 * std::ldexp(exact, -13));
+    worst = std::max(worst, (exact - tc) / exact);
+  }
+  EXPECT_GT(worst, 1e-5);
+  EXPECT_LT(worst, 2e-3);
+}
+
+/// An LSE off by 1e-3 of its logits (a wrong descale's ~1e-2 would be more)
+/// fails even against the tensor-core yardstick; the yardstick's own LSE
+/// passes it.
+TEST(Tolerance, TensorCoreYardstickStillCatchesScaleErrors) {
+  ref::Problem p = smallProblem(1, 16, 300);
+  std::mt19937 gen(5);
+  auto draw = [&](size_t count) {
+    std::vector<double> x = drawRounded(ElementType::F8E4M3FN, count, gen);
+    for (double &value : x)
+      value *= 3.0; // large logits: the LSE follows the largest score
+    return x;
+  };
+  std::vector<double> q = draw(16 * 16), k = draw(300 * 16), v = draw(300 * 16);
+  ref::ForwardResult exact = ref::forward(p, q, k, v);
+  ref::ForwardResult tc = naiveForward(ElementType::F8E4M3FN, p, q, k, v,
+                                       ScoreAccumulation::Fp8TensorCore);
+  ErrorStats yardstick = compare(tc.lse, exact.lse);
+  EXPECT_TRUE(withinTolerance(compare(tc.lse, exact.lse), yardstick));
+  std::vector<double> scaled = exact.lse;
+  for (double &x : scaled)
+    x *= 1.0 + 1e-3;
+  EXPECT_FALSE(withinTolerance(compare(scaled, exact.lse), yardstick));
+}
+
 /// The naive bf16 attention has a real, nonzero error; a float32-exact answer
 /// passes the policy and an output missing the softmax rescale does not.
 TEST(Tolerance, NaiveBaselineSeparatesGoodFromBroken) {

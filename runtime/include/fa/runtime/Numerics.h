@@ -43,6 +43,24 @@ float fromF8E4M3FNBits(uint8_t bits);
 /// `value` rounded to `type` and back.
 double roundTo(ElementType type, double value);
 
+/// How the naive attention sums Q·Kᵀ's products.
+enum class ScoreAccumulation {
+  /// In f32 (exactly, then rounded): a CPU, or f16/bf16 tensor cores.
+  F32,
+  /// As Hopper's e4m3 tensor cores do (wgmma k32): each step aligns its 32
+  /// products and the running sum to the largest of them and keeps 13
+  /// fraction bits below its leading bit, truncating (an "FP22" adder, about
+  /// 2^-13 relative; DESIGN.md, "FP8 accuracy"). No kernel on those tensor
+  /// cores can meet a yardstick that sums in f32: their LSE errs ~1e-4
+  /// relative where an f32 sum errs ~1e-7.
+  Fp8TensorCore,
+};
+
+/// q·k over `width` elements, summed as `accumulation` says (unrounded:
+/// the caller rounds to its working type).
+double naiveDot(ScoreAccumulation accumulation, const double *query,
+                const double *key, int64_t width);
+
 /// Naive attention in the input precision: scores, probabilities and the
 /// output are each rounded to `type`, as a framework's unfused
 /// matmul-softmax-matmul in that dtype would. Its error against the float64
@@ -50,13 +68,16 @@ double roundTo(ElementType type, double value);
 ref::ForwardResult naiveForward(ElementType type, const ref::Problem &problem,
                                 const std::vector<double> &query,
                                 const std::vector<double> &key,
-                                const std::vector<double> &value);
+                                const std::vector<double> &value,
+                                ScoreAccumulation accumulation =
+                                    ScoreAccumulation::F32);
 
 /// One row of naiveForward: O[b,h,i,:] into `outputRow`, and its LSE.
 void naiveForwardRow(ElementType type, const ref::Problem &problem,
                      const double *query, const double *key,
                      const double *value, int64_t b, int64_t h, int64_t i,
-                     double *outputRow, double *lse);
+                     double *outputRow, double *lse,
+                     ScoreAccumulation accumulation = ScoreAccumulation::F32);
 
 /// Naive backward in the input precision: P, dP, dS and the gradients are
 /// rounded to `type`, as an unfused framework backward in that dtype would.

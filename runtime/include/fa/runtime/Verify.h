@@ -26,6 +26,9 @@ struct TensorCheck {
   std::string name;
   ErrorStats kernel; ///< kernel vs float64 reference
   ErrorStats naive;  ///< naive low-precision attention vs the reference
+  /// With ScoreAccumulation::Fp8TensorCore: the max error of the naive
+  /// attention that sums Q·Kᵀ in f32 (shown beside, not the verdict's).
+  double f32NaiveMaxAbs = -1.0;
   bool pass = false;
   std::string worstWhere; ///< "[b, h, i, e]" of the largest error or a NaN
 };
@@ -46,10 +49,13 @@ struct ForwardData {
 
 /// Verifies O and LSE (O alone where `data.lse` is empty: a forward that
 /// computes none). `rows` lists flat query rows (b·Hq·M + h·M + i) to
-/// check; empty means every row.
+/// check; empty means every row. `accumulation` says how the yardstick
+/// (the naive attention) sums Q·Kᵀ: as the kernel's matmul unit can.
 VerifyReport verifyForward(ElementType type, const ref::Problem &problem,
                            const ForwardData &data,
-                           const std::vector<int64_t> &rows = {});
+                           const std::vector<int64_t> &rows = {},
+                           ScoreAccumulation accumulation =
+                               ScoreAccumulation::F32);
 
 struct BackwardData {
   std::vector<double> query, key, value, gradOutput;
