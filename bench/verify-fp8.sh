@@ -87,9 +87,9 @@ fi
 
 if want 4; then
 echo "== 4. speed: fp8 vs the bf16 sm_90a kernel (fa-run --bench, B=4 H=16)"
-for d in 128 256; do
+for d in ${FA_FP8_BENCH_D:-128 256}; do
   for mask in none causal; do
-    for n in 4096 8192 16384; do
+    for n in ${FA_FP8_BENCH_N:-4096 8192 16384}; do
       b=$((4 * 8192 / n)); [ $b -lt 1 ] && b=1
       for dtype in f8E4M3FN bf16; do
         k=kernels_generated/fa_fwd_sm90a_${dtype}_d${d}_${mask}.json

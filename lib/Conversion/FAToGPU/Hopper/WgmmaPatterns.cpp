@@ -418,12 +418,18 @@ struct E4M3ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
         rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()), 16,
         kSwizzleAtomBytes);
     int64_t stepElements = wgmmaDepth(element), panelElements = panelElementsOf(element);
-    wgmmaFence(rewriter, loc);
+    // Every k step's A registers before the fence: a register written
+    // between two wgmmas makes ptxas fence (and serialise) each of them
+    // (its C7519 note).
+    SmallVector<SmallVector<Value>> steps;
     for (int64_t k = 0; k < keys / stepElements; ++k) {
       int64_t first = 8 * k;
-      SmallVector<Value> a = {reg(first, first + 2), reg(first + 1, first + 3),
-                              reg(first + 4, first + 6),
-                              reg(first + 5, first + 7)};
+      steps.push_back({reg(first, first + 2), reg(first + 1, first + 3),
+                       reg(first + 4, first + 6), reg(first + 5, first + 7)});
+    }
+    wgmmaFence(rewriter, loc);
+    for (int64_t k = 0, e = steps.size(); k < e; ++k) {
+      ArrayRef<Value> a = steps[k];
       int64_t panel = k * stepElements / panelElements;
       int64_t inPanel = (k * stepElements % panelElements) / stepElements * kStepBytes;
       acc = wgmma(rewriter, loc, element, acc, a,

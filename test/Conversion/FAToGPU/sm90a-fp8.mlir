@@ -1,0 +1,55 @@
+// RUN: fa-opt %s --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_90a" --canonicalize --cse | FileCheck %s
+// RUN: rm -rf %t && fa-compile %s --target sm_90a -o %t > /dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t/fp8_d128.ptx
+// RUN: FileCheck %s --check-prefix=NOBF16 < %t/fp8_d128.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/fp8_d128.json
+
+// e4m3 on the Hopper schedule (docs/fp8-plan.md). wgmma e4m3 reads B
+// K-major only, so V (stored [N, Dv] as users pass it) cannot feed P·V:
+// the producer warpgroup copies each V tile into a Vᵀ tile
+// (#fa.tma_shared<keyMajor = true>) and the consumers read that. It needs
+// more registers than a bf16 producer's 24: 40, with 232 for each of the
+// two consumers (40 + 2·232 fits the 64512 registers the block holds at
+// entry; more and setmaxnreg.inc waits forever).
+// CHECK-LABEL: gpu.func @fp8_d128
+// CHECK: setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// S = QKᵀ on the stored values, Q's and K's descales on S:
+// CHECK: fa.qk_scores %{{.*}}, %{{.*}} descale(%{{.*}}) {log2_domain, scale = 0.0883883461 : f32} : tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128>>, tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128>>
+// P rounded to e4m3 in registers, times the transposed V tile:
+// CHECK: arith.truncf %{{.*}} : tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1>> to tensor<128x128xf8E4M3FN, #fa.fragment<warps = 8, mTiles = 1>>
+// CHECK: %[[VT:.+]] = fa.shared_tile %{{.*}} -> tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128, keyMajor = true>>
+// CHECK: fa.matmul %{{.*}}, %[[VT]], %{{.*}} : tensor<128x128xf8E4M3FN, #fa.fragment<warps = 8, mTiles = 1>>, tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128, keyMajor = true>>
+// O in bf16:
+// CHECK: arith.truncf %{{.*}} : tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1>> to tensor<128x128xbf16
+
+// In the PTX, the producer's transpose (4-byte shared loads, byte permutes,
+// 4-byte stores), P's pairs through cvt.rn.satfinite.e4m3x2, and only
+// k32 e4m3 wgmmas (4 for S, 4 for P·V, each in the prologue and loop).
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40;
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232;
+// PTX-DAG: ld.shared.b32
+// PTX-DAG: prmt.b32
+// PTX-DAG: st.shared.b32
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// PTX-DAG: cvt.rn.satfinite.e4m3x2.f32
+// NOBF16-NOT: wgmma.mma_async{{.*}}bf16
+
+// The manifest: e4m3 inputs, bf16 O, the three descale buffers and their
+// strides (a [B, Hkv] descale per head, {0, 0} per tensor).
+// MANIFEST: "dtype": "f8E4M3FN",
+// MANIFEST: {"name": "q", "type": "memref<?xf8E4M3FN>"},
+// MANIFEST: {"name": "o", "type": "memref<?xbf16>"},
+// MANIFEST: {"name": "q_descale", "type": "memref<?xf32>"},
+// MANIFEST-NEXT: {"name": "k_descale", "type": "memref<?xf32>"},
+// MANIFEST-NEXT: {"name": "v_descale", "type": "memref<?xf32>"},
+// MANIFEST: {"name": "descale_stride_b", "type": "i64"},
+// MANIFEST-NEXT: {"name": "descale_stride_h", "type": "i64"}
+func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E4M3FN>, %v: tensor<1x2x500x128xf8E4M3FN>,
+                    %dq: f32, %dk: f32, %dv: f32) -> (tensor<1x2x300x128xbf16>, tensor<1x2x300xf32>) {
+  %o, %lse = fa.attention %q, %k, %v descale(%dq, %dk, %dv)
+      {tile = #fa.tile<block_m = 128, block_n = 128, stages = 2, warps = 8>}
+      : (tensor<1x2x300x128xf8E4M3FN>, tensor<1x2x500x128xf8E4M3FN>, tensor<1x2x500x128xf8E4M3FN>, f32, f32, f32)
+      -> (tensor<1x2x300x128xbf16>, tensor<1x2x300xf32>)
+  return %o, %lse : tensor<1x2x300x128xbf16>, tensor<1x2x300xf32>
+}
