@@ -291,72 +291,90 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
 /// ([Dv][BN] in 128-key panels, keys permuted by #fa.tma_shared keyMajor's
 /// σ within each 32), the K-major B operand e4m3 wgmma needs.
 ///
-/// A warp's task is one 32-key step s by 16 columns m; lane (h, t, cc)
-/// (lane = 16h + 4t + cc) reads keys 32s + 16h + 2t + {0, 1, 8, 9} at
-/// columns 16m + 4cc .. + 3 (four ld.shared.b32), transposes the 4 x 4
-/// bytes (prmt) and writes each column's four keys to Vᵀ positions
-/// 32s + 16h + 4t .. + 3, which σ maps to exactly those keys: one
+/// A task is one 32-key step by 16 columns; warp w takes the steps
+/// w, w + 4, ... (step = w + 4a) and every 16 columns m. Lane (h, t, cc)
+/// (lane = 16h + 4t + cc) reads keys 32·step + 16h + 2t + {0, 1, 8, 9}
+/// at columns 16m + 4cc .. + 3 (four ld.shared.b32), transposes the
+/// 4 x 4 bytes (prmt) and writes each column's four keys to Vᵀ positions
+/// 32·step + 16h + 4t .. + 3, which σ maps to exactly those keys: one
 /// st.shared.b32 per column. Both sides conflict at most 2-way.
+///
+/// The tasks are unrolled (block_n / 128 · Dv / 16 per thread) so that
+/// every address is a per-thread base plus a constant: a row's swizzle
+/// (chunk ^ row % 8) depends on the thread's keys (row % 8 = 2t + e) and
+/// on the column group m % 8, a constant, for the reads (one xor and one
+/// add per word), and not on m or a at all for the writes (their 16m
+/// rows keep row % 8). A rolled loop recomputed both swizzles per word:
+/// ~70 instructions per task where this issues ~24.
 void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
                         Value stage, Value producerThread) {
   const AttentionKernelConfig &c = s.c;
   const SharedMemoryPlan &p = s.plan;
   auto cst = [&](int64_t v) { return s.i32(b, loc, v); };
   auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y).getResult(); };
+  auto addc = [&](Value x, int64_t y) { return y ? add(x, cst(y)) : x; };
   auto mul = [&](Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, cst(y)).getResult(); };
   auto div = [&](Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, cst(y)).getResult(); };
   auto rem = [&](Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, cst(y)).getResult(); };
-  // Byte offset of element (row, column) in 128-byte-swizzled panels of
-  // `panelRows` rows: chunk column/16 of a row at (chunk ^ row % 8).
-  auto swizzled = [&](Value row, Value column, int64_t panelRows) {
-    Value panel = div(column, kPanelRowBytes);
-    Value chunk = arith::XOrIOp::create(b, loc, div(rem(column, kPanelRowBytes), 16),
-                                        rem(row, 8));
-    return add(add(mul(panel, panelRows * kPanelRowBytes), mul(row, kPanelRowBytes)),
-               add(mul(chunk, 16), rem(column, 16)));
-  };
+  auto xorc = [&](Value x, int64_t y) { return arith::XOrIOp::create(b, loc, x, cst(y)).getResult(); };
   Value tid = s.toI32(b, loc, producerThread);
   Value warp = div(tid, 32), lane = rem(tid, 32);
   Value h = div(lane, 16), t = rem(div(lane, 4), 4), cc = rem(lane, 4);
   Value staging = s.address(b, loc, p.stagingOffset, stage, p.stagingStageBytes);
   Value transposed = s.address(b, loc, p.valueOffset, stage, p.valueStageBytes);
-  int64_t steps = c.blockN / 32, tasks = steps * (c.valueDim / 16);
-  int64_t producerWarps = kWarpgroupThreads / 32;
-  scf::ForOp::create(
-      b, loc, s.idx(b, loc, 0), s.idx(b, loc, tasks / producerWarps),
-      s.idx(b, loc, 1), ValueRange{},
-      [&](OpBuilder &lb, Location, Value i, ValueRange) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(lb.getInsertionBlock(), lb.getInsertionPoint());
-        // block_n is 128 or 256 and Dv a multiple of 16: the tasks are a
-        // multiple of the producer's four warps.
-        Value task = add(warp, mul(s.toI32(b, loc, i), producerWarps));
-        Value step = rem(task, steps), columns = div(task, steps);
-        Value firstKey = add(add(mul(step, 32), mul(h, 16)), mul(t, 2));
-        Value column = add(mul(columns, 16), mul(cc, 4));
-        SmallVector<Value> words;
-        for (int64_t key : {0, 1, 8, 9})
-          words.push_back(loadShared32(
-              b, loc,
-              add(staging, swizzled(add(firstKey, cst(key)), column, c.blockN))));
-        // Byte k of word i is V[key_i][column + k]; column k's word holds
-        // byte k of each (keys in order).
-        Value low01 = bytePermute(b, loc, words[0], words[1], 0x5140);
-        Value high01 = bytePermute(b, loc, words[0], words[1], 0x7362);
-        Value low23 = bytePermute(b, loc, words[2], words[3], 0x5140);
-        Value high23 = bytePermute(b, loc, words[2], words[3], 0x7362);
-        Value columnWords[4] = {bytePermute(b, loc, low01, low23, 0x5410),
-                                bytePermute(b, loc, low01, low23, 0x7632),
-                                bytePermute(b, loc, high01, high23, 0x5410),
-                                bytePermute(b, loc, high01, high23, 0x7632)};
-        Value position = add(add(mul(step, 32), mul(h, 16)), mul(t, 4));
-        for (int64_t k = 0; k < 4; ++k)
-          storeShared32(b, loc,
-                        add(transposed,
-                            swizzled(add(column, cst(k)), position, c.valueDim)),
-                        columnWords[k]);
-        scf::YieldOp::create(b, loc);
-      });
+  constexpr int64_t kProducerWarps = kWarpgroupThreads / 32;
+  // block_n is a multiple of 128 (unsupportedE4M3Operands): each warp
+  // owns block_n / 128 steps.
+  int64_t stepsPerWarp = c.blockN / 32 / kProducerWarps,
+          columnGroups = c.valueDim / 16;
+  constexpr int64_t kKeys[4] = {0, 1, 8, 9};
+  // Reads: staging row (key) r at byte r·128 of its panel, panels of BN
+  // rows by 128 columns; 16-byte chunk m % 8 lands at (m % 8) ^ (r % 8).
+  Value firstKey = add(mul(warp, 32), add(mul(h, 16), mul(t, 2)));
+  Value readBase[4], readSwizzle[4];
+  for (int64_t w = 0; w < 4; ++w) {
+    readBase[w] = add(staging, add(mul(addc(firstKey, kKeys[w]), kPanelRowBytes),
+                                   mul(cc, 4)));
+    // r % 8 = 2t + (w & 1), times 16.
+    readSwizzle[w] = mul(addc(mul(t, 2), kKeys[w] & 1), 16);
+  }
+  // Writes: Vᵀ row (column 16m + 4cc + k) at byte row·128, panels of Dv
+  // rows by 128 keys; key position 32·step + 16h + 4t is chunk
+  // 2·warp + h (mod 8 with step = warp + 4a) at byte 4t.
+  Value writeBase[4];
+  Value positionChunk = add(mul(warp, 2), h);
+  for (int64_t k = 0; k < 4; ++k) {
+    Value row = addc(mul(cc, 4), k);
+    Value chunk = arith::XOrIOp::create(b, loc, positionChunk, rem(row, 8));
+    writeBase[k] = add(transposed, add(add(mul(row, kPanelRowBytes), mul(chunk, 16)),
+                                       mul(t, 4)));
+  }
+  for (int64_t a = 0; a < stepsPerWarp; ++a) {
+    for (int64_t m = 0; m < columnGroups; ++m) {
+      SmallVector<Value> words;
+      for (int64_t w = 0; w < 4; ++w) {
+        int64_t constant = (m / 8) * c.blockN * kPanelRowBytes +
+                           a * 32 * kProducerWarps * kPanelRowBytes;
+        Value swizzle = xorc(readSwizzle[w], (m % 8) * 16);
+        words.push_back(loadShared32(b, loc, addc(add(readBase[w], swizzle), constant)));
+      }
+      // Byte k of word i is V[key_i][column + k]; column k's word holds
+      // byte k of each (keys in order).
+      Value low01 = bytePermute(b, loc, words[0], words[1], 0x5140);
+      Value high01 = bytePermute(b, loc, words[0], words[1], 0x7362);
+      Value low23 = bytePermute(b, loc, words[2], words[3], 0x5140);
+      Value high23 = bytePermute(b, loc, words[2], words[3], 0x7362);
+      Value columnWords[4] = {bytePermute(b, loc, low01, low23, 0x5410),
+                              bytePermute(b, loc, low01, low23, 0x7632),
+                              bytePermute(b, loc, high01, high23, 0x5410),
+                              bytePermute(b, loc, high01, high23, 0x7632)};
+      for (int64_t k = 0; k < 4; ++k)
+        storeShared32(b, loc,
+                      addc(writeBase[k], a * c.valueDim * kPanelRowBytes +
+                                             m * 16 * kPanelRowBytes),
+                      columnWords[k]);
+    }
+  }
 }
 
 /// e4m3: the producer warpgroup, per tile. One thread issues the copies
