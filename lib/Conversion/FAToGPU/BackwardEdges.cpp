@@ -40,9 +40,7 @@ struct EdgeKernel {
       : args(KernelArgs::create(b, module, c.elementType,
                                 backwardEntryName(name, step), 32 * kEdgeWarps,
                                 ::fa::abi::backwardKernelParams(step, c.alibi))),
-        layout(FragmentLayoutAttr::get(b.getContext(), kEdgeWarps, 1,
-                                       /*quadPartial=*/false, FloatAttr(),
-                                       /*columnGroups=*/1)) {
+        layout(FragmentLayoutAttr::get(b.getContext(), kEdgeWarps, 1)) {
     Location loc = args.func().getLoc();
     grid.queryBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     grid.head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);

@@ -48,7 +48,8 @@ static bool isRows(Value v) {
 }
 
 DistributedMath::DistributedMath(const FusedAttention &fused,
-                                 FragmentLayoutAttr layout)
+                                 FragmentLayoutAttr layout,
+                                 bool deferDescale)
     : attention(fused), layout(layout) {
   Block *body = attention.kvLoop.getBody();
   // The ops that only slice and pad K and V out of the global tensors.
@@ -60,7 +61,7 @@ DistributedMath::DistributedMath(const FusedAttention &fused,
     worklist.append(def->operand_begin(), def->operand_end());
   }
   findQuadPartialRows();
-  findDeferredScores();
+  findDeferredScores(deferDescale);
 }
 
 void DistributedMath::findQuadPartialRows() {
@@ -102,12 +103,14 @@ void DistributedMath::findQuadPartialRows() {
     quadPartial.insert(attention.kvLoop.getResult(i));
 }
 
-void DistributedMath::findDeferredScores() {
+void DistributedMath::findDeferredScores(bool deferDescale) {
   // S = c·q·k in log2 units (c = scale·log2 e) is held as q·k, and a
   // softcapped S = c'·tanh(scale·q·k / cap) as the tanh (c' = cap·log2 e),
   // when only the mask (which keeps -inf), the row max (which commutes with
   // c > 0: one multiply per row after it) and the exponent (c folds into its
-  // FFMA) read it. ALiBi adds to the scaled value: no deferral.
+  // FFMA) read it. ALiBi adds to the scaled value: no deferral. e4m3
+  // scores defer their descale d with c (c·d, d > 0, is one multiply per
+  // kernel) unless softcapped: tanh needs d inside.
   QKScoresOp scores = attention.scores;
   double scale = scores.getScale().convertToDouble();
   if (!scores.getLog2Domain() || !(scale > 0))
@@ -130,6 +133,8 @@ void DistributedMath::findDeferredScores() {
     }
   }
   deferredScale = std::move(held);
+  scoreDescaleDeferred =
+      deferDescale && scores.getDescale() && !scores.getSoftcapAttr();
   scoreScale =
       FloatAttr::get(Float32Type::get(scores.getContext()), factor);
 }
@@ -143,7 +148,8 @@ Type DistributedMath::distribute(Value l2Value) const {
       tensor.getRank() == 1
           ? layout.withQuadPartial(quadPartial.contains(l2Value))
           : layout.withDeferredScale(
-                deferredScale.contains(l2Value) ? scoreScale : FloatAttr());
+                deferredScale.contains(l2Value) ? scoreScale : FloatAttr(),
+                deferredScale.contains(l2Value) && scoreDescaleDeferred);
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
                                encoding);
 }

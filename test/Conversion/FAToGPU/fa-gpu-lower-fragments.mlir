@@ -40,19 +40,19 @@
 // CHECK-NEXT: }
 // Row max: a thread's columns, then the quad (xor 1, xor 2), then the
 // deferred scale, once per row.
+// CHECK: %[[C:[^ ]+]] = arith.constant 0.180336878 : f32
 // CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
 // CHECK: %[[SH1:[^ ]+]], %{{.*}} = gpu.shuffle  xor %[[X:[^ ]+]], %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT: %[[X1:[^ ]+]] = arith.maximumf %[[X]], %[[SH1]] : f32
 // CHECK: %[[SH2:[^ ]+]], %{{.*}} = gpu.shuffle  xor %[[X1]], %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT: %[[X2:[^ ]+]] = arith.maximumf %[[X1]], %[[SH2]] : f32
-// CHECK-NEXT: %[[C:[^ ]+]] = arith.constant 0.180336878 : f32
 // CHECK-NEXT: arith.mulf %[[X2]], %[[C]] : f32
 // alpha = exp2(m - m_new) and P = exp2(c·S - m_new): ex2.approx (the NVVM
 // intrinsic; math.exp2 would be a libdevice call), the deferred scale in
 // the FFMA; 2 + 32 per thread.
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
 // CHECK: %[[CS:[^ ]+]] = arith.constant 0.180336878 : f32
-// CHECK-NEXT: %[[SC:[^ ]+]] = arith.mulf %{{.*}}, %[[CS]] fastmath<contract> : f32
+// CHECK: %[[SC:[^ ]+]] = arith.mulf %{{.*}}, %[[CS]] fastmath<contract> : f32
 // CHECK-NEXT: %[[SHIFTED:[^ ]+]] = arith.subf %[[SC]], %{{.*}} fastmath<contract> : f32
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[SHIFTED]]) : (f32) -> f32
 // CHECK-COUNT-31: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"

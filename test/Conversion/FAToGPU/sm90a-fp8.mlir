@@ -1,4 +1,5 @@
 // RUN: fa-opt %s --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_90a" --canonicalize --cse | FileCheck %s
+// RUN: fa-opt %s --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_90a" | fa-opt --fa-gpu-lower-fragments="chip=sm_90a" | FileCheck %s --check-prefix=LOWER
 // RUN: rm -rf %t && fa-compile %s --target sm_90a -o %t > /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/fp8_d128.ptx
 // RUN: FileCheck %s --check-prefix=NOBF16 < %t/fp8_d128.ptx
@@ -16,12 +17,28 @@
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // S = QKᵀ on the stored values, Q's and K's descales on S:
 // CHECK: fa.qk_scores %{{.*}}, %{{.*}} descale(%{{.*}}) {log2_domain, scale = 0.0883883461 : f32} : tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128>>, tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128>>
+// ... held as q·k: both the scale c and the descale d deferred to the row
+// max and the exponent.
+// CHECK-SAME: -> tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = 0.127517432 : f32, deferredDescale = true>>
 // P rounded to e4m3 in registers, times the transposed V tile:
 // CHECK: arith.truncf %{{.*}} : tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1>> to tensor<128x128xf8E4M3FN, #fa.fragment<warps = 8, mTiles = 1>>
 // CHECK: %[[VT:.+]] = fa.shared_tile %{{.*}} -> tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128, keyMajor = true>>
 // CHECK: fa.matmul %{{.*}}, %[[VT]], %{{.*}} : tensor<128x128xf8E4M3FN, #fa.fragment<warps = 8, mTiles = 1>>, tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128, keyMajor = true>>
 // O in bf16:
 // CHECK: arith.truncf %{{.*}} : tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1>> to tensor<128x128xbf16
+
+// Lowered: c·d once (d = Q's descale · K's, read before the KV loop), the
+// row max times c·d, and the exponent's x·(c·d) - m: no multiply per score.
+// LOWER: %[[D:[^ ]+]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// LOWER: %[[C:[^ ]+]] = arith.constant 0.127517432 : f32
+// LOWER-NEXT: %[[CD:[^ ]+]] = arith.mulf %[[C]], %[[D]] : f32
+// LOWER: gpu.shuffle  xor
+// LOWER: arith.mulf %{{.*}}, %[[CD]] : f32
+// LOWER: %[[C2:[^ ]+]] = arith.constant 0.127517432 : f32
+// LOWER-NEXT: %[[CD2:[^ ]+]] = arith.mulf %[[C2]], %[[D]] : f32
+// LOWER: %[[X:[^ ]+]] = arith.mulf %{{.*}}, %[[CD2]] fastmath<contract> : f32
+// LOWER-NEXT: %[[E:[^ ]+]] = arith.subf %[[X]], %{{.*}} fastmath<contract> : f32
+// LOWER-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[E]])
 
 // In the PTX, the producer's transpose (4-byte shared loads, byte permutes,
 // 4-byte stores), P's pairs through cvt.rn.satfinite.e4m3x2, and only

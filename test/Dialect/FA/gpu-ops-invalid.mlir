@@ -227,6 +227,13 @@ func.func @fragment$scale(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles =
 
 // -----
 
+// expected-error @+1 {{deferredDescale needs a deferredScale}}
+func.func @fragment$descale(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1, deferredDescale = true>>) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{rowElements must be a positive multiple of 64, got 96}}
 func.func @shared$row(%t: tensor<64x96xbf16, #fa.shared<rowElements = 96>>) {
   return

@@ -137,7 +137,10 @@ Attribute splatOf(Value value);
 class DistributedMath {
 public:
   /// `layout` is the accumulators' #fa.fragment layout.
-  DistributedMath(const FusedAttention &attention, FragmentLayoutAttr layout);
+  /// `deferDescale`: e4m3 scores held unscaled leave their descale to the
+  /// consumers too (the schedule's choice; see #fa.fragment).
+  DistributedMath(const FusedAttention &attention, FragmentLayoutAttr layout,
+                  bool deferDescale = true);
 
   /// The KV loop's carried values at the distributed level (layouts set;
   /// the running sum stays quad-partial) and their initial values.
@@ -222,13 +225,16 @@ private:
   FusedAttention attention; // op handles: cheap to copy, not const-correct
   FragmentLayoutAttr layout;
   void findQuadPartialRows();
-  void findDeferredScores();
+  void findDeferredScores(bool deferDescale);
 
   /// L2 values whose row sums stay quad-partial (the running sum).
   llvm::DenseSet<Value> quadPartial;
   /// Score tiles held unscaled (S / c), and c.
   llvm::DenseSet<Value> deferredScale;
   FloatAttr scoreScale;
+  /// The deferred scores also leave their run-time descale (e4m3) to the
+  /// consumers.
+  bool scoreDescaleDeferred = false;
   /// Ops of the loop body that only compute the K/V tiles (slices, pads).
   llvm::DenseSet<Operation *> tileFeeders;
   IRMapping mapping;

@@ -292,9 +292,7 @@ LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
   commitGroup(b, loc);
 
   auto layoutFor = [&](int64_t rows) {
-    return FragmentLayoutAttr::get(b.getContext(), c.warps, rows / (16 * c.warps),
-                                   /*quadPartial=*/false, FloatAttr(),
-                                   /*columnGroups=*/1);
+    return FragmentLayoutAttr::get(b.getContext(), c.warps, rows / (16 * c.warps));
   };
   BackwardMath math(backward, layoutFor(c.blockM), layoutFor(c.blockN));
   // GQA: every query head of the group adds into dK_j, dV_j.

@@ -124,10 +124,7 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
   // Each warp owns m_tiles m16 tiles: two per warp share every K and V
   // fragment, halving the ldmatrix traffic per mma.
   int64_t mTiles = c.blockM / (16 * c.warps);
-  auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, mTiles,
-                                        /*quadPartial=*/false,
-                                        /*deferredScale=*/FloatAttr(),
-                                        /*columnGroups=*/1);
+  auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, mTiles);
   // Q's A fragments stay in registers for the whole loop when they fit;
   // otherwise they are re-read from shared memory per KV tile.
   Value query = p.tile(b, loc, p.sharedQuery, Value(), c.blockM, c.headDim,

@@ -219,11 +219,14 @@ Value mlir::fa::transformScore(OpBuilder &b, Location loc, QKScoresOp op,
       f = arith::MulFOp::create(b, loc, descale, f);
     return arith::MulFOp::create(b, loc, x, f);
   };
-  if (!softcap) // c·scale·q·k: one multiply, log2(e) folded in
-    return deferred ? (descale ? arith::MulFOp::create(b, loc, dot, descale)
-                                     .getResult()
-                               : dot)
-                    : times(dot, scale * log2e);
+  if (!softcap) { // c·scale·q·k: one multiply, log2(e) folded in
+    if (!deferred)
+      return times(dot, scale * log2e);
+    // Held as S / c: the descale applies here unless deferred with c.
+    return descale && !layout.getDeferredDescale()
+               ? arith::MulFOp::create(b, loc, dot, descale).getResult()
+               : dot;
+  }
   // c·cap·tanh(scale·q·k / cap) with tanh.approx (as FlashAttention-2's
   // softcap; its error, ~2^-11 relative, is below bf16's rounding of S).
   // LLVM 22 has no NVVM tanh intrinsic: the one PTX instruction, inline.

@@ -18,11 +18,34 @@
 using namespace mlir;
 using namespace mlir::fa;
 
-/// The deferred scale of a fragment tile's layout, or null.
-static FloatAttr deferredScaleOf(Type type) {
+/// What the registers of a score tile held unscaled must be multiplied by
+/// (c, or c·d with the scores' deferred descale d); null if not deferred.
+/// `held` is the original (unconverted) tile: d is found on the
+/// fa.qk_scores it comes from, through masks and MMA waits.
+static FailureOr<Value> deferredFactor(ConversionPatternRewriter &rewriter,
+                                       Location loc, Value held) {
   auto layout = dyn_cast_or_null<FragmentLayoutAttr>(
-      cast<RankedTensorType>(type).getEncoding());
-  return layout ? layout.getDeferredScale() : FloatAttr();
+      cast<RankedTensorType>(held.getType()).getEncoding());
+  if (!layout || !layout.getDeferredScale())
+    return Value();
+  Value descale; // found before anything is built: failing leaves no IR
+  if (layout.getDeferredDescale()) {
+    Value scores = held;
+    while (Operation *def = scores.getDefiningOp()) {
+      if (!isa<ApplyMaskOp, MmaWaitOp>(def))
+        break;
+      scores = def->getOperand(0);
+    }
+    auto qk = scores.getDefiningOp<QKScoresOp>();
+    if (!qk || !qk.getDescale())
+      return failure();
+    descale = rewriter.getRemappedValue(qk.getDescale());
+  }
+  Value factor = arith::ConstantOp::create(rewriter, loc, layout.getDeferredScale());
+  // Loop-invariant (the descales are read once per tile of the grid):
+  // LLVM hoists the product out of the KV loop.
+  return descale ? arith::MulFOp::create(rewriter, loc, factor, descale).getResult()
+                 : factor;
 }
 
 namespace {
@@ -39,6 +62,10 @@ struct RowMaxLowering : OpConversionPattern<RowMaxOp> {
     FragmentShape shape = FragmentShape::of(op.getInput().getType());
     if (shape.columnGroups > 1)
       return rewriter.notifyMatchFailure(op, "rows split over warp groups");
+    // Held unscaled (S / c, c > 0): the max of S is c · the max held.
+    FailureOr<Value> deferred = deferredFactor(rewriter, loc, op.getInput());
+    if (failed(deferred))
+      return rewriter.notifyMatchFailure(op, "deferred descale without scores");
     SmallVector<Value> scores = unpackVector(rewriter, loc, adaptor.getInput());
     double minusInf = -std::numeric_limits<double>::infinity();
     SmallVector<Value> rows(2 * shape.mTiles,
@@ -48,13 +75,10 @@ struct RowMaxLowering : OpConversionPattern<RowMaxOp> {
       Value &row = rows[shape.rowSlot(i)];
       row = arith::MaximumFOp::create(rewriter, loc, row, s);
     }
-    // Held unscaled (S / c, c > 0): the max of S is c · the max held.
-    FloatAttr deferred = deferredScaleOf(op.getInput().getType());
     for (Value &row : rows) {
       row = quadAllReduce(rewriter, loc, row, /*isMax=*/true);
-      if (deferred)
-        row = arith::MulFOp::create(
-            rewriter, loc, row, arith::ConstantOp::create(rewriter, loc, deferred));
+      if (*deferred)
+        row = arith::MulFOp::create(rewriter, loc, row, *deferred);
     }
     rewriter.replaceOp(op, packVector(rewriter, loc,
                                       getTypeConverter()->convertType(op.getType()),
@@ -119,6 +143,9 @@ struct ExpShiftedLowering : OpConversionPattern<ExpShiftedOp> {
     if (!isDistributed(op))
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     Location loc = op.getLoc();
+    FailureOr<Value> deferred = deferredFactor(rewriter, loc, op.getInput());
+    if (failed(deferred))
+      return rewriter.notifyMatchFailure(op, "deferred descale without scores");
     auto f32 = [&](double v) {
       return arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(v));
     };
@@ -134,9 +161,7 @@ struct ExpShiftedLowering : OpConversionPattern<ExpShiftedOp> {
     SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getInput());
     // An input held unscaled folds its scale into the exponent:
     // x·c - m is one FFMA (contracted multiply-subtract).
-    FloatAttr deferred = deferredScaleOf(inputType);
-    Value scale = deferred ? arith::ConstantOp::create(rewriter, loc, deferred)
-                           : Value();
+    Value scale = *deferred;
     auto contract = arith::FastMathFlags::contract;
     for (auto [i, x] : llvm::enumerate(values)) {
       Value shift = shifts[inputType.getRank() == 2 ? shape.rowSlot(i) : i];

@@ -602,7 +602,7 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
   // (S's keys, dQ's head dims).
   auto layout = [&](int64_t columnGroups) {
     return FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1,
-                                   /*quadPartial=*/false, FloatAttr(), columnGroups);
+                                   columnGroups);
   };
   BackwardColumnGroups groups = backwardColumnGroups(c);
   BackwardMath math(backward, layout(groups.queryRows), layout(groups.keyRows));

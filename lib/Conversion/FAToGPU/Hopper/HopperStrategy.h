@@ -82,6 +82,14 @@ inline RegisterBudget registerBudget(int64_t consumerGroups, bool e4m3 = false) 
   return e4m3 ? RegisterBudget{56, 152} : RegisterBudget{32, 160};
 }
 
+/// Whether e4m3 scores leave their run-time descale d to the row max and
+/// the exponent with the scale (#fa.fragment's deferredDescale): one FFMA
+/// per score instead of an FMUL and an FFMA, for one register (c·d) live
+/// across the KV loop. Measured on the H100 (docs/perf-notes.md, FP8):
+/// +6% at Dv 128; at Dv 256 the consumers are out of registers already
+/// (ptxas C7512 serialises their wgmmas) and the register costs 3%.
+inline bool deferScoreDescale(int64_t valueDim) { return valueDim <= 128; }
+
 /// The most dynamic shared memory a block may take and still have a second
 /// block beside it on an SM (half of the H100's 228 KB, less each block's
 /// 1 KB reserve, rounded down).

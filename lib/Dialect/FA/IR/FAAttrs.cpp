@@ -136,10 +136,13 @@ static LogicalResult verifyWarpTiles(function_ref<InFlightDiagnostic()> emitErro
 LogicalResult
 FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            int64_t warps, int64_t mTiles, bool,
-                           FloatAttr deferredScale, int64_t columnGroups) {
+                           FloatAttr deferredScale, int64_t columnGroups,
+                           bool deferredDescale) {
   if (deferredScale && !(deferredScale.getValueAsDouble() > 0))
     return emitError() << "deferredScale must be > 0 (the row max commutes "
                           "only with a positive scale)";
+  if (deferredDescale && !deferredScale)
+    return emitError() << "deferredDescale needs a deferredScale";
   if (columnGroups < 1 || warps % columnGroups)
     return emitError() << "columnGroups must divide warps, got " << columnGroups
                        << " for " << warps << " warps";

@@ -122,7 +122,13 @@ def FA_FragmentLayoutAttr : FA_Attr<"FragmentLayout", "fragment"> {
     element `x` (scores straight from the MMA, before `scale · log2 e`):
     the consumers apply `c` where it is cheapest (once per row after a row
     max; folded into the exponent's FFMA). Only values whose every use can
-    do that get it (fa-gpu-distribute decides).
+    do that get it (fa-gpu-distribute decides). With `deferredDescale`
+    as well, the scores are e4m3 ones and the registers hold `x / (c·d)`,
+    `d` the run-time descale of the `fa.qk_scores` they come from (Q's ·
+    K's): the consumers multiply by `c·d` (one multiply per kernel) where
+    they would by `c`, so a score costs no multiply of its own. The row
+    max commutes with `c·d` only for `d > 0`: descales are quantisation
+    scales, positive by contract (docs/fp8-plan.md, ABI).
 
     ```mlir
     tensor<128x64xf32, #fa.fragment<warps = 4, mTiles = 2>>
@@ -134,9 +140,19 @@ def FA_FragmentLayoutAttr : FA_Attr<"FragmentLayout", "fragment"> {
   let parameters = (ins "int64_t":$warps, "int64_t":$mTiles,
                         DefaultValuedParameter<"bool", "false">:$quadPartial,
                         OptionalParameter<"FloatAttr">:$deferredScale,
-                        DefaultValuedParameter<"int64_t", "1">:$columnGroups);
+                        DefaultValuedParameter<"int64_t", "1">:$columnGroups,
+                        DefaultValuedParameter<"bool", "false">:$deferredDescale);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let builders = [
+    // A plain accumulator layout: full rows, nothing deferred.
+    AttrBuilder<(ins "int64_t":$warps, "int64_t":$mTiles,
+                     CArg<"int64_t", "1">:$columnGroups), [{
+      return $_get($_ctxt, warps, mTiles, /*quadPartial=*/false,
+                   /*deferredScale=*/FloatAttr(), columnGroups,
+                   /*deferredDescale=*/false);
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// Warps that share a group of columns (all of them, unsplit).
     int64_t getRowWarps() const { return getWarps() / getColumnGroups(); }
@@ -145,12 +161,14 @@ def FA_FragmentLayoutAttr : FA_Attr<"FragmentLayout", "fragment"> {
     /// The same layout with `quadPartial` set or cleared.
     FragmentLayoutAttr withQuadPartial(bool partial) const {
       return get(getContext(), getWarps(), getMTiles(), partial,
-                 getDeferredScale(), getColumnGroups());
+                 getDeferredScale(), getColumnGroups(), getDeferredDescale());
     }
-    /// The same layout holding values divided by `scale` (null: none).
-    FragmentLayoutAttr withDeferredScale(FloatAttr scale) const {
+    /// The same layout holding values divided by `scale` (null: none), and
+    /// with `descaled` by the scores' run-time descale as well.
+    FragmentLayoutAttr withDeferredScale(FloatAttr scale,
+                                         bool descaled = false) const {
       return get(getContext(), getWarps(), getMTiles(), getQuadPartial(), scale,
-                 getColumnGroups());
+                 getColumnGroups(), descaled);
     }
   }];
 }
