@@ -112,13 +112,15 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
       outK.push_back(data.output[row * p.valueDim + e]);
       outR.push_back(refRow[e]);
       outN.push_back(naiveRow[e]);
-      outF.push_back(f32Row[e]);
     }
+    if (showF32)
+      outF.insert(outF.end(), f32Row.begin(), f32Row.end());
     if (!data.lse.empty()) {
       lseK.push_back(data.lse[row]);
       lseR.push_back(refLse);
       lseN.push_back(naiveLse);
-      lseF.push_back(f32Lse);
+      if (showF32)
+        lseF.push_back(f32Lse);
     }
   }
   // Positions in the gathered vectors are reported as [sample, 0, 0, e].

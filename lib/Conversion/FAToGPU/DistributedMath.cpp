@@ -147,9 +147,9 @@ Type DistributedMath::distribute(Value l2Value) const {
   Attribute encoding =
       tensor.getRank() == 1
           ? layout.withQuadPartial(quadPartial.contains(l2Value))
-          : layout.withDeferredScale(
-                deferredScale.contains(l2Value) ? scoreScale : FloatAttr(),
-                deferredScale.contains(l2Value) && scoreDescaleDeferred);
+          : deferredScale.contains(l2Value)
+                ? layout.withDeferredScale(scoreScale, scoreDescaleDeferred)
+                : layout.withDeferredScale(FloatAttr());
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
                                encoding);
 }

@@ -351,10 +351,11 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
   }
   for (int64_t a = 0; a < stepsPerWarp; ++a) {
     for (int64_t m = 0; m < columnGroups; ++m) {
+      // Panel m / 8 of the staging tile, step a of this warp's.
+      int64_t constant = (m / 8) * c.blockN * kPanelRowBytes +
+                         a * 32 * kProducerWarps * kPanelRowBytes;
       SmallVector<Value> words;
       for (int64_t w = 0; w < 4; ++w) {
-        int64_t constant = (m / 8) * c.blockN * kPanelRowBytes +
-                           a * 32 * kProducerWarps * kPanelRowBytes;
         Value swizzle = xorc(readSwizzle[w], (m % 8) * 16);
         words.push_back(loadShared32(b, loc, addc(add(readBase[w], swizzle), constant)));
       }

@@ -86,7 +86,7 @@ inline RegisterBudget registerBudget(int64_t consumerGroups, bool e4m3 = false) 
 /// the exponent with the scale (#fa.fragment's deferredDescale): one FFMA
 /// per score instead of an FMUL and an FFMA, for one register (c·d) live
 /// across the KV loop. Measured on the H100 (docs/perf-notes.md, FP8):
-/// +6% at Dv 128; at Dv 256 the consumers are out of registers already
+/// +5% at Dv 128; at Dv 256 the consumers are out of registers already
 /// (ptxas C7512 serialises their wgmmas) and the register costs 3%.
 inline bool deferScoreDescale(int64_t valueDim) { return valueDim <= 128; }
 

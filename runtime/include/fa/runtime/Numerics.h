@@ -50,7 +50,7 @@ enum class ScoreAccumulation {
   /// As Hopper's e4m3 tensor cores do (wgmma k32): each step aligns its 32
   /// products and the running sum to the largest of them and keeps 13
   /// fraction bits below its leading bit, truncating (an "FP22" adder, about
-  /// 2^-13 relative; DESIGN.md, "FP8 accuracy"). No kernel on those tensor
+  /// 2^-13 relative; docs/fp8-plan.md, "Accuracy"). No kernel on those tensor
   /// cores can meet a yardstick that sums in f32: their LSE errs ~1e-4
   /// relative where an f32 sum errs ~1e-7.
   Fp8TensorCore,
