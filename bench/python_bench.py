@@ -3,11 +3,13 @@ first-call latency, and end-to-end tokens/s against SDPA (flash, cuDNN).
 
   overhead: flash_attn_func per call against the same kernel launched
             directly through the runtime (ctypes, no torch op), at B=1 S=128
-            (launch-bound) and B=4 H=16 S=4096 (kernel-bound), median of
+            (launch-bound) and B=4 H=16 S=4096 (kernel-bound), and the
+            C++ op (fa_mlir_native::forward) called alone, median of
             CUDA-event timings over bursts; `fa-run --bench` of the same
             manifest is printed beside it;
   first call: a fresh process's first flash_attn_func (kernel lookup,
-            module load) against its second;
+            module load, the C++ op loaded from its cache) against its
+            second; the C++ op's build time is printed before it;
   end to end: a causal training step (the TrainingTest block, 8 layers) and a
             Llama forward (transformers, random weights) in tokens/s with
             fa_mlir, SDPA flash and SDPA cuDNN.
@@ -24,7 +26,7 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import fa_mlir
-from fa_mlir import _ops
+from fa_mlir import _native, _ops
 
 DEV = "cuda"
 
@@ -46,6 +48,22 @@ def timed(fn, iters=200, bursts=5):
     return sorted(results)[len(results) // 2]
 
 
+def cpu_timed(fn, iters=200, bursts=5):
+    """Median over bursts of the CPU time per call (issue only; the queue
+    is drained between bursts), in microseconds."""
+    for _ in range(10):
+        fn()
+    results = []
+    for _ in range(bursts):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        results.append((time.perf_counter() - t0) * 1e6 / iters)
+    torch.cuda.synchronize()
+    return sorted(results)[len(results) // 2]
+
+
 def overhead(B, S, H, D):
     q, k, v = (torch.randn(B, S, H, D, device=DEV, dtype=torch.bfloat16) for _ in range(3))
     op_us = timed(lambda: fa_mlir.flash_attn_func(q, k, v, causal=True))
@@ -60,10 +78,17 @@ def overhead(B, S, H, D):
     args = _ops._forward_args(q, k, v, out, lse, None)
     stream = torch.cuda.current_stream().cuda_stream
     raw_us = timed(lambda: runtime.forward(kernel, args, stream))
+    op = _native.forward_op()
+    native_us = timed(lambda: op(q, k, v, None, kernel)) if op is not None else float("nan")
     print(f"overhead B={B} S={S} H={H} D={D}: flash_attn_func {op_us:.1f} us "
           f"({grad_us:.1f} us with inputs that require grad), "
           f"runtime launch {raw_us:.1f} us, difference {op_us - raw_us:+.1f} us "
-          f"({(op_us / raw_us - 1) * 100:+.1f}%)")
+          f"({(op_us / raw_us - 1) * 100:+.1f}%); the C++ op alone {native_us:.1f} us")
+    cpu = [cpu_timed(fn) for fn in (lambda: fa_mlir.flash_attn_func(q, k, v, causal=True),
+                                    lambda: runtime.forward(kernel, args, stream))]
+    cpu_op = cpu_timed(lambda: op(q, k, v, None, kernel)) if op is not None else float("nan")
+    print(f"  CPU per call: flash_attn_func {cpu[0]:.1f} us, ctypes launch {cpu[1]:.1f} us, "
+          f"C++ op {cpu_op:.1f} us")
     fa_run = os.path.join("build-gpu", "bin", "fa-run")
     if os.path.exists(fa_run):
         out = subprocess.run([fa_run, "--device", "cuda", "--kernel", str(manifest), "--bench",
@@ -148,6 +173,10 @@ def end_to_end():
 
 if __name__ == "__main__":
     print("device:", torch.cuda.get_device_name(), "torch", torch.__version__)
+    t0 = time.perf_counter()
+    op = _native.forward_op()
+    print(f"C++ launch (fa_mlir_native): {'ready' if op is not None else _native.reason()} "
+          f"after {time.perf_counter() - t0:.1f} s (built, or loaded from the cache)")
     first_call()
     overhead(1, 128, 8, 128)
     overhead(4, 4096, 16, 128)

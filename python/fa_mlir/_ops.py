@@ -16,6 +16,7 @@ from typing import Optional, Tuple
 
 import torch
 
+from . import _native
 from ._kernels import KernelSpec, KernelStore, mask_of
 from ._runtime import BackwardArgs, FaMlirError, ForwardArgs, Runtime
 
@@ -118,10 +119,34 @@ def _forward_args(q, k, v, out, lse, alibi_slopes):
     return args
 
 
-# Per call signature (device, dtypes, shapes, strides, options): the kernel
-# and an argument block with the sizes and strides filled in; a call then
-# sets the pointers and launches. The launch-bound calls' overhead is the
-# Python in between (docs: BENCHMARKS.md, the PyTorch package).
+# The loaded forward kernel per spec (dtype, D, Dv, mask, scale, softcap,
+# ALiBi): fa_kernel handles of libfa_runtime, which both launch paths take.
+_kernels = {}
+
+
+def _forward_kernel(q, v, scale, mask, softcap, alibi_slopes):
+    alibi = None if alibi_slopes is None else alibi_slopes.dim()
+    key = (q.dtype, q.shape[3], v.shape[3], mask, scale, softcap, alibi)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        runtime, store = _state(q.device)
+        kernel = _kernels[key] = runtime.forward_kernel(
+            store.manifest(_spec(q, v, scale, mask, softcap, alibi_slopes)))
+    return kernel
+
+
+def _native_forward(op, q, k, v, alibi_slopes, kernel):
+    """O and LSE by the C++ op (csrc/native_forward.cpp), its refusals as
+    FaMlirError."""
+    try:
+        return op(q, k, v, alibi_slopes, kernel)
+    except RuntimeError as error:
+        raise FaMlirError((str(error).strip().splitlines() or ["fa_mlir: launch failed"])[0]) from None
+
+
+# The ctypes path, per call signature (device, dtypes, shapes, strides,
+# options): an argument block with the sizes and strides filled in; a call
+# then sets the pointers and launches.
 _launches = {}
 
 
@@ -130,6 +155,10 @@ def _signature(tensors, options):
 
 
 def _forward_impl(q, k, v, scale, mask, softcap, alibi_slopes):
+    kernel = _forward_kernel(q, v, scale, mask, softcap, alibi_slopes)
+    op = _native.forward_op()
+    if op is not None:
+        return _native_forward(op, q, k, v, alibi_slopes, kernel)
     q, k, v = _usable(q), _usable(k), _usable(v)
     if alibi_slopes is not None:
         alibi_slopes = alibi_slopes.contiguous()
@@ -138,18 +167,14 @@ def _forward_impl(q, k, v, scale, mask, softcap, alibi_slopes):
     lse = torch.empty((B, Hq, M), dtype=torch.float32, device=q.device)
     key = _signature((q, k, v) if alibi_slopes is None else (q, k, v, alibi_slopes),
                      ("fwd", scale, mask, softcap))
-    launch = _launches.get(key)
-    if launch is None:
-        runtime, store = _state(q.device)
-        kernel = runtime.forward_kernel(
-            store.manifest(_spec(q, v, scale, mask, softcap, alibi_slopes)))
-        launch = _launches[key] = (runtime, kernel, _forward_args(q, k, v, out, lse, alibi_slopes))
-    runtime, kernel, args = launch
+    args = _launches.get(key)
+    if args is None:
+        args = _launches[key] = _forward_args(q, k, v, out, lse, alibi_slopes)
     args.q, args.k, args.v, args.o, args.lse = (
         q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr())
     if alibi_slopes is not None:
         args.alibi_slopes = alibi_slopes.data_ptr()
-    runtime.forward(kernel, args, _stream(q.device))
+    _runtime.forward(kernel, args, _stream(q.device))  # set by _forward_kernel's _state
     return out, lse
 
 
@@ -262,6 +287,12 @@ def _attention(q, k, v, scale, mask, softcap, alibi_slopes, deterministic):
     return _EagerAttention.apply(q, k, v, scale, mask, softcap, alibi_slopes, deterministic)
 
 
+# flash_attn_func's options -> the kernel, for calls the C++ op launches
+# without Python's checks or the autograd machinery (it checks the tensors
+# itself); filled by the first call of each option set.
+_fast_kernels = {}
+
+
 def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
                     window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                     deterministic=False, return_attn_probs=False):
@@ -273,11 +304,22 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     writes +inf there)."""
     if dropout_p and dropout_p > 0.0:
         raise FaMlirError("fa_mlir: dropout_p > 0 is not supported (fa-mlir's kernels have no dropout)")
+    options = (q.dtype, q.shape[-1], v.shape[-1], causal, tuple(window_size), softmax_scale,
+               softcap, None if alibi_slopes is None else alibi_slopes.dim())
+    op = _native._op
+    if (op is not None and not torch.compiler.is_compiling()
+            and not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad))):
+        kernel = _fast_kernels.get(options)
+        if kernel is not None:
+            out, lse = _native_forward(op, q, k, v, alibi_slopes, kernel)
+            return (out, lse, None) if return_attn_probs else out
     _check(q, k, v, alibi_slopes)
-    scale = softmax_scale if softmax_scale is not None else q.shape[-1] ** -0.5
+    scale = float(softmax_scale if softmax_scale is not None else q.shape[-1] ** -0.5)
     mask = mask_of(causal, tuple(window_size))
-    out, lse = _attention(q, k, v, float(scale), mask, float(softcap or 0.0), alibi_slopes,
-                          bool(deterministic))
+    softcap = float(softcap or 0.0)
+    out, lse = _attention(q, k, v, scale, mask, softcap, alibi_slopes, bool(deterministic))
+    if _native._op is not None and not torch.compiler.is_compiling():
+        _fast_kernels[options] = _forward_kernel(q, v, scale, mask, softcap, alibi_slopes)
     return (out, lse, None) if return_attn_probs else out
 
 

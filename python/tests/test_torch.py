@@ -14,6 +14,7 @@ elsewhere FA_MLIR_KERNEL_PATH must hold the kernels the table needs
 """
 
 import math
+import os
 import unittest
 
 try:
@@ -149,6 +150,65 @@ class FlashAttnFuncTest(unittest.TestCase):
             flash_attn_func(q.float(), k.float(), v.float())
         with self.assertRaisesRegex(FaMlirError, "multiple of key/value heads"):
             flash_attn_func(torch.randn(1, 16, 3, 64, device=DEVICE, dtype=torch.bfloat16), k, v)
+
+
+class NativeLaunchTest(unittest.TestCase):
+    """The C++ launch (fa_mlir_native::forward, csrc/native_forward.cpp)
+    against the ctypes one: the same kernel, so bit-identical outputs, and
+    the same one-line refusals on its fast path (flash_attn_func without
+    Python's checks). FA_MLIR_REQUIRE_NATIVE=1 (bench/python-tests.sh)
+    makes a missing C++ op a failure instead of a skip."""
+
+    def setUp(self):
+        from fa_mlir import _native
+        self.native = _native
+        if _native.forward_op() is None:
+            if os.environ.get("FA_MLIR_REQUIRE_NATIVE") == "1":
+                self.fail(f"the C++ launch is required: {_native.reason()}")
+            self.skipTest(f"no C++ launch: {_native.reason()}")
+
+    def _ctypes_forward(self, *args, **kwargs):
+        op, self.native._op = self.native._op, None
+        reason, self.native._reason = self.native._reason, "off for the test"
+        try:
+            return flash_attn_func(*args, **kwargs)
+        finally:
+            self.native._op, self.native._reason = op, reason
+
+    def test_bit_identical_to_ctypes(self):
+        for B, M, N, Hq, Hkv, D, causal, window, softcap, alibi_kind in CASES:
+            with self.subTest(B=B, M=M, N=N, Hq=Hq, Hkv=Hkv, D=D, causal=causal, window=window):
+                torch.manual_seed(M + 7 * N)
+                q, k, v = random_qkv(B, M, N, Hq, Hkv, D, D, torch.bfloat16)
+                alibi = alibi_for(alibi_kind, B, Hq)
+                options = dict(causal=causal, window_size=window, softcap=softcap,
+                               alibi_slopes=alibi, return_attn_probs=True)
+                want, want_lse, _ = self._ctypes_forward(q, k, v, **options)
+                for _ in range(2):  # the first call fills the fast path, the second takes it
+                    out, lse, _ = flash_attn_func(q, k, v, **options)
+                    self.assertTrue(torch.equal(out, want), "O differs from the ctypes launch")
+                    self.assertTrue(torch.equal(lse, want_lse), "LSE differs from the ctypes launch")
+                # An SDPA-shaped view (strides, not a copy) takes the same path.
+                qt = q.transpose(1, 2).contiguous().transpose(1, 2)
+                self.assertTrue(torch.equal(flash_attn_func(qt, k, v, **options)[0], want))
+
+    def test_fast_path_refusals_are_one_line(self):
+        q, k, v = random_qkv(1, 16, 16, 2, 2, 64, 64, torch.bfloat16)
+        flash_attn_func(q, k, v)
+        flash_attn_func(q, k, v)  # the options are on the fast path now
+        cases = [
+            ((torch.randn(1, 16, 3, 64, device=DEVICE, dtype=torch.bfloat16), k, v),
+             r"query heads \(3\) must be a multiple of key/value heads \(2\)"),
+            ((q, k.half(), v), "must all be bfloat16 or float16"),
+            ((q, k[:, :8], v), "shapes do not agree"),
+            ((q.cpu(), k, v), "is on cpu"),
+            ((q[0], k, v), r"must be \[batch, seqlen, heads, head_dim\]"),
+        ]
+        for args, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaisesRegex(FaMlirError, message) as caught:
+                    flash_attn_func(*args)
+                self.assertNotIn("\n", str(caught.exception))
 
 
 class SdpaTest(unittest.TestCase):
