@@ -192,6 +192,25 @@ class NativeLaunchTest(unittest.TestCase):
                 qt = q.transpose(1, 2).contiguous().transpose(1, 2)
                 self.assertTrue(torch.equal(flash_attn_func(qt, k, v, **options)[0], want))
 
+    def test_tensor_maps_follow_the_tensors(self):
+        # libfa_runtime reuses a kernel's last tensor maps and re-points
+        # them when only the base address moved (KernelCommon.h,
+        # TensorMapCache): B's output after A's (re-pointed maps) must be
+        # B's output after a call of another shape (maps encoded afresh).
+        def qkv(seed, M=200, N=300):
+            torch.manual_seed(seed)
+            return random_qkv(2, M, N, 4, 2, 128, 128, torch.bfloat16)
+        a, b, other = qkv(1), qkv(2), qkv(3, M=150, N=170)
+        flash_attn_func(*other, causal=True)
+        fresh = flash_attn_func(*b, causal=True)
+        out_a = flash_attn_func(*a, causal=True)
+        repointed = flash_attn_func(*b, causal=True)
+        self.assertTrue(torch.equal(fresh, repointed))
+        self.assertFalse(torch.equal(out_a, repointed))
+        ref, _ = reference(*b, 128 ** -0.5, causal=True)
+        naive, _ = reference(*b, 128 ** -0.5, causal=True, dtype=torch.bfloat16)
+        assert_close(self, "O", repointed, ref, naive)
+
     def test_fast_path_refusals_are_one_line(self):
         q, k, v = random_qkv(1, 16, 16, 2, 2, 64, 64, torch.bfloat16)
         flash_attn_func(q, k, v)

@@ -308,13 +308,13 @@ bool BackwardKernel::backward(const BackwardArgs &a, CUstream stream,
   }
   // The names were checked against the ABI table when the manifest was
   // read.
-  auto valueOf = [&](const std::string &name) {
+  auto valueOf = [&](size_t, const std::string &name) {
     int64_t value = 0;
     abi::backwardParamValue(a, headDim, name, value);
     return value;
   };
-  auto mapOf = [&](const std::string &name, detail::TensorMapStorage &map,
-                   std::string &why) {
+  auto mapOf = [&](size_t, const std::string &name,
+                   detail::TensorMapStorage &map, std::string &why) {
     return encodeBackwardMap(*cu, info.spec, a, w, name, map, why);
   };
   ProblemSize size{f.batch, f.queryHeads, f.kvHeads, f.queryLen, f.keyLen};

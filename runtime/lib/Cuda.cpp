@@ -81,6 +81,9 @@ Driver *fa::cuda::driver(std::string &error, bool &noDevice) {
               resolve(library, "cuGetErrorString", d.cuGetErrorString, e);
     if (!ok)
       return;
+    std::string optional; // a driver without it encodes every map afresh
+    resolve(library, "cuTensorMapReplaceAddress", d.cuTensorMapReplaceAddress,
+            optional);
     CUresult r = d.cuInit(0);
     int count = 0;
     if (r == 0)

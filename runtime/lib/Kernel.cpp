@@ -47,8 +47,13 @@ bool Manifest::checkLaunch(const ProblemSize &size,
                            std::string &error) const {
   using detail::kMaxGridX, detail::kMaxGridYZ;
   int64_t blocks = queryBlocks(size.queryLen);
+  bool persistent = scheduler == abi::TileScheduler::Persistent;
+  if (persistent ? blocks * size.queryHeads * size.batch <= INT32_MAX
+                 : blocks <= kMaxGridX && size.queryHeads <= kMaxGridYZ &&
+                       size.batch <= kMaxGridYZ)
+    return true; // (a launch's path: no stream is built)
   std::ostringstream os;
-  if (scheduler == abi::TileScheduler::Persistent) {
+  if (persistent) {
     // The kernel decodes its tiles in 32 bits (GridCoords::forTile).
     if (blocks * size.queryHeads * size.batch > INT32_MAX)
       os << "m=" << size.queryLen << ", hq=" << size.queryHeads
@@ -93,6 +98,9 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &manifestPath,
                             kernel->info.dynamicSharedMemory, kernel->function,
                             kernel->numRegisters, error))
     return nullptr;
+  for (const auto &param : kernel->info.params)
+    kernel->paramRows.push_back(abi::forwardParamRow(param.first));
+  kernel->mapCache = std::make_unique<detail::TensorMapCache>();
   if (kernel->info.scheduler == abi::TileScheduler::Persistent) {
     int sms = 0, perSM = 0;
     CUresult r;
@@ -121,11 +129,13 @@ Kernel::~Kernel() {
     cu->cuModuleUnload(module);
 }
 
-/// The TMA map of tensor-map parameter `name` for one launch
-/// (KernelAbi.h's TensorMapInfo).
-static bool encodeTensorMap(const Driver &d, const Manifest &info,
-                            const ForwardArgs &a, const std::string &name,
-                            TensorMapStorage &map, std::string &error) {
+/// The TMA map of tensor-map parameter `name`, the manifest's `index`th,
+/// for one launch (KernelAbi.h's TensorMapInfo), from `cache` where the
+/// tensor is the one it last saw.
+static bool tensorMapOf(const Driver &d, const Manifest &info,
+                        detail::TensorMapCache &cache, const ForwardArgs &a,
+                        size_t index, const std::string &name,
+                        TensorMapStorage &map, std::string &error) {
   abi::TensorMapInfo t;
   abi::tensorMapOf(name, t);
   const AttentionSpec &spec = info.spec;
@@ -139,7 +149,7 @@ static bool encodeTensorMap(const Driver &d, const Manifest &info,
   source.heads = isQuery ? a.queryHeads : a.kvHeads;
   source.batch = a.batch;
   source.boxRows = t.queryRows ? spec.blockM : spec.blockN;
-  return detail::encodeTensorMap(d, spec.dtype, source, map, error);
+  return cache.get(d, spec.dtype, index, source, map, error);
 }
 
 bool Kernel::forward(const ForwardArgs &a, CUstream stream,
@@ -177,14 +187,12 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
   // The launch words, in the manifest's order (the ABI table's,
   // KernelAbi.h); the names were checked when the manifest was read.
   detail::LaunchParams launch;
-  auto valueOf = [&](const std::string &name) {
-    int64_t value = 0;
-    abi::forwardParamValue(a, name, value);
-    return value;
+  auto valueOf = [&](size_t index, const std::string &) {
+    return abi::forwardParamValueAt(paramRows[index], a);
   };
-  auto mapOf = [&](const std::string &name, TensorMapStorage &map,
-                   std::string &why) {
-    return encodeTensorMap(*cu, info, a, name, map, why);
+  auto mapOf = [&](size_t index, const std::string &name,
+                   TensorMapStorage &map, std::string &why) {
+    return tensorMapOf(*cu, info, *mapCache, a, index, name, map, why);
   };
   if (!launch.pack(info.params, valueOf, mapOf, error))
     return false;

@@ -144,14 +144,25 @@ std::string fa::abi::paramTypeName(ParamType type,
   return "";
 }
 
+int fa::abi::forwardParamRow(const std::string &name) {
+  const std::vector<Binding> &table = forwardBindings();
+  for (size_t row = 0; row < table.size(); ++row)
+    if (name == table[row].param.name)
+      return static_cast<int>(row);
+  return -1;
+}
+
+int64_t fa::abi::forwardParamValueAt(int row, const ForwardArgs &args) {
+  return forwardBindings()[row].value(args);
+}
+
 bool fa::abi::forwardParamValue(const ForwardArgs &args,
                                 const std::string &name, int64_t &value) {
-  for (const Binding &b : forwardBindings())
-    if (name == b.param.name) {
-      value = b.value(args);
-      return true;
-    }
-  return false;
+  int row = forwardParamRow(name);
+  if (row < 0)
+    return false;
+  value = forwardParamValueAt(row, args);
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

@@ -17,6 +17,7 @@
 
 #include <climits>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,31 @@ bool encodeTensorMap(const cuda::Driver &d, ElementType dtype,
                      const TensorMapSource &source, TensorMapStorage &map,
                      std::string &error);
 
+/// The maps a kernel's launches encoded last, one per tensor-map parameter
+/// (its index in the manifest's list): reused while the tensor is the same
+/// (sizes, strides, base) and re-pointed by cuTensorMapReplaceAddress when
+/// only the base moved, so that a launch-bound caller, which passes like
+/// tensors call after call, does not pay cuTensorMapEncodeTiled per map
+/// and launch. Safe to share between threads.
+class TensorMapCache {
+public:
+  /// `source`'s map (as encodeTensorMap makes it) into `map`.
+  bool get(const cuda::Driver &d, ElementType dtype, size_t slot,
+           const TensorMapSource &source, TensorMapStorage &map,
+           std::string &error);
+
+private:
+  struct Entry {
+    bool valid = false;
+    ElementType dtype = ElementType::BF16;
+    TensorMapSource source; ///< its `stride` points at `stride` below
+    int64_t stride[3] = {0, 0, 0};
+    TensorMapStorage map;
+  };
+  std::mutex mutex;
+  std::vector<Entry> entries;
+};
+
 /// One launch's kernel parameters, as cuLaunchKernel reads them: a pointer
 /// per launch word, into storage this object owns (so it must outlive the
 /// cuLaunchKernel call, and is neither copied nor moved).
@@ -119,10 +145,12 @@ public:
   LaunchParams(const LaunchParams &) = delete;
   LaunchParams &operator=(const LaunchParams &) = delete;
 
-  /// The value of a buffer (its device address) or i64 parameter.
-  using ValueOf = std::function<int64_t(const std::string &name)>;
-  /// Encodes the tensor map parameter `name`; false with a reason.
-  using MapOf = std::function<bool(const std::string &name,
+  /// The value of a buffer (its device address) or i64 parameter, the
+  /// `index`th of the list.
+  using ValueOf = std::function<int64_t(size_t index, const std::string &name)>;
+  /// Encodes the tensor map parameter `name`, the `index`th of the list;
+  /// false with a reason.
+  using MapOf = std::function<bool(size_t index, const std::string &name,
                                    TensorMapStorage &map, std::string &error)>;
 
   /// Packs `params` in order: a memref<?xT> is MLIR's descriptor of five

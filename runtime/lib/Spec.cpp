@@ -299,6 +299,31 @@ std::string fa::maskName(const ref::Mask &mask) {
 
 bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
                          std::string &error) {
+  // The reasons are formatted only once something is wrong: every launch
+  // comes through here.
+  int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
+          M = size.queryLen, N = size.keyLen, D = spec.headDim,
+          Dv = spec.valueDim;
+  struct Tensor {
+    const char *name;
+    std::initializer_list<int64_t> dims;
+  };
+  const Tensor tensors[] = {Tensor{"Q, dQ", {B, Hq, M, D}},
+                            Tensor{"K, dK", {B, Hkv, N, D}},
+                            Tensor{"V, dV", {B, Hkv, N, Dv}},
+                            Tensor{"O, dO", {B, Hq, M, Dv}},
+                            Tensor{"LSE", {B, Hq, M}},
+                            Tensor{"ALiBi slopes", {B, Hq}}};
+  bool sizesValid = B >= 1 && Hq >= 1 && Hkv >= 1 && M >= 1 && N >= 1 &&
+                    Hq % Hkv == 0 && M <= limits::kMaxSequence &&
+                    N <= limits::kMaxSequence;
+  if (sizesValid &&
+      std::all_of(std::begin(tensors), std::end(tensors), [](const Tensor &t) {
+        return limits::checkedElements(t.dims) >= 0;
+      })) {
+    error.clear();
+    return true;
+  }
   std::ostringstream os;
   if (size.batch < 1 || size.queryHeads < 1 || size.kvHeads < 1 ||
       size.queryLen < 1 || size.keyLen < 1)
@@ -318,19 +343,7 @@ bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
   }
   // Every tensor of the run, forward and backward: the product of its
   // dimensions is checked before anything multiplies them unchecked.
-  int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
-          M = size.queryLen, N = size.keyLen, D = spec.headDim,
-          Dv = spec.valueDim;
-  struct Tensor {
-    const char *name;
-    std::initializer_list<int64_t> dims;
-  };
-  for (const Tensor &t : {Tensor{"Q, dQ", {B, Hq, M, D}},
-                          Tensor{"K, dK", {B, Hkv, N, D}},
-                          Tensor{"V, dV", {B, Hkv, N, Dv}},
-                          Tensor{"O, dO", {B, Hq, M, Dv}},
-                          Tensor{"LSE", {B, Hq, M}},
-                          Tensor{"ALiBi slopes", {B, Hq}}}) {
+  for (const Tensor &t : tensors) {
     if (limits::checkedElements(t.dims) >= 0)
       continue;
     os << "the problem is too large: " << t.name << " [";

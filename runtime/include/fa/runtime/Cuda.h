@@ -78,6 +78,10 @@ struct Driver {
                                      const unsigned *elementStrides,
                                      int interleave, int swizzle,
                                      int l2Promotion, int oobFill);
+  /// Re-points an encoded map at another base address (CUDA 12.0+); null
+  /// where the driver lacks it (then maps are encoded afresh).
+  CUresult (*cuTensorMapReplaceAddress)(void *tensorMap,
+                                        void *globalAddress) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 

@@ -16,6 +16,9 @@
 #include <vector>
 
 namespace fa {
+namespace detail {
+class TensorMapCache;
+} // namespace detail
 
 /// A kernel's parameters in launch order, as the compiler wrote them from
 /// the ABI table (KernelAbi.h): name and type.
@@ -91,6 +94,11 @@ private:
   int numRegisters = 0;
   /// A persistent kernel's grid bound: SMs · resident blocks per SM.
   int64_t residentBlocks = 0;
+  /// Each manifest parameter's row of the ABI table (KernelAbi.h), looked
+  /// up once here rather than by name on every launch.
+  std::vector<int> paramRows;
+  /// The tensor maps of the last launches (KernelCommon.h).
+  std::unique_ptr<detail::TensorMapCache> mapCache;
 };
 
 } // namespace fa

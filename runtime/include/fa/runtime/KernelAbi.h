@@ -178,6 +178,11 @@ std::string paramTypeName(ParamType type, const std::string &elementType);
 /// or an integer. False if the runtime does not know the name.
 bool forwardParamValue(const ForwardArgs &args, const std::string &name,
                        int64_t &value);
+/// The same in two steps, for launches: the row of `name` in the forward's
+/// table (-1 if unknown), found once per kernel, then its value per launch
+/// without comparing names.
+int forwardParamRow(const std::string &name);
+int64_t forwardParamValueAt(int row, const ForwardArgs &args);
 /// The same for a backward kernel (`headDim` places dq_acc's strides).
 bool backwardParamValue(const BackwardArgs &args, int64_t headDim,
                         const std::string &name, int64_t &value);
