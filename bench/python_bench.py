@@ -4,7 +4,7 @@ first-call latency, and end-to-end tokens/s against SDPA (flash, cuDNN).
   overhead: flash_attn_func per call against the same kernel launched
             directly through the runtime (ctypes, no torch op), at B=1 S=128
             (launch-bound) and B=4 H=16 S=4096 (kernel-bound), and the
-            C++ op (fa_mlir_native::forward) called alone, median of
+            C++ launch (fa_mlir_native.forward) called alone, median of
             CUDA-event timings over bursts; `fa-run --bench` of the same
             manifest is printed beside it;
   first call: a fresh process's first flash_attn_func (kernel lookup,

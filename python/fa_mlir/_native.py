@@ -1,8 +1,8 @@
 """The forward's launch in C++ (csrc/native_forward.cpp), for launch-bound calls.
 
 Python and ctypes spend ~60 us of CPU on a forward call (BENCHMARKS.md,
-the PyTorch package); the op `fa_mlir_native::forward` does the checks, the
-allocations and the launch in one C++ call. It needs PyTorch's headers, so
+the PyTorch package); `fa_mlir_native.forward` (a pybind11 function) does
+the checks, the allocations and the launch in one C++ call. It needs PyTorch's headers, so
 it is built on the machine that runs it, on first use, by
 torch.utils.cpp_extension (ninja and a C++ compiler; ~1 min once), into
 <cache>/native/<hash of the sources, PyTorch and the runtime>/ beside the
@@ -56,16 +56,19 @@ def _build():
     headers = _header_dir()
     build = _build_dir(library, headers)
     build.mkdir(parents=True, exist_ok=True)
-    load(name="fa_mlir_native", sources=[str(_SOURCE)], extra_include_paths=[str(headers)],
-         extra_cflags=["-O2"],
-         extra_ldflags=[f"-L{library.parent}", "-lfa_runtime", f"-Wl,-rpath,{library.parent}"],
-         build_directory=str(build), with_cuda=True, is_python_module=False, verbose=False)
-    return torch.ops.fa_mlir_native.forward.default
+    module = load(name="fa_mlir_native", sources=[str(_SOURCE)],
+                  extra_include_paths=[str(headers)], extra_cflags=["-O2"],
+                  extra_ldflags=[f"-L{library.parent}", "-lfa_runtime",
+                                 f"-Wl,-rpath,{library.parent}"],
+                  build_directory=str(build), with_cuda=True, is_python_module=True,
+                  verbose=False)
+    return module.forward
 
 
 def forward_op():
-    """torch.ops.fa_mlir_native.forward.default, built or loaded on first
-    use; None where it is turned off or cannot be built (reason())."""
+    """fa_mlir_native.forward (q, k, v, alibi_slopes, kernel handle) ->
+    (O, LSE), built or loaded on first use; None where it is turned off or
+    cannot be built (reason())."""
     global _op, _reason
     if _op is not None or _reason is not None:
         return _op

@@ -136,11 +136,11 @@ def _forward_kernel(q, v, scale, mask, softcap, alibi_slopes):
 
 
 def _native_forward(op, q, k, v, alibi_slopes, kernel):
-    """O and LSE by the C++ op (csrc/native_forward.cpp), its refusals as
-    FaMlirError."""
+    """O and LSE by the C++ launch (csrc/native_forward.cpp), its refusals
+    (ValueError) and failures (RuntimeError) as FaMlirError."""
     try:
         return op(q, k, v, alibi_slopes, kernel)
-    except RuntimeError as error:
+    except (ValueError, RuntimeError) as error:
         raise FaMlirError((str(error).strip().splitlines() or ["fa_mlir: launch failed"])[0]) from None
 
 

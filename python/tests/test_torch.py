@@ -153,7 +153,7 @@ class FlashAttnFuncTest(unittest.TestCase):
 
 
 class NativeLaunchTest(unittest.TestCase):
-    """The C++ launch (fa_mlir_native::forward, csrc/native_forward.cpp)
+    """The C++ launch (fa_mlir_native.forward, csrc/native_forward.cpp)
     against the ctypes one: the same kernel, so bit-identical outputs, and
     the same one-line refusals on its fast path (flash_attn_func without
     Python's checks). FA_MLIR_REQUIRE_NATIVE=1 (bench/python-tests.sh)

@@ -1,35 +1,67 @@
-//===- native_forward.cpp - fa_mlir's forward launch as a PyTorch op ------===//
+//===- native_forward.cpp - fa_mlir's forward launch as a C++ function ----===//
 //
 // Part of fa-mlir.
 //
-// fa_mlir_native::forward(q, k, v, alibi_slopes, kernel) -> (O, LSE): the
+// fa_mlir_native.forward(q, k, v, alibi_slopes, kernel) -> (O, LSE): the
 // forward of a kernel libfa_runtime already loaded (`kernel` is its
 // fa_kernel handle, which the Python package resolves once per spec), on
-// PyTorch's current stream, as one C++ call. It exists for the launch-bound
+// PyTorch's current stream, in one C++ call. It exists for launch-bound
 // calls: the same work through Python and ctypes costs ~60 us of CPU per
-// call (BENCHMARKS.md, the PyTorch package), this op a few.
+// call (BENCHMARKS.md, the PyTorch package). A pybind11 function, not a
+// dispatcher op: a torch.ops call boxes its arguments (~10 us measured);
+// torch.compile traces the package's own custom op, which calls this.
 //
 // Built by fa_mlir/_native.py with torch.utils.cpp_extension on the machine
 // that runs it (it needs PyTorch's headers, which the package's build does
 // not); without it the package launches through ctypes (_runtime.py).
 //
 // The checks are _ops.py's _check, message for message (the package's
-// tests hold both to the same refusals): the fast path of flash_attn_func
-// relies on them. A failed check or launch raises RuntimeError with one
-// line, which the package re-raises as FaMlirError.
+// tests hold both to the same refusals): flash_attn_func's fast path relies
+// on them. A refusal raises ValueError and a failed launch RuntimeError,
+// each one line, which the package re-raises as FaMlirError. Messages are
+// built with std::string, not streams: c10::str's stream formatting of an
+// integer crashed inside this extension on the device (2026-11-25, under
+// investigation; docs/python.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa/runtime/fa_runtime.h"
 
-#include <ATen/ATen.h>
 #include <c10/cuda/CUDAStream.h>
-#include <torch/library.h>
+#include <torch/extension.h>
 
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 namespace {
+
+/// The pieces of a message, as one string.
+void append(std::string &) {}
+template <typename T, typename... Rest>
+void append(std::string &out, const T &piece, const Rest &...rest) {
+  if constexpr (std::is_integral_v<T>)
+    out += std::to_string(piece);
+  else
+    out += piece;
+  append(out, rest...);
+}
+
+/// Refuses the call with one line (ValueError in Python).
+template <typename... Pieces>
+[[noreturn]] void refuse(const Pieces &...pieces) {
+  std::string message;
+  append(message, pieces...);
+  throw std::invalid_argument(message);
+}
+
+// The message is built only when the check fails (calls are launch-bound).
+#define FA_REQUIRE(condition, ...)                                             \
+  do {                                                                         \
+    if (!(condition))                                                          \
+      refuse(__VA_ARGS__);                                                     \
+  } while (false)
 
 std::string shapeOf(const at::Tensor &t) {
   std::string text = "(";
@@ -56,38 +88,38 @@ void checkInputs(const at::Tensor &q, const at::Tensor &k, const at::Tensor &v,
   for (auto [name, t] : {std::pair<const char *, const at::Tensor *>{"q", &q},
                          {"k", &k},
                          {"v", &v}}) {
-    TORCH_CHECK(t->dim() == 4, "fa_mlir: ", name,
+    FA_REQUIRE(t->dim() == 4, "fa_mlir: ", name,
                 " must be [batch, seqlen, heads, head_dim], got ", shapeOf(*t));
-    TORCH_CHECK(t->is_cuda(), "fa_mlir: ", name, " is on ", t->device().str(),
+    FA_REQUIRE(t->is_cuda(), "fa_mlir: ", name, " is on ", t->device().str(),
                 "; fa-mlir runs on CUDA devices");
-    TORCH_CHECK(t->device() == q.device(), "fa_mlir: ", name, " is on ",
+    FA_REQUIRE(t->device() == q.device(), "fa_mlir: ", name, " is on ",
                 t->device().str(), ", q on ", q.device().str());
   }
   // libfa_runtime binds device 0's context (runtime/lib/Cuda.cpp).
-  TORCH_CHECK(q.device().index() == 0, "fa_mlir: tensors on ", q.device().str(),
+  FA_REQUIRE(q.device().index() == 0, "fa_mlir: tensors on ", q.device().str(),
               ": the runtime runs on cuda:0 only");
   bool sixteenBit = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
-  TORCH_CHECK(sixteenBit && k.scalar_type() == q.scalar_type() &&
+  FA_REQUIRE(sixteenBit && k.scalar_type() == q.scalar_type() &&
                   v.scalar_type() == q.scalar_type(),
               "fa_mlir: q, k, v must all be bfloat16 or float16, got ",
               dtypeName(q), ", ", dtypeName(k), ", ", dtypeName(v));
   int64_t batch = q.size(0), queryHeads = q.size(2), keyLen = k.size(1),
           kvHeads = k.size(2);
-  TORCH_CHECK(k.size(0) == batch && k.size(3) == q.size(3) &&
+  FA_REQUIRE(k.size(0) == batch && k.size(3) == q.size(3) &&
                   v.size(0) == batch && v.size(1) == keyLen &&
                   v.size(2) == kvHeads,
               "fa_mlir: shapes do not agree: q ", shapeOf(q), ", k ", shapeOf(k),
               ", v ", shapeOf(v));
-  TORCH_CHECK(kvHeads != 0 && queryHeads % kvHeads == 0, "fa_mlir: query heads (",
+  FA_REQUIRE(kvHeads != 0 && queryHeads % kvHeads == 0, "fa_mlir: query heads (",
               queryHeads, ") must be a multiple of key/value heads (", kvHeads, ")");
   if (!alibi)
     return;
-  TORCH_CHECK(alibi->device() == q.device(), "fa_mlir: alibi_slopes is on ",
+  FA_REQUIRE(alibi->device() == q.device(), "fa_mlir: alibi_slopes is on ",
               alibi->device().str(), ", q on ", q.device().str());
   bool perHead = alibi->dim() == 1 && alibi->size(0) == queryHeads;
   bool perBatchHead = alibi->dim() == 2 && alibi->size(0) == batch &&
                       alibi->size(1) == queryHeads;
-  TORCH_CHECK(alibi->scalar_type() == at::kFloat && (perHead || perBatchHead),
+  FA_REQUIRE(alibi->scalar_type() == at::kFloat && (perHead || perBatchHead),
               "fa_mlir: alibi_slopes must be float32 [", queryHeads, "] or [",
               batch, ", ", queryHeads, "], got ", dtypeName(*alibi), " ",
               shapeOf(*alibi));
@@ -115,7 +147,7 @@ std::tuple<at::Tensor, at::Tensor>
 forward(const at::Tensor &qIn, const at::Tensor &kIn, const at::Tensor &vIn,
         const std::optional<at::Tensor> &alibiIn, int64_t kernel) {
   checkInputs(qIn, kIn, vIn, alibiIn);
-  TORCH_CHECK(kernel != 0, "fa_mlir: no kernel");
+  FA_REQUIRE(kernel != 0, "fa_mlir: no kernel");
   at::Tensor q = usable(qIn), k = usable(kIn), v = usable(vIn);
   int64_t batch = q.size(0), queryLen = q.size(1), queryHeads = q.size(2);
   at::Tensor out = at::empty({batch, queryLen, queryHeads, v.size(3)}, q.options());
@@ -145,21 +177,17 @@ forward(const at::Tensor &qIn, const at::Tensor &kIn, const at::Tensor &vIn,
     a.alibi_stride_b = alibi.dim() == 2 ? alibi.size(1) : 0;
   }
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream(q.get_device()).stream();
-  TORCH_CHECK(fa_kernel_forward(reinterpret_cast<const fa_kernel *>(kernel), &a,
-                                stream) == 0,
-              "fa_mlir: forward launch: ", fa_last_error());
+  if (fa_kernel_forward(reinterpret_cast<const fa_kernel *>(kernel), &a,
+                        stream) != 0)
+    throw std::runtime_error(std::string("fa_mlir: forward launch: ") +
+                             fa_last_error());
   return {out, lse};
 }
 
 } // namespace
 
-TORCH_LIBRARY(fa_mlir_native, m) {
-  m.def("forward(Tensor q, Tensor k, Tensor v, Tensor? alibi_slopes, int kernel) "
-        "-> (Tensor, Tensor)");
-}
-
-// Every backend: a CPU tensor gets checkInputs' one line, not the
-// dispatcher's "could not run" table.
-TORCH_LIBRARY_IMPL(fa_mlir_native, CompositeExplicitAutograd, m) {
-  m.impl("forward", &forward);
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("forward", &forward,
+        "O and LSE of fa_kernel `kernel` on q, k, v ([B, S, H, D] CUDA "
+        "tensors), on the current stream");
 }
