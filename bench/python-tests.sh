@@ -13,7 +13,6 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER
 export PYTHONPATH=python FA_MLIR_RUNTIME_LIB=build-gpu/runtime/libfa_runtime.so
 export FA_MLIR_CACHE_DIR=bench/python-kernels FA_MLIR_REQUIRE_NATIVE=1
 # The C++ launch (python/fa_mlir/_native.py), built here once, timed.
-python3 -c "import time; t = time.perf_counter(); from fa_mlir import _native
-op = _native.forward_op(); print('fa_mlir_native:', 'built' if op else _native.reason(), f'in {time.perf_counter() - t:.1f} s')"
+python3 -m fa_mlir._native
 python3 -m pytest -v python/tests 2>&1 | grep -vE "^$|warnings.warn|DeprecationWarning" | tail -40
 [ "${1:-}" = "--no-bench" ] || python3 bench/python_bench.py

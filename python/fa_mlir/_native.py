@@ -9,6 +9,7 @@ torch.utils.cpp_extension (ninja and a C++ compiler; ~1 min once), into
 kernel cache (FA_MLIR_CACHE_DIR or ~/.cache/fa-mlir), and loaded from there
 afterwards.
 
+`python3 -m fa_mlir._native` builds it ahead of the first call.
 FA_MLIR_NATIVE=0 turns it off. Where it cannot be built the package warns
 once, with the reason, and launches through ctypes (_runtime.py): the same
 kernels and results, more CPU per call.
@@ -90,3 +91,13 @@ def forward_op():
 def reason():
     """Why forward_op() is None ("" when it is not)."""
     return _reason or ""
+
+
+if __name__ == "__main__":
+    import time
+
+    start = time.perf_counter()
+    ready = forward_op() is not None
+    print(f"fa_mlir_native: {'ready' if ready else reason()} "
+          f"({time.perf_counter() - start:.1f} s)")
+    raise SystemExit(0 if ready else 1)

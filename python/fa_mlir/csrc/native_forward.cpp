@@ -19,9 +19,10 @@
 // tests hold both to the same refusals): flash_attn_func's fast path relies
 // on them. A refusal raises ValueError and a failed launch RuntimeError,
 // each one line, which the package re-raises as FaMlirError. Messages are
-// built with std::string, not streams: c10::str's stream formatting of an
-// integer crashed inside this extension on the device (2026-11-25, under
-// investigation; docs/python.md).
+// built with std::string, not streams: TORCH_CHECK's message (c10::str,
+// an ostringstream) segfaulted formatting an integer in this extension on
+// the device (2026-11-25; the same formatting inside libtorch works; the
+// cause is not known), and a check's message costs nothing until it fails.
 //
 //===----------------------------------------------------------------------===//
 
