@@ -306,20 +306,21 @@ bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
           Dv = spec.valueDim;
   struct Tensor {
     const char *name;
-    std::initializer_list<int64_t> dims;
+    int64_t dims[4]; // (an initializer_list member would dangle here)
+    size_t rank;
   };
-  const Tensor tensors[] = {Tensor{"Q, dQ", {B, Hq, M, D}},
-                            Tensor{"K, dK", {B, Hkv, N, D}},
-                            Tensor{"V, dV", {B, Hkv, N, Dv}},
-                            Tensor{"O, dO", {B, Hq, M, Dv}},
-                            Tensor{"LSE", {B, Hq, M}},
-                            Tensor{"ALiBi slopes", {B, Hq}}};
+  const Tensor tensors[] = {{"Q, dQ", {B, Hq, M, D}, 4},
+                            {"K, dK", {B, Hkv, N, D}, 4},
+                            {"V, dV", {B, Hkv, N, Dv}, 4},
+                            {"O, dO", {B, Hq, M, Dv}, 4},
+                            {"LSE", {B, Hq, M}, 3},
+                            {"ALiBi slopes", {B, Hq}, 2}};
   bool sizesValid = B >= 1 && Hq >= 1 && Hkv >= 1 && M >= 1 && N >= 1 &&
                     Hq % Hkv == 0 && M <= limits::kMaxSequence &&
                     N <= limits::kMaxSequence;
   if (sizesValid &&
       std::all_of(std::begin(tensors), std::end(tensors), [](const Tensor &t) {
-        return limits::checkedElements(t.dims) >= 0;
+        return limits::checkedElements(t.dims, t.rank) >= 0;
       })) {
     error.clear();
     return true;
@@ -344,14 +345,11 @@ bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
   // Every tensor of the run, forward and backward: the product of its
   // dimensions is checked before anything multiplies them unchecked.
   for (const Tensor &t : tensors) {
-    if (limits::checkedElements(t.dims) >= 0)
+    if (limits::checkedElements(t.dims, t.rank) >= 0)
       continue;
     os << "the problem is too large: " << t.name << " [";
-    const char *sep = "";
-    for (int64_t d : t.dims) {
-      os << sep << d;
-      sep = ", ";
-    }
+    for (size_t i = 0; i < t.rank; ++i)
+      os << (i ? ", " : "") << t.dims[i];
     os << "] would have more than " << limits::kMaxTensorElements
        << " elements";
     error = os.str();

@@ -72,14 +72,18 @@ inline bool softcapInRange(double softcap) {
 
 /// The product of `dims` (each >= 1), or -1 if it exceeds kMaxTensorElements
 /// (checked before each multiplication, so nothing overflows).
-inline int64_t checkedElements(std::initializer_list<int64_t> dims) {
+inline int64_t checkedElements(const int64_t *dims, size_t rank) {
   int64_t product = 1;
-  for (int64_t d : dims) {
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t d = dims[i];
     if (d < 1 || product > kMaxTensorElements / d)
       return -1;
     product *= d;
   }
   return product;
+}
+inline int64_t checkedElements(std::initializer_list<int64_t> dims) {
+  return checkedElements(dims.begin(), dims.size());
 }
 
 inline bool isPtxIdentifier(const std::string &name) {
