@@ -4,7 +4,8 @@
 //
 // A thin driver over the chip-neutral fragment patterns and the chip's MMA
 // patterns, with SCF's structural conversions for the loop-carried and
-// if-yielded fragments.
+// if-yielded fragments; then the sub-word vectors LLVM would scalarize
+// where they are carried are carried as i32 words (PackCarriedPatterns).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "fa/Conversion/FAToGPU/FragmentPatterns.h"
 #include "fa/Conversion/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -70,6 +72,14 @@ struct FAGPULowerFragmentsPass
     populateFAGPULowerFragmentsPatterns(*strategy, converter, patterns, target);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
+      return signalPassFailure();
+    SmallVector<Operation *> carriers;
+    getOperation().walk([&](Operation *op) {
+      if (isa<scf::ForOp, scf::IfOp>(op) &&
+          llvm::any_of(op->getResultTypes(), isScalarizedSubwordVector))
+        carriers.push_back(op);
+    });
+    if (failed(packCarriedSubwordVectors(&getContext(), carriers)))
       signalPassFailure();
   }
 };

@@ -96,6 +96,20 @@ void populateFragmentPatterns(const TypeConverter &converter,
                               RewritePatternSet &patterns,
                               const FragmentLoweringOptions &options = {});
 
+/// After the conversion: loop-carried (scf.for) and if-yielded (scf.if)
+/// vectors of sub-32-bit elements whose count is not a power of two (P at
+/// block_n 176 or 80: vector<88xbf16>, vector<40xbf16>) carried as i32
+/// words instead. LLVM's type legalization splits such a vector into one
+/// scalar per element where it crosses a block (a phi), and ptxas gives
+/// each 16-bit scalar a 32-bit register: P took twice its registers and
+/// the consumer spilled (docs/perf-notes.md, 2026-11-25). The vectors of
+/// power-of-two size are left as they are (LLVM keeps them packed).
+/// Rewrites only the scf ops in `ops` and the bitcasts it makes.
+LogicalResult packCarriedSubwordVectors(MLIRContext *context,
+                                        ArrayRef<Operation *> ops);
+/// Whether `type` is such a vector (what packCarriedSubwordVectors takes).
+bool isScalarizedSubwordVector(Type type);
+
 //===----------------------------------------------------------------------===//
 // Scalar helpers every lowering of the math shares
 //===----------------------------------------------------------------------===//
