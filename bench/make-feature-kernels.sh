@@ -22,7 +22,7 @@ done
 # The same features on sm_90a (TMA, wgmma): any head dim (TMA zero-fills
 # the panel past D), Dv != D, softcap, ALiBi, window, f16.
 H=(--target sm_90a)
-for d in 8 40 96 160 224; do
+for d in 8 40 96 160 192 224; do
   "$FA_COMPILE" "${H[@]}" --d $d -o "$OUT" >/dev/null
 done
 "$FA_COMPILE" "${H[@]}" --d 96 --mask causal_top_left -o "$OUT" >/dev/null
