@@ -8,7 +8,9 @@
 
 Kernels are found in the cache (~/.cache/fa-mlir), among those shipped with
 the package, or compiled by fa-compile (_kernels.py says how); the runtime is
-libfa_runtime.so through ctypes (_runtime.py).
+libfa_runtime.so, loaded through ctypes (_runtime.py); forwards launch
+through a small C++ function built on first use (_native.py, csrc/), or
+through ctypes where it cannot be built.
 """
 
 from ._kernels import KernelSpec, KernelStore

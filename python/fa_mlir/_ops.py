@@ -7,7 +7,10 @@ Tensors are [B, S, H, D] views (FlashAttention's layout); an SDPA-shaped
 [B, H, S, D] tensor is passed as its transpose, a view: the runtime takes
 any (batch, head, sequence) strides with a contiguous last dimension and
 16-byte-aligned rows, so such inputs are never copied. Kernels run on
-PyTorch's current CUDA stream.
+PyTorch's current CUDA stream. The forward launches through the C++
+function of _native.py where it is built (flash_attn_func's calls that
+record no graph go straight to it, its checks replacing _check), else
+through ctypes; the backward through ctypes (kernel-bound).
 """
 
 import os
