@@ -307,13 +307,14 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     writes +inf there)."""
     if dropout_p and dropout_p > 0.0:
         raise FaMlirError("fa_mlir: dropout_p > 0 is not supported (fa-mlir's kernels have no dropout)")
-    options = (q.dtype, q.shape[-1], v.shape[-1], causal, tuple(window_size), softmax_scale,
-               softcap, None if alibi_slopes is None else alibi_slopes.dim())
     op = _native._op
-    if (op is not None and not torch.compiler.is_compiling()
-            and not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad))):
+    options = None  # the fast path's key, where the C++ launch is built
+    if op is not None and not torch.compiler.is_compiling():
+        options = (q.dtype, q.shape[-1], v.shape[-1], causal, tuple(window_size),
+                   softmax_scale, softcap, None if alibi_slopes is None else alibi_slopes.dim())
         kernel = _fast_kernels.get(options)
-        if kernel is not None:
+        if kernel is not None and not (torch.is_grad_enabled() and (
+                q.requires_grad or k.requires_grad or v.requires_grad)):
             out, lse = _native_forward(op, q, k, v, alibi_slopes, kernel)
             return (out, lse, None) if return_attn_probs else out
     _check(q, k, v, alibi_slopes)
@@ -321,7 +322,7 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
     mask = mask_of(causal, tuple(window_size))
     softcap = float(softcap or 0.0)
     out, lse = _attention(q, k, v, scale, mask, softcap, alibi_slopes, bool(deterministic))
-    if _native._op is not None and not torch.compiler.is_compiling():
+    if options is not None:
         _fast_kernels[options] = _forward_kernel(q, v, scale, mask, softcap, alibi_slopes)
     return (out, lse, None) if return_attn_probs else out
 

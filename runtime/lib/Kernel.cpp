@@ -46,31 +46,40 @@ bool Manifest::read(const std::string &path, Manifest &out,
 bool Manifest::checkLaunch(const ProblemSize &size,
                            std::string &error) const {
   using detail::kMaxGridX, detail::kMaxGridYZ;
+  // The reason is formatted only on failure: every launch comes through.
+  auto refuse = [&](auto write) {
+    std::ostringstream os;
+    write(os);
+    error = os.str();
+    return false;
+  };
   int64_t blocks = queryBlocks(size.queryLen);
-  bool persistent = scheduler == abi::TileScheduler::Persistent;
-  if (persistent ? blocks * size.queryHeads * size.batch <= INT32_MAX
-                 : blocks <= kMaxGridX && size.queryHeads <= kMaxGridYZ &&
-                       size.batch <= kMaxGridYZ)
-    return true; // (a launch's path: no stream is built)
-  std::ostringstream os;
-  if (persistent) {
+  if (scheduler == abi::TileScheduler::Persistent) {
     // The kernel decodes its tiles in 32 bits (GridCoords::forTile).
-    if (blocks * size.queryHeads * size.batch > INT32_MAX)
-      os << "m=" << size.queryLen << ", hq=" << size.queryHeads
-         << ", b=" << size.batch << " make "
-         << blocks * size.queryHeads * size.batch
-         << " tiles, more than a persistent kernel's " << INT32_MAX;
+    int64_t tiles = blocks * size.queryHeads * size.batch;
+    if (tiles > INT32_MAX)
+      return refuse([&](std::ostream &os) {
+        os << "m=" << size.queryLen << ", hq=" << size.queryHeads
+           << ", b=" << size.batch << " make " << tiles
+           << " tiles, more than a persistent kernel's " << INT32_MAX;
+      });
   } else if (blocks > kMaxGridX)
-    os << "m=" << size.queryLen << " needs " << blocks
-       << " query blocks, more than a launch's " << kMaxGridX;
+    return refuse([&](std::ostream &os) {
+      os << "m=" << size.queryLen << " needs " << blocks
+         << " query blocks, more than a launch's " << kMaxGridX;
+    });
   else if (size.queryHeads > kMaxGridYZ)
-    os << "hq=" << size.queryHeads << " is more than a launch's "
-       << kMaxGridYZ << " (grid y)";
+    return refuse([&](std::ostream &os) {
+      os << "hq=" << size.queryHeads << " is more than a launch's "
+         << kMaxGridYZ << " (grid y)";
+    });
   else if (size.batch > kMaxGridYZ)
-    os << "b=" << size.batch << " is more than a launch's " << kMaxGridYZ
-       << " (grid z)";
-  error = os.str();
-  return error.empty();
+    return refuse([&](std::ostream &os) {
+      os << "b=" << size.batch << " is more than a launch's " << kMaxGridYZ
+         << " (grid z)";
+    });
+  error.clear();
+  return true;
 }
 
 bool Manifest::takesParam(const std::string &name) const {

@@ -301,9 +301,31 @@ bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
                          std::string &error) {
   // The reasons are formatted only once something is wrong: every launch
   // comes through here.
+  auto refuse = [&](auto write) {
+    std::ostringstream os;
+    write(os);
+    error = os.str();
+    return false;
+  };
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
           Dv = spec.valueDim;
+  if (B < 1 || Hq < 1 || Hkv < 1 || M < 1 || N < 1)
+    return refuse([&](std::ostream &os) {
+      os << "sizes must be >= 1 (got b=" << B << " hq=" << Hq << " hkv=" << Hkv
+         << " m=" << M << " n=" << N << ")";
+    });
+  if (Hq % Hkv != 0)
+    return refuse([&](std::ostream &os) {
+      os << "hq (" << Hq << ") is not a multiple of hkv (" << Hkv << ")";
+    });
+  if (M > limits::kMaxSequence || N > limits::kMaxSequence)
+    return refuse([&](std::ostream &os) {
+      os << "m and n must be at most " << limits::kMaxSequence << " (got m="
+         << M << " n=" << N << ")";
+    });
+  // Every tensor of the run, forward and backward: the product of its
+  // dimensions is checked before anything multiplies them unchecked.
   struct Tensor {
     const char *name;
     int64_t dims[4]; // (an initializer_list member would dangle here)
@@ -315,46 +337,15 @@ bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
                             {"O, dO", {B, Hq, M, Dv}, 4},
                             {"LSE", {B, Hq, M}, 3},
                             {"ALiBi slopes", {B, Hq}, 2}};
-  bool sizesValid = B >= 1 && Hq >= 1 && Hkv >= 1 && M >= 1 && N >= 1 &&
-                    Hq % Hkv == 0 && M <= limits::kMaxSequence &&
-                    N <= limits::kMaxSequence;
-  if (sizesValid &&
-      std::all_of(std::begin(tensors), std::end(tensors), [](const Tensor &t) {
-        return limits::checkedElements(t.dims, t.rank) >= 0;
-      })) {
-    error.clear();
-    return true;
-  }
-  std::ostringstream os;
-  if (size.batch < 1 || size.queryHeads < 1 || size.kvHeads < 1 ||
-      size.queryLen < 1 || size.keyLen < 1)
-    os << "sizes must be >= 1 (got b=" << size.batch << " hq="
-       << size.queryHeads << " hkv=" << size.kvHeads << " m=" << size.queryLen
-       << " n=" << size.keyLen << ")";
-  else if (size.queryHeads % size.kvHeads != 0)
-    os << "hq (" << size.queryHeads << ") is not a multiple of hkv ("
-       << size.kvHeads << ")";
-  else if (size.queryLen > limits::kMaxSequence ||
-           size.keyLen > limits::kMaxSequence)
-    os << "m and n must be at most " << limits::kMaxSequence << " (got m="
-       << size.queryLen << " n=" << size.keyLen << ")";
-  if (!os.str().empty()) {
-    error = os.str();
-    return false;
-  }
-  // Every tensor of the run, forward and backward: the product of its
-  // dimensions is checked before anything multiplies them unchecked.
-  for (const Tensor &t : tensors) {
-    if (limits::checkedElements(t.dims, t.rank) >= 0)
-      continue;
-    os << "the problem is too large: " << t.name << " [";
-    for (size_t i = 0; i < t.rank; ++i)
-      os << (i ? ", " : "") << t.dims[i];
-    os << "] would have more than " << limits::kMaxTensorElements
-       << " elements";
-    error = os.str();
-    return false;
-  }
+  for (const Tensor &t : tensors)
+    if (limits::checkedElements(t.dims, t.rank) < 0)
+      return refuse([&](std::ostream &os) {
+        os << "the problem is too large: " << t.name << " [";
+        for (size_t i = 0; i < t.rank; ++i)
+          os << (i ? ", " : "") << t.dims[i];
+        os << "] would have more than " << limits::kMaxTensorElements
+           << " elements";
+      });
   error.clear();
   return true;
 }
