@@ -31,5 +31,9 @@ done
 "$FA_COMPILE" "${H[@]}" --d 128 --softcap 30 -o "$OUT" >/dev/null
 "$FA_COMPILE" "${H[@]}" --d 128 --alibi head -o "$OUT" >/dev/null
 "$FA_COMPILE" "${H[@]}" --d 128 --mask "window(256,0)" -o "$OUT" >/dev/null
+# Past D128 causal kernels run 128 x 80 (the per-row intervals over a
+# block_n that is not a power of two), windows 128 x 64 (with softcap).
+"$FA_COMPILE" "${H[@]}" --d 192 --mask causal -o "$OUT" >/dev/null
+"$FA_COMPILE" "${H[@]}" --d 256 --mask "window(256,0)" --softcap 20 -o "$OUT" >/dev/null
 "$FA_COMPILE" "${H[@]}" --d 96 --mask "window(64,16)" --alibi head --softcap 30 -o "$OUT" >/dev/null
 ls "$OUT"/*.json | wc -l | xargs echo "feature kernels:"

@@ -449,7 +449,7 @@ void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec,
   if (!strategy)
     return; // checkAttentionKernel names the unknown chip
   AttentionGPUStrategy::Tile tile = strategy->tunedTile(
-      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None,
+      spec.headDim, spec.valueDim, static_cast<MaskKind>(spec.mask.kind),
       spec.dtype == ::fa::ElementType::F8E4M3FN);
   spec.blockM = tile.blockM;
   spec.blockN = tile.blockN;

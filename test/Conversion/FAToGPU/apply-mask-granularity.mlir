@@ -1,9 +1,11 @@
 // fa.apply_mask's two lowerings (FragmentLoweringOptions::maskPerWarp, the
 // strategy's choice). sm_90a: the branch is per warp (its first row is
 // the block's q0 + (thread / 32) · 16) and each element is one 32-bit
-// compare of its column against its row's last visible key, relative to
-// the tile and clamped to [-1, 128]. sm_80: per tile, each element
-// through 64-bit index arithmetic (buildKeyVisible).
+// compare of its row's last visible key, relative to the tile (clamped to
+// [-1, 128]) and to the thread's first column, against the element's
+// column offset, an immediate (so no per-element column register lives
+// across the KV loop). sm_80: per tile, each element through 64-bit index
+// arithmetic (buildKeyVisible).
 // RUN: fa-opt %s --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_90a" \
 // RUN:   | fa-opt --fa-gpu-lower-fragments="chip=sm_90a" --canonicalize --cse \
 // RUN:   | FileCheck %s --check-prefix=WARP
@@ -19,11 +21,15 @@
 // WARP-NEXT: arith.addi %[[FIRST_ROW]], %{{[^ ]+}} : index
 // WARP: %[[NEED:[^ ]+]] = arith.ori
 // WARP-NEXT: scf.if %[[NEED]] -> (vector<64xf32>) {
+// WARP: %[[PAIR:[^ ]+]] = arith.muli %{{[^,]+}}, %c2 : index
+// WARP-NEXT: %[[FIRST_COLUMN:[^ ]+]] = arith.index_cast %[[PAIR]] : index to i32
 // WARP: arith.maxsi %{{[^,]+}}, %c-1 : index
 // WARP-NEXT: arith.minsi %{{[^,]+}}, %c128 : index
 // WARP-NEXT: %[[LAST:[^ ]+]] = arith.index_cast %{{[^ ]+}} : index to i32
-// WARP: %[[VISIBLE:[^ ]+]] = arith.cmpi sle, %{{[^,]+}}, %[[LAST]] : i32
+// WARP-NEXT: %[[BOUND:[^ ]+]] = arith.subi %[[LAST]], %[[FIRST_COLUMN]] : i32
+// WARP: %[[VISIBLE:[^ ]+]] = arith.cmpi sge, %[[BOUND]], %c0_i32 : i32
 // WARP-NEXT: arith.select %[[VISIBLE]], %{{[^,]+}}, %cst{{.*}} : f32
+// WARP-NEXT: %[[VISIBLE1:[^ ]+]] = arith.cmpi sge, %[[BOUND]], %c1_i32 : i32
 // WARP-NOT: arith.cmpi sle, {{.*}} : index
 // WARP: scf.yield
 

@@ -123,12 +123,12 @@ public:
   virtual bool persistentTiles(const AttentionKernelConfig &c) const {
     return false;
   }
-  /// The tuned tile (block_m, block_n) for a head dim pair (of e4m3
-  /// inputs if `e4m3`), used when the user names none.
+  /// The tuned tile (block_m, block_n) for a head dim pair under `mask`
+  /// (of e4m3 inputs if `e4m3`), used when the user names none.
   struct Tile {
     int64_t blockM, blockN;
   };
-  virtual Tile tunedTile(int64_t headDim, int64_t valueDim, bool masked,
+  virtual Tile tunedTile(int64_t headDim, int64_t valueDim, MaskKind mask,
                          bool e4m3) const = 0;
   /// The MMA warps a kernel of `blockM` query rows has (the tools write
   /// them into #fa.tile).

@@ -48,7 +48,8 @@ public:
     return SharedMemoryPlan(c).bytes;
   }
 
-  Tile tunedTile(int64_t headDim, int64_t valueDim, bool, bool) const override {
+  Tile tunedTile(int64_t headDim, int64_t valueDim, MaskKind,
+                 bool) const override {
     // Measured on the H100 at N = 8192 (docs/perf-notes.md, v3): two m16
     // tiles per warp (128 x 64) halve the ldmatrix traffic per mma and win
     // for D <= 128; D = 256 has no registers for that and prefers 64 x 32.

@@ -107,22 +107,29 @@ private:
     }
   }
 
-  /// Per row slot the visible keys' interval relative to the tile (i32,
-  /// clamped to [-1, C]); per element one or two compares.
+  /// Per row slot the visible keys' interval relative to the tile (clamped
+  /// to [-1, C] in index math, then i32) and to the thread's first column,
+  /// so that an element costs one or two compares of that bound against
+  /// its column offset, an immediate, and a select. (Comparing against
+  /// each element's column instead made LLVM hoist the thread's columns out
+  /// of the KV loop: 20 registers live across it at block_n 80.)
   static void maskByIntervals(OpBuilder &b, Location loc, ApplyMaskOp op,
                               OpAdaptor adaptor, SmallVector<Value> &values) {
     auto type = op.getScores().getType();
     FragmentShape shape = FragmentShape::of(type);
     ThreadFragment thread(b, loc, cast<FragmentLayoutAttr>(type.getEncoding()));
     Type i32 = b.getI32Type();
+    auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value firstColumn =
+        arith::IndexCastOp::create(b, loc, i32, thread.column(shape, 0));
     auto relative = [&](Value key) -> Value {
       if (!key)
         return Value();
-      auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
       Value rel = arith::SubIOp::create(b, loc, key, adaptor.getKeyOffset());
       rel = arith::MaxSIOp::create(b, loc, rel, cst(-1));
       rel = arith::MinSIOp::create(b, loc, rel, cst(type.getDimSize(1)));
-      return arith::IndexCastOp::create(b, loc, i32, rel);
+      rel = arith::IndexCastOp::create(b, loc, i32, rel);
+      return arith::SubIOp::create(b, loc, rel, firstColumn);
     };
     SmallVector<std::pair<Value, Value>> bounds; // per row slot
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
@@ -135,13 +142,16 @@ private:
     Value inf = minusInf(b, loc);
     for (auto [i, s] : llvm::enumerate(values)) {
       auto [first, last] = bounds[shape.rowSlot(i)];
-      Value col = arith::IndexCastOp::create(b, loc, i32, thread.column(shape, i));
+      // column(i) - column(0), as ThreadFragment::column lays them out.
+      Value offset = arith::ConstantOp::create(
+          b, loc, i32,
+          b.getI32IntegerAttr(8 * shape.nTile(i) + shape.columnParity(i)));
       Value visible =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col, last);
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, offset, last);
       if (first)
         visible = arith::AndIOp::create(
             b, loc, visible,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, col, first));
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, offset, first));
       s = arith::SelectOp::create(b, loc, visible, s, inf);
     }
   }

@@ -82,7 +82,7 @@ public:
     return hopper::persistentTiles(c);
   }
 
-  Tile tunedTile(int64_t headDim, int64_t valueDim, bool masked,
+  Tile tunedTile(int64_t headDim, int64_t valueDim, MaskKind mask,
                  bool e4m3) const override {
     // e4m3: Vᵀ rows are 128 keys, so block_n is 128; two consumer
     // warpgroups (FA3's fp8 tile is 128 query rows too).
@@ -91,18 +91,18 @@ public:
     // Measured on the H100 (docs/perf-notes.md, sm_90a): D64 takes FA3's
     // three consumer warpgroups, except under a mask, where 128 rows waste
     // less on the diagonal (0.89-0.92x cuDNN at N = 2k against 0.84-0.90x,
-    // 4% slower at 8k). Past D128 without a mask, FA3's block_n 80: QKᵀ
+    // 4% slower at 8k). At D128 block_n 176 measured within noise of 128
+    // (and 9% slower under a mask at 2k). Past D128, FA3's block_n 80: QKᵀ
     // at n64 needs all of shared memory's 128 B/clk, n80 112.5 (+4% at
-    // D256, once P was carried packed and the consumers stopped spilling).
-    // Under a mask n80 was 4-7% faster too but spills 8 B on the masked
-    // tiles' path (64-bit interval compares), so masked kernels keep n64
-    // until that path is slimmer. At D128 block_n 176 measured within
-    // noise of 128 (and 9% slower under a mask at 2k).
+    // D256 without a mask, +1/+6% causal at 2k/8k once the per-row mask
+    // intervals stopped hoisting the thread's columns); a window keeps n64
+    // (window(256,0) with softcap: n80 11% slower, and it spills 28 B).
+    bool masked = mask != MaskKind::None;
     if (headDim <= 64 && valueDim <= 64)
       return masked ? Tile{128, 128} : Tile{192, 128};
     if (headDim <= 128 && valueDim <= 128)
       return {128, 128};
-    return masked ? Tile{128, 64} : Tile{128, 80};
+    return mask == MaskKind::Window ? Tile{128, 64} : Tile{128, 80};
   }
 
   int64_t warpsFor(int64_t blockM) const override { return blockM / 16; }
