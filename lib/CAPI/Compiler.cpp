@@ -28,11 +28,12 @@ MlirContext faCreateCompilerContext(void) {
 /// The spec's text parsed, on `chip`'s tuned tile (the backward's for a
 /// backward) where it names no block_m or block_n, as fa-compile does.
 static bool specFor(const std::string &text, const std::string &chip,
-                    bool backward, fa::AttentionSpec &spec, std::string &error) {
+                    bool backward, bool deterministic, fa::AttentionSpec &spec,
+                    std::string &error) {
   std::vector<std::string> keys;
   if (!fa::parseSpec(text, spec, error, &keys))
     return false;
-  mlir::fa::applyTunedTileUnlessGiven(spec, keys, chip, backward);
+  mlir::fa::applyTunedTileUnlessGiven(spec, keys, chip, backward, deterministic);
   return fa::checkSpec(spec, error);
 }
 
@@ -54,7 +55,8 @@ faCompileStatus faCompileKernel(MlirContext context, MlirStringRef specText,
     return fail(FA_COMPILE_BAD_INPUT, "deterministic describes a backward");
   fa::AttentionSpec spec;
   std::string error;
-  if (!specFor(unwrap(specText).str(), chip, backward, spec, error))
+  if (!specFor(unwrap(specText).str(), chip, backward, deterministic, spec,
+               error))
     return fail(FA_COMPILE_BAD_INPUT, error);
   mlir::fa::CompiledKernel kernel;
   bool badInput = false;

@@ -456,22 +456,25 @@ void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec,
 }
 
 void mlir::fa::applyTunedBackwardTile(::fa::AttentionSpec &spec,
-                                      const std::string &target) {
+                                      const std::string &target,
+                                      bool deterministic) {
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
   if (!strategy)
     return; // checkAttentionKernel names the unknown chip
   AttentionGPUStrategy::Tile tile = strategy->tunedBackwardTile(
-      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None);
+      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None,
+      deterministic);
   spec.blockM = tile.blockM;
   spec.blockN = tile.blockN;
 }
 
 void mlir::fa::applyTunedTileUnlessGiven(::fa::AttentionSpec &spec,
                                          const std::vector<std::string> &keysGiven,
-                                         const std::string &target, bool backward) {
+                                         const std::string &target, bool backward,
+                                         bool deterministic) {
   ::fa::AttentionSpec tuned = spec;
   if (backward)
-    applyTunedBackwardTile(tuned, target);
+    applyTunedBackwardTile(tuned, target, deterministic);
   else
     applyTunedTile(tuned, target);
   auto given = [&](const char *key) {

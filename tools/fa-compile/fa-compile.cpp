@@ -150,7 +150,7 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
                              const std::string &chip, bool conventionalName,
                              mlir::fa::CompiledKernel &gradients) {
   fa::AttentionSpec backwardSpec = spec;
-  mlir::fa::applyTunedBackwardTile(backwardSpec, chip);
+  mlir::fa::applyTunedBackwardTile(backwardSpec, chip, deterministic);
   if (backwardBlockM.getNumOccurrences())
     backwardSpec.blockM = backwardBlockM;
   if (backwardBlockN.getNumOccurrences())

@@ -76,14 +76,17 @@ bool writeKernel(const CompiledKernel &kernel, const std::string &directory,
 /// be a registered chip.
 void applyTunedTile(::fa::AttentionSpec &spec, const std::string &target);
 
-/// The same for the backward: the strategy's tuned backward tile.
-void applyTunedBackwardTile(::fa::AttentionSpec &spec, const std::string &target);
+/// The same for the backward: the strategy's tuned backward tile (of a
+/// kernel built `deterministic`, which may differ).
+void applyTunedBackwardTile(::fa::AttentionSpec &spec, const std::string &target,
+                            bool deterministic = false);
 /// For a spec parsed from text (`keysGiven`: the keys it stated,
 /// ::fa::parseSpec): the tuned tile of the forward (or `backward`) where it
 /// gives no block_m or block_n, as fa-compile's flags do.
 void applyTunedTileUnlessGiven(::fa::AttentionSpec &spec,
                                const std::vector<std::string> &keysGiven,
-                               const std::string &target, bool backward = false);
+                               const std::string &target, bool backward = false,
+                               bool deterministic = false);
 
 /// One kernel of the committed standard set.
 struct StandardKernel {

@@ -159,9 +159,10 @@ public:
   virtual int64_t backwardSharedMemoryBytes(const AttentionKernelConfig &c) const {
     return 0;
   }
-  /// The tuned backward tile (block_m, block_n) for a head dim pair.
+  /// The tuned backward tile (block_m, block_n) for a head dim pair, of a
+  /// kernel built `deterministic` (its dQ order) or not.
   virtual Tile tunedBackwardTile(int64_t headDim, int64_t valueDim,
-                                 bool masked) const {
+                                 bool masked, bool deterministic) const {
     return {64, 64};
   }
   /// Builds the backward's NAME_preprocess, NAME_main and NAME_postprocess

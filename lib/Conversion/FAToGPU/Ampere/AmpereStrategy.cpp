@@ -89,7 +89,7 @@ public:
     return BackwardSharedMemoryPlan(c).bytes;
   }
 
-  Tile tunedBackwardTile(int64_t, int64_t, bool) const override {
+  Tile tunedBackwardTile(int64_t, int64_t, bool, bool) const override {
     // Not tuned yet: 16 rows per warp of 4 warps on both sides.
     return {64, 64};
   }
