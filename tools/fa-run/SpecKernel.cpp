@@ -55,13 +55,19 @@ bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
   o.kernel = std::string(directory) + "/" + name + ".json";
   if (!o.backward || !o.bwdKernel.empty())
     return true;
-  // The backward gets the spec's tile as given: the forward's tuned tile
-  // is tuned for the forward.
+  // The backward on the spec's tile where it names one, else on the chip's
+  // tuned backward tile (the forward's is tuned for the forward), built
+  // deterministic under --deterministic, as fa-compile --bwd builds it.
+  AttentionSpec backwardSpec = spec;
+  mlir::fa::applyTunedTileUnlessGiven(backwardSpec, keys, target,
+                                      /*backward=*/true, o.deterministic);
   mlir::fa::CompiledKernel backward;
   std::string backwardName = mlir::fa::backwardKernelName(spec, target);
+  if (o.deterministic)
+    backwardName += "_det";
   if (!mlir::fa::compileBackwardKernel(
-          *context, spec, target, backwardName, backward, error, badInput,
-          /*omitRowDot=*/o.negativeControl == "no-row-dot"))
+          *context, backwardSpec, target, backwardName, backward, error, badInput,
+          /*omitRowDot=*/o.negativeControl == "no-row-dot", o.deterministic))
     return false;
   if (!mlir::fa::writeKernel(backward, directory, error)) {
     badInput = false;
