@@ -62,9 +62,7 @@ faCompileStatus faCompileKernel(MlirContext context, MlirStringRef specText,
   bool badInput = false;
   bool compiled;
   if (backward) {
-    std::string name = mlir::fa::backwardKernelName(spec, chip);
-    if (deterministic)
-      name += "_det";
+    std::string name = mlir::fa::backwardKernelName(spec, chip, deterministic);
     compiled = mlir::fa::compileBackwardKernel(
         *unwrap(context), spec, chip, name, kernel, error, badInput,
         /*omitRowDot=*/false, deterministic);

@@ -89,8 +89,9 @@ std::string mlir::fa::kernelName(const ::fa::AttentionSpec &spec,
 }
 
 std::string mlir::fa::backwardKernelName(const ::fa::AttentionSpec &spec,
-                                         const std::string &target) {
-  return conventionalName("bwd", spec, target);
+                                         const std::string &target,
+                                         bool deterministic) {
+  return conventionalName("bwd", spec, target) + (deterministic ? "_det" : "");
 }
 
 /// Runs fa-to-ptx on `module` and pulls the PTX out of its gpu.binary.

@@ -160,11 +160,9 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
     llvm::errs() << "fa-compile: " << error << "\n";
     return 2;
   }
-  std::string backwardName = conventionalName
-                                 ? mlir::fa::backwardKernelName(spec, chip)
-                                 : std::string(name) + "_bwd";
-  if (deterministic)
-    backwardName += "_det";
+  std::string backwardName =
+      conventionalName ? mlir::fa::backwardKernelName(spec, chip, deterministic)
+                       : std::string(name) + "_bwd" + (deterministic ? "_det" : "");
   bool rejected = false;
   if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip, backwardName,
                                        gradients, error, rejected, omitRowDot,

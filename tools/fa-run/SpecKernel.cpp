@@ -62,9 +62,8 @@ bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
   mlir::fa::applyTunedTileUnlessGiven(backwardSpec, keys, target,
                                       /*backward=*/true, o.deterministic);
   mlir::fa::CompiledKernel backward;
-  std::string backwardName = mlir::fa::backwardKernelName(spec, target);
-  if (o.deterministic)
-    backwardName += "_det";
+  std::string backwardName =
+      mlir::fa::backwardKernelName(spec, target, o.deterministic);
   if (!mlir::fa::compileBackwardKernel(
           *context, backwardSpec, target, backwardName, backward, error, badInput,
           /*omitRowDot=*/o.negativeControl == "no-row-dot", o.deterministic))

@@ -44,9 +44,11 @@ bool compileForwardKernel(MLIRContext &context, const ::fa::AttentionSpec &spec,
                           CompiledKernel &out, std::string &error,
                           bool &badInput);
 
-/// The conventional backward name: fa_bwd_sm80_bf16_d128_causal.
+/// The conventional backward name: fa_bwd_sm80_bf16_d128_causal, with
+/// `_det` for a kernel built deterministic.
 std::string backwardKernelName(const ::fa::AttentionSpec &spec,
-                               const std::string &target);
+                               const std::string &target,
+                               bool deterministic = false);
 
 /// Compiles the backward of `spec`: one PTX module with three entries
 /// (NAME_preprocess, NAME_main, NAME_postprocess; KernelAbi.h's
