@@ -110,6 +110,11 @@
 // PTX-DAG: wgmma.fence.sync.aligned;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{]}}%{{[rf]}}{{[0-9]+}}, {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, accumulate, 1, 1, 0, 0;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{]}}%{{[rf]}}{{[0-9]+}}, {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, accumulate, 1, 1, 1;
+// A k step's offset into its operands is added inside the wgmma's PTX (in
+// 16-byte units), so that no per-step descriptor is hoisted out of a loop:
+// PTX-DAG: add.s64 descA, %rd{{[0-9]+}}, 2;
+// PTX-DAG: add.s64 descB, %rd{{[0-9]+}}, 2;
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{]}}%{{[rf]}}{{[0-9]+}}, {{.*}}}, descA, descB, accumulate, 1, 1, 0, 0;
 // PTX-DAG: wgmma.commit_group.sync.aligned;
 // PTX-DAG: wgmma.wait_group.sync.aligned 0;
 // PTX-DAG: wgmma.wait_group.sync.aligned 1;

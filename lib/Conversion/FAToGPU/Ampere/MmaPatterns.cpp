@@ -50,14 +50,29 @@ struct WarpMma {
   Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, cst(y)); }
 
   /// ldmatrix.x4 of the tile at (row, logical chunk), split into its four
-  /// 8x8 matrices' registers (vector<2xT> each).
-  std::array<Value, 4> ldmatrix(Value tile, Value row, Value chunk,
+  /// 8x8 matrices' registers (vector<2xT> each). Row and chunk come as a
+  /// compile-time part and the lane's: `rowStep` a multiple of 8 (so the
+  /// swizzle's phase is the lane row's), and `chunkStep` either a multiple
+  /// of 8 or even with the lane's chunk 0 or 1 (its n-tile pair or k16
+  /// step). The address is then the lane's part plus a constant: LLVM
+  /// hoists each ldmatrix's address out of the loop where the tile is
+  /// invariant (the backward's K and V), and only a constant part folds
+  /// into the instruction's offset.
+  std::array<Value, 4> ldmatrix(Value tile, int64_t rowStep, Value laneRow,
+                                int64_t chunkStep, Value laneChunk,
                                 bool transpose) {
+    assert(rowStep % 8 == 0 && "the swizzle's phase is the lane row's");
+    assert(chunkStep % 2 == 0 && "the lane's chunk (0 or 1) fills bit 0");
     Type element = cast<MemRefType>(tile.getType()).getElementType();
+    // (8·hi + lo + laneChunk) ^ phase = 8·hi + ((lo + laneChunk) ^ phase):
+    // lo + laneChunk < 8, so the XOR leaves the high part alone.
+    int64_t hi = chunkStep / 8, lo = chunkStep % 8;
+    Value column = add(swizzledColumn(b, loc, laneRow, add(laneChunk, cst(lo))),
+                       cst(64 * hi));
+    Value row = add(laneRow, cst(rowStep));
     Value loaded = nvgpu::LdMatrixOp::create(
-        b, loc, VectorType::get({4, 2}, element), tile,
-        ValueRange{row, swizzledColumn(b, loc, row, chunk)}, transpose,
-        /*numTiles=*/4);
+        b, loc, VectorType::get({4, 2}, element), tile, ValueRange{row, column},
+        transpose, /*numTiles=*/4);
     std::array<Value, 4> regs;
     for (int64_t i = 0; i < 4; ++i)
       regs[i] = vector::ExtractOp::create(b, loc, loaded, ArrayRef<int64_t>{i});
@@ -68,8 +83,8 @@ struct WarpMma {
   /// addresses row l % 16 at chunk 2·kc + l / 16, giving a0 = (rows 0-7,
   /// k 0-7), a1 = (8-15, 0-7), a2 = (0-7, 8-15), a3 = (8-15, 8-15).
   Fragment loadA(Value tile, Value row0, int64_t kc) {
-    return ldmatrix(tile, add(row0, rem(lane, 16)),
-                    add(cst(2 * kc), div(lane, 16)), /*transpose=*/false);
+    return ldmatrix(tile, 0, add(row0, rem(lane, 16)), 2 * kc, div(lane, 16),
+                    /*transpose=*/false);
   }
 
   /// The A fragment (16 rows × k16 chunk kc) of Aᵀ for A stored [k][m]
@@ -79,9 +94,9 @@ struct WarpMma {
   /// a2 = (m 0-7, k 8-15), a3 = (m 8-15, k 8-15) as loadA does.
   Fragment loadATransposed(Value tile, Value m0, int64_t kc) {
     Value matrix = div(lane, 8);
-    Value row = add(add(cst(16 * kc), mul(div(matrix, 2), 8)), rem(lane, 8));
+    Value row = add(mul(div(matrix, 2), 8), rem(lane, 8));
     Value chunk = add(div(m0, 8), rem(matrix, 2));
-    return ldmatrix(tile, row, chunk, /*transpose=*/true);
+    return ldmatrix(tile, 16 * kc, row, 0, chunk, /*transpose=*/true);
   }
 
   /// B fragments of n-tiles n0/8 and n0/8 + 1 at k16 chunk kc, from a tile
@@ -89,8 +104,9 @@ struct WarpMma {
   /// n0 + 8·(i/2) .. +7 at k chunk 2·kc + i % 2.
   std::array<BFragment, 2> loadBFromRows(Value tile, int64_t n0, int64_t kc) {
     Value matrix = div(lane, 8);
-    Value row = add(add(cst(n0), mul(div(matrix, 2), 8)), rem(lane, 8));
-    auto r = ldmatrix(tile, row, add(cst(2 * kc), rem(matrix, 2)), false);
+    Value row = add(mul(div(matrix, 2), 8), rem(lane, 8));
+    assert(n0 % 16 == 0 && "n-tile pairs");
+    auto r = ldmatrix(tile, n0, row, 2 * kc, rem(matrix, 2), false);
     return {BFragment{r[0], r[1]}, BFragment{r[2], r[3]}};
   }
 
@@ -98,8 +114,9 @@ struct WarpMma {
   /// matrix i covers k rows 16·kc + 8·(i % 2) .. +7 at n chunk n0/8 + i/2.
   std::array<BFragment, 2> loadBFromColumns(Value tile, int64_t n0, int64_t kc) {
     Value matrix = div(lane, 8);
-    Value row = add(add(cst(16 * kc), mul(rem(matrix, 2), 8)), rem(lane, 8));
-    auto r = ldmatrix(tile, row, add(cst(n0 / 8), div(matrix, 2)), true);
+    Value row = add(mul(rem(matrix, 2), 8), rem(lane, 8));
+    assert(n0 % 16 == 0 && "n-tile pairs");
+    auto r = ldmatrix(tile, 16 * kc, row, n0 / 8, div(matrix, 2), true);
     return {BFragment{r[0], r[1]}, BFragment{r[2], r[3]}};
   }
 

@@ -218,14 +218,36 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
     int64_t panelWidth = panels ? op.getBuffer().getType().getDimSize(2) : 0;
     swizzled = swizzled || panels;
     int64_t chunkElements = 128 / 8 / (type.getElementTypeBitWidth() / 8);
+    // Each index as the thread's part plus a constant (the row slot's
+    // offset, the n-tile's panel), and the swizzled column as one of at
+    // most eight thread values: LLVM hoists every element's address out
+    // of a loop, and only a constant part folds into the store's
+    // immediate offset; 64 distinct addresses held 128 registers.
+    Value rowBase = thread.row(0);
+    Value phase = arith::AndIOp::create(rewriter, loc, rowBase, cst(7));
+    Value columnBase = thread.column(shape, 0);
+    bool splitColumns = !panels || shape.columns % panelWidth == 0;
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
-      Value row = thread.row(slot);
+      Value row = arith::AddIOp::create(
+          rewriter, loc, rowBase, cst(16 * (slot / 2) + 8 * (slot % 2)));
       for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
         int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
         Value column = thread.column(shape, first);
         Value physical = column; // f32: row-major
         SmallVector<Value> indices = {row};
-        if (panels) {
+        if (panels && splitColumns) {
+          // columnBase is the group's first panel plus 2·(lane % 4):
+          // the n-tile's 8 columns never cross a panel.
+          Value groupPanel =
+              arith::DivUIOp::create(rewriter, loc, columnBase, cst(panelWidth));
+          indices.insert(indices.begin(),
+                         arith::AddIOp::create(rewriter, loc, groupPanel,
+                                               cst(8 * nt / panelWidth)));
+          column = arith::AddIOp::create(
+              rewriter, loc,
+              arith::RemUIOp::create(rewriter, loc, columnBase, cst(panelWidth)),
+              cst(8 * nt % panelWidth));
+        } else if (panels) {
           indices.insert(indices.begin(),
                          arith::DivUIOp::create(rewriter, loc, column, cst(panelWidth)));
           column = arith::RemUIOp::create(rewriter, loc, column, cst(panelWidth));
@@ -235,7 +257,9 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
           Value within = arith::RemUIOp::create(rewriter, loc, column, cst(chunkElements));
           // The swizzle's first column of the chunk, in 16-bit elements
           // (8 per chunk): in this type's, chunkElements per chunk.
-          Value start = sharedSwizzledColumn(rewriter, loc, row, chunk);
+          Value start = arith::MulIOp::create(
+              rewriter, loc, arith::XOrIOp::create(rewriter, loc, chunk, phase),
+              cst(8));
           if (chunkElements != 8)
             start = arith::DivUIOp::create(
                 rewriter, loc,

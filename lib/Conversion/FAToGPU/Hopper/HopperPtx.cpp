@@ -203,23 +203,44 @@ Value hopper::matrixDescriptor(OpBuilder &b, Location loc, Value address,
       arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(fixed), 64));
 }
 
-SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
-                                 ArrayRef<Value> acc, ArrayRef<Value> a,
-                                 Value bDesc, bool transposeB,
-                                 bool transposeA) {
-  assert((!transposeA || a.size() == 1) && "only a descriptor A transposes");
+/// The wgmma of both public forms: A a shared operand (`aShared`) or four
+/// registers (`aRegisters`).
+static SmallVector<Value> buildWgmma(OpBuilder &b, Location loc, Type inputType,
+                                     ArrayRef<Value> acc,
+                                     const hopper::SharedOperand *aShared,
+                                     ArrayRef<Value> aRegisters,
+                                     hopper::SharedOperand bShared, bool transposeB,
+                                     bool transposeA) {
+  assert((!transposeA || aShared) && "only a shared A transposes");
   int64_t n = 2 * static_cast<int64_t>(acc.size());
   std::string type = inputType.isBF16()  ? "bf16"
                      : inputType.isF16() ? "f16"
                                          : "e4m3";
-  std::string k = std::to_string(wgmmaDepth(inputType));
-  // scale-d is a predicate: set from an operand (1: accumulate).
-  std::string text = "{\n\t.reg .pred accumulate;\n\t"
+  std::string k = std::to_string(hopper::wgmmaDepth(inputType));
+  int64_t aOperands = aShared ? 1 : static_cast<int64_t>(aRegisters.size());
+  // scale-d is a predicate: set from an operand (1: accumulate). Each
+  // shared operand's offset is added here, in descriptor units (16 bytes).
+  std::string text = "{\n\t.reg .pred accumulate;\n\t.reg .b64 descA, descB;\n\t"
                      "setp.ne.b32 accumulate, $" +
-                     std::to_string(2 * acc.size() + a.size() + 1) +
-                     ", 0;\n\twgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(n) + "k" + k + ".f32." + type + "." + type +
-                     " {";
+                     std::to_string(2 * acc.size() + aOperands + 1) + ", 0;\n\t";
+  int64_t next = static_cast<int64_t>(2 * acc.size());
+  auto operand = [&]() { return "$" + std::to_string(next++); };
+  // The operand as the wgmma names it: its descriptor, or `reg` holding
+  // the descriptor plus the offset.
+  auto offsetInto = [&](const char *reg, const hopper::SharedOperand &shared) {
+    std::string descriptor = operand();
+    if (!shared.bytes)
+      return descriptor;
+    text += std::string("add.s64 ") + reg + ", " + descriptor + ", " +
+            std::to_string(shared.bytes >> 4) + ";\n\t";
+    return std::string(reg);
+  };
+  std::string aName = aShared ? offsetInto("descA", *aShared) : "";
+  if (!aShared)
+    next += aOperands;
+  std::string bName = offsetInto("descB", bShared);
+  text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + k +
+          ".f32." + type + "." + type + " {";
   std::string constraints;
   for (size_t i = 0; i < acc.size(); ++i) {
     text += (i ? ", $" : "$") + std::to_string(i);
@@ -228,31 +249,30 @@ SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
   // The accumulators are read and written: inputs tied to the outputs.
   for (size_t i = 0; i < acc.size(); ++i)
     constraints += "," + std::to_string(i);
-  int64_t next = static_cast<int64_t>(2 * acc.size());
-  auto operand = [&]() { return "$" + std::to_string(next++); };
   SmallVector<Value> operands(acc.begin(), acc.end());
-  if (a.size() == 1) { // A from shared memory (K-major)
-    text += "}, " + operand();
+  if (aShared) { // A from shared memory
+    text += "}, " + aName;
     constraints += ",l";
+    operands.push_back(aShared->descriptor);
   } else { // A from four registers
     text += "}, {";
-    for (size_t i = 0; i < a.size(); ++i) {
-      text += (i ? ", " : "") + operand();
+    for (size_t i = 0; i < aRegisters.size(); ++i) {
+      text += (i ? ", $" : "$") + std::to_string(2 * acc.size() + i);
       constraints += ",r";
     }
     text += "}";
+    operands.append(aRegisters.begin(), aRegisters.end());
   }
-  operands.append(a.begin(), a.end());
-  text += ", " + operand() + ", accumulate, 1, 1";
+  text += ", " + bName + ", accumulate, 1, 1";
   constraints += ",l,r";
-  operands.push_back(bDesc);
+  operands.push_back(bShared.descriptor);
   operands.push_back(i32(b, loc, 1));
   // scale-a = scale-b = 1; then imm-trans-a (the shared-A form only) and
   // imm-trans-b, which e4m3 does not have (K-major operands only).
   bool transposable = inputType.getIntOrFloatBitWidth() == 16;
   assert((transposable || (!transposeA && !transposeB)) &&
          "e4m3 wgmma reads its operands K-major only");
-  if (a.size() == 1 && transposable)
+  if (aShared && transposable)
     text += transposeA ? ", 1" : ", 0";
   if (transposable)
     text += std::string(", ") + (transposeB ? "1" : "0");
@@ -265,6 +285,21 @@ SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
     out.push_back(LLVM::ExtractValueOp::create(
         b, loc, op->getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
   return out;
+}
+
+SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
+                                 ArrayRef<Value> acc, SharedOperand a,
+                                 SharedOperand bOperand, bool transposeB,
+                                 bool transposeA) {
+  return buildWgmma(b, loc, inputType, acc, &a, {}, bOperand, transposeB,
+                    transposeA);
+}
+
+SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
+                                 ArrayRef<Value> acc, ArrayRef<Value> aRegisters,
+                                 SharedOperand bOperand, bool transposeB) {
+  return buildWgmma(b, loc, inputType, acc, nullptr, aRegisters, bOperand,
+                    transposeB, /*transposeA=*/false);
 }
 
 int64_t hopper::wgmmaDepth(Type inputType) {

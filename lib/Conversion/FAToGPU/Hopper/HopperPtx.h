@@ -79,14 +79,29 @@ SmallVector<Value> wgmmaWait(OpBuilder &b, Location loc, int64_t pending,
 Value matrixDescriptor(OpBuilder &b, Location loc, Value address,
                        int64_t leadingBytes, int64_t strideBytes);
 
+/// A wgmma operand in shared memory: its matrix descriptor (i64) and a
+/// byte offset into it (a multiple of 16 that stays inside the 256 KB
+/// window, so the 14-bit address field never carries). wgmma adds the
+/// offset inside its PTX: as an LLVM add, `descriptor + offset` is hoisted
+/// out of every loop where the descriptor is invariant (the backward's K
+/// and V, the forward's Q), one 64-bit register per k step held across
+/// the loop (88 descriptors in the D256 backward).
+struct SharedOperand {
+  Value descriptor;
+  int64_t bytes = 0;
+};
+
 /// One wgmma.mma_async with f32 accumulators `acc` (N/2 values), updated
 /// in place: m64nNk16 for f16 and bf16, m64nNk32 for f8E4M3FN (e4m3 both
-/// sides, B K-major only). A is either a descriptor (i64) or four 32-bit
-/// registers, B a descriptor. `transposeB` reads B N-major; `transposeA`
-/// (a descriptor A only) reads A M-major.
+/// sides, B K-major only). A and B in shared memory; `transposeB` reads B
+/// N-major, `transposeA` A M-major.
 SmallVector<Value> wgmma(OpBuilder &b, Location loc, Type inputType,
-                         ArrayRef<Value> acc, ArrayRef<Value> a, Value bDesc,
+                         ArrayRef<Value> acc, SharedOperand a, SharedOperand bOperand,
                          bool transposeB, bool transposeA = false);
+/// The same with A in four 32-bit registers.
+SmallVector<Value> wgmma(OpBuilder &b, Location loc, Type inputType,
+                         ArrayRef<Value> acc, ArrayRef<Value> aRegisters,
+                         SharedOperand bOperand, bool transposeB);
 
 /// The bytes of K (and of the MMA's k step) one wgmma consumes: 16
 /// elements of a 16-bit type, 32 of e4m3; always 32 bytes.

@@ -59,15 +59,6 @@ bool isKeyMajor(Type type) {
   return layout && layout.getKeyMajor();
 }
 
-/// A descriptor plus a byte offset (a multiple of 16 that stays inside the
-/// 256 KB window: the 14-bit address field never carries).
-Value offsetDescriptor(OpBuilder &b, Location loc, Value desc, int64_t bytes) {
-  if (!bytes)
-    return desc;
-  return arith::AddIOp::create(b, loc, desc,
-                               arith::ConstantIntOp::create(b, loc, bytes >> 4, 64));
-}
-
 /// Where this thread's warpgroup works in a result of layout `layout`:
 /// its 64 rows (the warpgroup's place among those of its column group)
 /// and its column group (0 unless the layout splits columns).
@@ -128,10 +119,8 @@ SmallVector<Value> rowsTimesRows(OpBuilder &b, Location loc, Value lhs,
     int64_t panel = k * stepElements / panelElements;
     int64_t inPanel = (k * stepElements % panelElements) / stepElements * kStepBytes;
     acc = wgmma(b, loc, element, acc,
-                {offsetDescriptor(b, loc, lhsDesc,
-                                  panel * lhsRows * kPanelRowBytes + inPanel)},
-                offsetDescriptor(b, loc, rhsDesc,
-                                 panel * rhsRows * kPanelRowBytes + inPanel),
+                SharedOperand{lhsDesc, panel * lhsRows * kPanelRowBytes + inPanel},
+                SharedOperand{rhsDesc, panel * rhsRows * kPanelRowBytes + inPanel},
                 /*transposeB=*/false);
   }
   wgmmaCommit(b, loc);
@@ -241,8 +230,8 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
     for (int64_t k = 0; k < depth / 16; ++k) {
       int64_t step = k * 16 * kPanelRowBytes;
       acc = wgmma(rewriter, loc, lhs.getElementType(), acc,
-                  {offsetDescriptor(rewriter, loc, lhsDesc, step)},
-                  offsetDescriptor(rewriter, loc, rhsDesc, step),
+                  SharedOperand{lhsDesc, step},
+                  SharedOperand{rhsDesc, step},
                   /*transposeB=*/true, /*transposeA=*/true);
     }
     wgmmaCommit(rewriter, loc);
@@ -291,9 +280,8 @@ struct SharedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
       int64_t panel = k * 16 / kPanelElements;
       int64_t inPanel = (k * 16 % kPanelElements) / 16 * kStepBytes;
       acc = wgmma(rewriter, loc, lhs.getElementType(), acc,
-                  {offsetDescriptor(rewriter, loc, lhsDesc,
-                                    panel * lhsRows * kPanelRowBytes + inPanel)},
-                  offsetDescriptor(rewriter, loc, rhsDesc, k * 16 * kPanelRowBytes),
+                  SharedOperand{lhsDesc, panel * lhsRows * kPanelRowBytes + inPanel},
+                  SharedOperand{rhsDesc, k * 16 * kPanelRowBytes},
                   /*transposeB=*/true);
     }
     wgmmaCommit(rewriter, loc);
@@ -337,8 +325,7 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
       for (Value pair : probs.registers(/*mTile=*/0, k))
         a.push_back(asI32(rewriter, loc, pair));
       acc = wgmma(rewriter, loc, mmaType, acc, a,
-                  offsetDescriptor(rewriter, loc, valueDesc,
-                                   k * 16 * kPanelRowBytes),
+                  SharedOperand{valueDesc, k * 16 * kPanelRowBytes},
                   /*transposeB=*/true);
     }
     wgmmaCommit(rewriter, loc);
@@ -433,8 +420,7 @@ struct E4M3ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
       int64_t panel = k * stepElements / panelElements;
       int64_t inPanel = (k * stepElements % panelElements) / stepElements * kStepBytes;
       acc = wgmma(rewriter, loc, element, acc, a,
-                  offsetDescriptor(rewriter, loc, valueDesc,
-                                   panel * valueDim * kPanelRowBytes + inPanel),
+                  SharedOperand{valueDesc, panel * valueDim * kPanelRowBytes + inPanel},
                   /*transposeB=*/false);
     }
     wgmmaCommit(rewriter, loc);
