@@ -81,9 +81,13 @@
 // CHECK: fa.store_fragment
 
 // After fa-gpu-lower-fragments: wgmma for all five products (the
-// transposed reads of P and dS with imm-trans-a), no fa ops left.
+// transposed reads of P and dS with imm-trans-a), no fa ops left. S's
+// first k step starts from zeros: 32 outputs and no tied inputs (its
+// descriptors are $32, $33), scale-d from the constant 0.
 // LOWER-LABEL: gpu.func @grad_main
-// LOWER: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, $64, $65, accumulate, 1, 1, 0, 0;
+// LOWER: %[[NOACC:.+]] = arith.constant 0 : i32
+// LOWER: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, $32, $33, accumulate, 1, 1, 0, 0;{{.*}}"=f,{{(=f,)+}}l,l,r" %{{.*}}, %{{.*}}, %[[NOACC]]
+// LOWER: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}} descA, descB, accumulate, 1, 1, 0, 0;{{.*}}"=f,{{(=f,)+}}0,1,
 // LOWER: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
 // LOWER-NOT: fa.
 // LOWER: gpu.return

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 #include <string>
 
@@ -203,6 +205,18 @@ Value hopper::matrixDescriptor(OpBuilder &b, Location loc, Value address,
       arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(fixed), 64));
 }
 
+/// Whether `v` is the constant 0.0: an arith.constant, or an element of a
+/// constant splat of zeros (a fragment's unpacked initial value).
+static bool isZeroConstant(Value v) {
+  if (matchPattern(v, m_AnyZeroFloat()))
+    return true;
+  auto extract = v.getDefiningOp<vector::ExtractOp>();
+  DenseElementsAttr splat;
+  return extract && matchPattern(extract.getSource(), m_Constant(&splat)) &&
+         splat.isSplat() && splat.getElementType().isF32() &&
+         splat.getSplatValue<APFloat>().isZero();
+}
+
 /// The wgmma of both public forms: A a shared operand (`aShared`) or four
 /// registers (`aRegisters`).
 static SmallVector<Value> buildWgmma(OpBuilder &b, Location loc, Type inputType,
@@ -218,12 +232,19 @@ static SmallVector<Value> buildWgmma(OpBuilder &b, Location loc, Type inputType,
                                          : "e4m3";
   std::string k = std::to_string(hopper::wgmmaDepth(inputType));
   int64_t aOperands = aShared ? 1 : static_cast<int64_t>(aRegisters.size());
+  // A chain's first wgmma onto zeros (S = QKᵀ, dP, dQ_i) does not read its
+  // accumulators: scale-d = 0, outputs only. Passing the zeros in would
+  // cost one mov per accumulator register per k chain, which LLVM places
+  // after the wgmma.fence, where ptxas answers each write with an injected
+  // warpgroup.arrive (its C7519 note).
+  bool zeroAccumulators = llvm::all_of(acc, isZeroConstant);
+  int64_t inputs = zeroAccumulators ? 0 : static_cast<int64_t>(acc.size());
   // scale-d is a predicate: set from an operand (1: accumulate). Each
   // shared operand's offset is added here, in descriptor units (16 bytes).
   std::string text = "{\n\t.reg .pred accumulate;\n\t.reg .b64 descA, descB;\n\t"
                      "setp.ne.b32 accumulate, $" +
-                     std::to_string(2 * acc.size() + aOperands + 1) + ", 0;\n\t";
-  int64_t next = static_cast<int64_t>(2 * acc.size());
+                     std::to_string(acc.size() + inputs + aOperands + 1) + ", 0;\n\t";
+  int64_t next = static_cast<int64_t>(acc.size()) + inputs;
   auto operand = [&]() { return "$" + std::to_string(next++); };
   // The operand as the wgmma names it: its descriptor, or `reg` holding
   // the descriptor plus the offset.
@@ -247,9 +268,9 @@ static SmallVector<Value> buildWgmma(OpBuilder &b, Location loc, Type inputType,
     constraints += (i ? ",=f" : "=f");
   }
   // The accumulators are read and written: inputs tied to the outputs.
-  for (size_t i = 0; i < acc.size(); ++i)
+  for (int64_t i = 0; i < inputs; ++i)
     constraints += "," + std::to_string(i);
-  SmallVector<Value> operands(acc.begin(), acc.end());
+  SmallVector<Value> operands(acc.begin(), acc.begin() + inputs);
   if (aShared) { // A from shared memory
     text += "}, " + aName;
     constraints += ",l";
@@ -257,7 +278,7 @@ static SmallVector<Value> buildWgmma(OpBuilder &b, Location loc, Type inputType,
   } else { // A from four registers
     text += "}, {";
     for (size_t i = 0; i < aRegisters.size(); ++i) {
-      text += (i ? ", $" : "$") + std::to_string(2 * acc.size() + i);
+      text += (i ? ", $" : "$") + std::to_string(acc.size() + inputs + i);
       constraints += ",r";
     }
     text += "}";
@@ -266,7 +287,7 @@ static SmallVector<Value> buildWgmma(OpBuilder &b, Location loc, Type inputType,
   text += ", " + bName + ", accumulate, 1, 1";
   constraints += ",l,r";
   operands.push_back(bShared.descriptor);
-  operands.push_back(i32(b, loc, 1));
+  operands.push_back(i32(b, loc, zeroAccumulators ? 0 : 1));
   // scale-a = scale-b = 1; then imm-trans-a (the shared-A form only) and
   // imm-trans-b, which e4m3 does not have (K-major operands only).
   bool transposable = inputType.getIntOrFloatBitWidth() == 16;
