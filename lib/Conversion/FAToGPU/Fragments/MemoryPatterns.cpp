@@ -224,7 +224,6 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
     // of a loop, and only a constant part folds into the store's
     // immediate offset; 64 distinct addresses held 128 registers.
     Value rowBase = thread.row(0);
-    Value phase = arith::AndIOp::create(rewriter, loc, rowBase, cst(7));
     Value columnBase = thread.column(shape, 0);
     bool splitColumns = !panels || shape.columns % panelWidth == 0;
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
@@ -256,10 +255,9 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
           Value chunk = arith::DivUIOp::create(rewriter, loc, column, cst(chunkElements));
           Value within = arith::RemUIOp::create(rewriter, loc, column, cst(chunkElements));
           // The swizzle's first column of the chunk, in 16-bit elements
-          // (8 per chunk): in this type's, chunkElements per chunk.
-          Value start = arith::MulIOp::create(
-              rewriter, loc, arith::XOrIOp::create(rewriter, loc, chunk, phase),
-              cst(8));
+          // (8 per chunk): in this type's, chunkElements per chunk. The row
+          // slots are 8-row steps from rowBase: the same phase.
+          Value start = sharedSwizzledColumn(rewriter, loc, rowBase, chunk);
           if (chunkElements != 8)
             start = arith::DivUIOp::create(
                 rewriter, loc,

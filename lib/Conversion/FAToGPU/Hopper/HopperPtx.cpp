@@ -256,9 +256,14 @@ static SmallVector<Value> buildWgmma(OpBuilder &b, Location loc, Type inputType,
             std::to_string(shared.bytes >> 4) + ";\n\t";
     return std::string(reg);
   };
-  std::string aName = aShared ? offsetInto("descA", *aShared) : "";
-  if (!aShared)
-    next += aOperands;
+  std::string aName;
+  if (aShared) {
+    aName = offsetInto("descA", *aShared);
+  } else { // four registers
+    for (size_t i = 0; i < aRegisters.size(); ++i)
+      aName += (i ? ", " : "{") + operand();
+    aName += "}";
+  }
   std::string bName = offsetInto("descB", bShared);
   text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + k +
           ".f32." + type + "." + type + " {";
@@ -271,20 +276,15 @@ static SmallVector<Value> buildWgmma(OpBuilder &b, Location loc, Type inputType,
   for (int64_t i = 0; i < inputs; ++i)
     constraints += "," + std::to_string(i);
   SmallVector<Value> operands(acc.begin(), acc.begin() + inputs);
+  text += "}, " + aName + ", " + bName + ", accumulate, 1, 1";
   if (aShared) { // A from shared memory
-    text += "}, " + aName;
     constraints += ",l";
     operands.push_back(aShared->descriptor);
   } else { // A from four registers
-    text += "}, {";
-    for (size_t i = 0; i < aRegisters.size(); ++i) {
-      text += (i ? ", $" : "$") + std::to_string(acc.size() + inputs + i);
+    for (size_t i = 0; i < aRegisters.size(); ++i)
       constraints += ",r";
-    }
-    text += "}";
     operands.append(aRegisters.begin(), aRegisters.end());
   }
-  text += ", " + bName + ", accumulate, 1, 1";
   constraints += ",l,r";
   operands.push_back(bShared.descriptor);
   operands.push_back(i32(b, loc, zeroAccumulators ? 0 : 1));

@@ -171,10 +171,10 @@ public:
     // 337-339 against 328 (the diagonal blocks' masking is amortised over
     // twice the keys; docs/perf-notes.md, 2026-11-25c). Deterministic,
     // 128 x 128: 64 x 64 doubles the KV blocks that take turns at each Q
-    // block (1.7x / 1.9x the default kernel, against ~1.0-1.2x). D = 128: 64 query rows,
-    // S's 128 keys split between two warpgroups (dQ's reductions are per
-    // block_n, docs/perf-notes.md); above 128, 64 x 64 with dK's and dV's
-    // head dims split too (backwardWarpsFor).
+    // block (1.7x / 1.9x the default kernel, against ~1.0-1.2x). D = 128:
+    // 64 query rows, S's 128 keys split between two warpgroups (dQ's
+    // reductions are per block_n, docs/perf-notes.md); above 128, 64 x 64
+    // with dK's and dV's head dims split too (backwardWarpsFor).
     if (headDim <= 64 && valueDim <= 64)
       return deterministic || masked ? Tile{128, 128} : Tile{64, 64};
     if (headDim == 128 && valueDim <= 128)
