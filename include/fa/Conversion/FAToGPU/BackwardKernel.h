@@ -51,6 +51,25 @@ FailureOr<AttentionBackward> analyzeAttentionBackward(func::FuncOp func);
 /// The configuration of the backward nest (its block sizes, mask, scale).
 AttentionKernelConfig configOf(const AttentionBackward &backward);
 
+/// How the backward's warps share a tile, 16 rows per warp: the column
+/// groups (#fa.fragment's columnGroups) of the fragments with block_m
+/// query rows (S, dP, dS, dQ_i) and of those with block_n key rows (dK_j,
+/// dV_j). A side with fewer rows than 16 per warp splits its columns:
+/// sm_90a's 64 x 128 (S's keys over two warpgroups) and 64 x 64 with 8
+/// warps (D above 128: S's keys and dK's and dV's head dims), sm_80's
+/// 64 x 128 with 8 warps (S's keys over two groups of four warps). With
+/// S's keys split, dQ_i = dS·K_j reads dS from shared memory
+/// (BackwardMath::Sources::gradQueryFromShared).
+struct BackwardColumnGroups {
+  int64_t queryRows, keyRows;
+};
+inline BackwardColumnGroups backwardColumnGroups(const AttentionKernelConfig &c) {
+  auto groupsOver = [&](int64_t rows) {
+    return rows < 16 * c.warps ? 16 * c.warps / rows : 1;
+  };
+  return {groupsOver(c.blockM), groupsOver(c.blockN)};
+}
+
 /// The Q-block loop body, placed in a kernel.
 class BackwardMath {
 public:

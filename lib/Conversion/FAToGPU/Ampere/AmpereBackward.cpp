@@ -244,17 +244,29 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
           return block.tile(tb, buffer, Value(), c.blockM, c.blockN);
         };
         // dQ_i: staged (where there is room) when computed, and added after
-        // the body's barrier, in KV-block order when deterministic.
+        // the body's barrier, in KV-block order when deterministic. With
+        // S's keys split over warp groups, dQ_i = dS·K_j reads dS from
+        // shared memory and so comes after that barrier: added at once
+        // (staged behind a second barrier).
+        sources.gradQueryFromShared = backwardColumnGroups(c).queryRows > 1;
         Value unstaged;
         sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
-          if (block.staging)
+          if (sources.gradQueryFromShared) {
+            if (block.staging) {
+              StoreSharedOp::create(tb, loc, gradQuery, block.staging);
+              gpu::BarrierOp::create(tb, loc);
+            }
+            emitGradQueryAdd(tb, block, at, gradQuery);
+          } else if (block.staging) {
             StoreSharedOp::create(tb, loc, gradQuery, block.staging);
-          else
+          } else {
             unstaged = gradQuery;
+          }
         };
         sources.sharedWritten = [&](OpBuilder &tb) {
           gpu::BarrierOp::create(tb, loc);
-          emitGradQueryAdd(tb, block, at, unstaged);
+          if (!sources.gradQueryFromShared)
+            emitGradQueryAdd(tb, block, at, unstaged);
         };
         FailureOr<SmallVector<Value>> yielded =
             math.emitBody(lb, at, block.keyStart, carried, slope, sources);
@@ -291,10 +303,15 @@ LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
              block.sharedValue, Value(), c.blockN, c.valueDim);
   commitGroup(b, loc);
 
-  auto layoutFor = [&](int64_t rows) {
-    return FragmentLayoutAttr::get(b.getContext(), c.warps, rows / (16 * c.warps));
+  // 16 rows per warp; a side with fewer rows than the warps splits its
+  // columns over groups of them (64 x 128 on 8 warps: S's keys).
+  auto layoutFor = [&](int64_t rows, int64_t columnGroups) {
+    return FragmentLayoutAttr::get(b.getContext(), c.warps,
+                                   rows * columnGroups / (16 * c.warps), columnGroups);
   };
-  BackwardMath math(backward, layoutFor(c.blockM), layoutFor(c.blockN));
+  BackwardColumnGroups groups = backwardColumnGroups(c);
+  BackwardMath math(backward, layoutFor(c.blockM, groups.queryRows),
+                    layoutFor(c.blockN, groups.keyRows));
   // GQA: every query head of the group adds into dK_j, dV_j.
   Value group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
                                        args.index(b, "kv_heads"));

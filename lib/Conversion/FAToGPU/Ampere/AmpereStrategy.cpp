@@ -72,10 +72,19 @@ public:
     if (!operands.empty())
       return operands;
     std::ostringstream os;
-    if (c.blockM % (16 * c.warps) || c.blockN % (16 * c.warps))
+    // 16 rows per warp on both sides, or 64 x 128 on 8 warps: S's keys
+    // split over two groups of four warps (BackwardColumnGroups), dQ_i's
+    // head dims in 64-column spans of K (ldmatrix.trans).
+    bool rowsFit = c.blockM % (16 * c.warps) == 0 && c.blockN % (16 * c.warps) == 0;
+    bool splitKeys = c.warps == 8 && c.blockM == 64 && c.blockN == 128;
+    if (!rowsFit && !splitKeys)
       os << "the sm_80 backward needs block_m and block_n multiples of "
-         << 16 * c.warps << " (16 rows per warp), got " << c.blockM << " x "
-         << c.blockN;
+         << 16 * c.warps << " (16 rows per warp), or 64 x 128 on 8 warps, got "
+         << c.blockM << " x " << c.blockN << " (" << c.warps << " warps)";
+    else if (splitKeys && c.headDim % 128)
+      os << "the sm_80 backward on 64 x 128 splits dQ's head dims over two warp "
+            "groups in 64-column spans: D must be 128, got "
+         << c.headDim;
     else if (c.blockN > 128)
       os << "the sm_80 backward takes block_n up to 128, got " << c.blockN;
     else if (backwardSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
@@ -89,8 +98,22 @@ public:
     return BackwardSharedMemoryPlan(c).bytes;
   }
 
-  Tile tunedBackwardTile(int64_t, int64_t, bool, bool) const override {
-    // Not tuned yet: 16 rows per warp of 4 warps on both sides.
+  int64_t backwardWarpsFor(int64_t blockM, int64_t blockN, int64_t,
+                           int64_t) const override {
+    // 64 x 128 on 8 warps: 16 key rows each (dK_j, dV_j), S's keys split
+    // over two groups of four (FA2's 2-D warp layout at D = 128,
+    // docs/perf-notes.md); every other tile on 4.
+    return blockM == 64 && blockN == 128 ? 8 : 4;
+  }
+
+  Tile tunedBackwardTile(int64_t headDim, int64_t, bool, bool) const override {
+    // D = 128: 64 x 128 on 8 warps (S's keys split over two groups of
+    // four): dK_j and dV_j over 8 warps instead of 4 (the 64 x 64 kernel
+    // spills 344 B under the H100's JIT, 216 B here), and half the dQ
+    // atomics of block_n 64. Otherwise 16 rows per warp of 4 warps on both
+    // sides.
+    if (headDim == 128)
+      return {64, 128};
     return {64, 64};
   }
 

@@ -60,15 +60,19 @@ struct WarpMma {
   /// into the instruction's offset.
   std::array<Value, 4> ldmatrix(Value tile, int64_t rowStep, Value laneRow,
                                 int64_t chunkStep, Value laneChunk,
-                                bool transpose) {
+                                bool transpose, Value spanColumn = Value()) {
     assert(rowStep % 8 == 0 && "the swizzle's phase is the lane row's");
     assert(chunkStep % 2 == 0 && "the lane's chunk (0 or 1) fills bit 0");
     Type element = cast<MemRefType>(tile.getType()).getElementType();
     // (8·hi + lo + laneChunk) ^ phase = 8·hi + ((lo + laneChunk) ^ phase):
     // lo + laneChunk < 8, so the XOR leaves the high part alone.
     int64_t hi = chunkStep / 8, lo = chunkStep % 8;
+    // `spanColumn` (a warp group's columns, a multiple of 64) commutes
+    // with the swizzle, which permutes chunks within 64-element spans.
     Value column = add(swizzledColumn(b, loc, laneRow, add(laneChunk, cst(lo))),
                        cst(64 * hi));
+    if (spanColumn)
+      column = add(column, spanColumn);
     Value row = add(laneRow, cst(rowStep));
     Value loaded = nvgpu::LdMatrixOp::create(
         b, loc, VectorType::get({4, 2}, element), tile, ValueRange{row, column},
@@ -102,9 +106,14 @@ struct WarpMma {
   /// B fragments of n-tiles n0/8 and n0/8 + 1 at k16 chunk kc, from a tile
   /// stored [n][k] (K for S = QKᵀ): matrix i = l/8 covers n rows
   /// n0 + 8·(i/2) .. +7 at k chunk 2·kc + i % 2.
-  std::array<BFragment, 2> loadBFromRows(Value tile, int64_t n0, int64_t kc) {
+  /// `groupRow`, if given, is the first row of the warp's column group
+  /// (a multiple of 16: the swizzle's phase stays the lane's).
+  std::array<BFragment, 2> loadBFromRows(Value tile, int64_t n0, int64_t kc,
+                                         Value groupRow = Value()) {
     Value matrix = div(lane, 8);
     Value row = add(mul(div(matrix, 2), 8), rem(lane, 8));
+    if (groupRow)
+      row = add(row, groupRow);
     assert(n0 % 16 == 0 && "n-tile pairs");
     auto r = ldmatrix(tile, n0, row, 2 * kc, rem(matrix, 2), false);
     return {BFragment{r[0], r[1]}, BFragment{r[2], r[3]}};
@@ -112,11 +121,15 @@ struct WarpMma {
 
   /// The same from a tile stored [k][n] (V for O = PV), via ldmatrix.trans:
   /// matrix i covers k rows 16·kc + 8·(i % 2) .. +7 at n chunk n0/8 + i/2.
-  std::array<BFragment, 2> loadBFromColumns(Value tile, int64_t n0, int64_t kc) {
+  /// `groupColumn`, if given, is the first column of the warp's column
+  /// group (a multiple of 64).
+  std::array<BFragment, 2> loadBFromColumns(Value tile, int64_t n0, int64_t kc,
+                                            Value groupColumn = Value()) {
     Value matrix = div(lane, 8);
     Value row = add(mul(rem(matrix, 2), 8), rem(lane, 8));
     assert(n0 % 16 == 0 && "n-tile pairs");
-    auto r = ldmatrix(tile, 16 * kc, row, n0 / 8, div(matrix, 2), true);
+    auto r = ldmatrix(tile, 16 * kc, row, n0 / 8, div(matrix, 2), true,
+                      groupColumn);
     return {BFragment{r[0], r[1]}, BFragment{r[2], r[3]}};
   }
 
@@ -161,6 +174,21 @@ struct WarpMma {
   Value tileRow0(int64_t mTiles, int64_t mt) {
     return add(mul(warp, 16 * mTiles), cst(16 * mt));
   }
+  /// The same where the warps are split into column groups: a warp's rows
+  /// are those of its index within its group (ThreadFragment::row).
+  Value tileRow0(const FragmentShape &shape, int64_t mt) {
+    if (shape.columnGroups == 1)
+      return tileRow0(shape.mTiles, mt);
+    Value rowWarp = rem(warp, shape.warps / shape.columnGroups);
+    return add(mul(rowWarp, 16 * shape.mTiles), cst(16 * mt));
+  }
+  /// The first column (of the whole tile) of this warp's column group; null
+  /// without column groups.
+  Value groupColumn(const FragmentShape &shape) {
+    if (shape.columnGroups == 1)
+      return Value();
+    return mul(div(warp, shape.warps / shape.columnGroups), shape.columns);
+  }
 };
 
 int64_t kChunks(int64_t k) { return (k + 15) / 16; }
@@ -198,12 +226,16 @@ void multiplyByRows(ConversionPatternRewriter &rewriter, WarpMma &w,
                     const FragmentShape &shape, SmallVector<Fragment> &acc) {
   Location loc = w.loc;
   bool lhsInRegisters = isa<VectorType>(lhs.getType());
+  assert((!lhsInRegisters || shape.columnGroups == 1) &&
+         "register operands are the forward's, without column groups");
+  // A warp of column group g multiplies by B's rows g·columns.. (its keys).
+  Value groupRow = w.groupColumn(shape);
   int64_t chunks = kChunks(depth);
   for (int64_t kc = 0; kc < chunks; ++kc) {
     SmallVector<Fragment> a;
     for (int64_t mt = 0; mt < shape.mTiles; ++mt) {
       if (!lhsInRegisters) {
-        a.push_back(w.loadA(lhs, w.tileRow0(shape.mTiles, mt), kc));
+        a.push_back(w.loadA(lhs, w.tileRow0(shape, mt), kc));
         continue;
       }
       Fragment regs;
@@ -213,7 +245,7 @@ void multiplyByRows(ConversionPatternRewriter &rewriter, WarpMma &w,
       a.push_back(regs);
     }
     for (int64_t n0 = 0; n0 < shape.columns; n0 += 16) {
-      auto rhsFrags = w.loadBFromRows(rhs, n0, kc);
+      auto rhsFrags = w.loadBFromRows(rhs, n0, kc, groupRow);
       for (int64_t mt = 0; mt < shape.mTiles; ++mt)
         for (int64_t half = 0; half < 2; ++half) {
           if (n0 / 8 + half >= shape.nTiles())
@@ -340,18 +372,20 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
       return rewriter.notifyMatchFailure(op, "not a distributed acc + Aᵀ·B");
     Location loc = op.getLoc();
     FragmentShape out = FragmentShape::of(op.getAcc().getType());
+    if (out.columnGroups > 1 && out.columns % 64)
+      return rewriter.notifyMatchFailure(op, "a column group is not whole 64-column spans");
     WarpMma w(rewriter, loc);
     SmallVector<Fragment> acc = fragmentsOf(rewriter, loc, adaptor.getAcc());
+    Value groupColumn = w.groupColumn(out);
     MatmulAlpha alpha{rewriter, loc, op.getAlphaAttr()};
     alpha.before(acc);
     int64_t depth = op.getLhs().getType().getDimSize(0);
     for (int64_t kc = 0; kc < kChunks(depth); ++kc) {
       SmallVector<Fragment> a;
       for (int64_t mt = 0; mt < out.mTiles; ++mt)
-        a.push_back(w.loadATransposed(adaptor.getLhs(),
-                                      w.tileRow0(out.mTiles, mt), kc));
+        a.push_back(w.loadATransposed(adaptor.getLhs(), w.tileRow0(out, mt), kc));
       for (int64_t n0 = 0; n0 < out.columns; n0 += 16) {
-        auto rhsFrags = w.loadBFromColumns(adaptor.getRhs(), n0, kc);
+        auto rhsFrags = w.loadBFromColumns(adaptor.getRhs(), n0, kc, groupColumn);
         for (int64_t mt = 0; mt < out.mTiles; ++mt)
           for (int64_t half = 0; half < 2; ++half) {
             if (n0 / 8 + half >= out.nTiles())
@@ -368,9 +402,13 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
   }
 };
 
-/// fa.matmul acc + P·V: two adjacent n8 tiles of P's accumulator form one
-/// A fragment (the C layout of m16n8 pairs is the A layout of m16k16); V
-/// fragments come by ldmatrix.trans and feed every m-tile.
+/// fa.matmul acc + A·B, B N-major in shared memory by ldmatrix.trans (V,
+/// K), each fragment feeding every m-tile. A is P's accumulator in
+/// registers (two adjacent n8 tiles of the C layout of m16n8 are the A
+/// layout of m16k16), or a shared tile read by ldmatrix: dS where its keys
+/// are split over column groups, so that dQ_i = dS·K_j needs all of them
+/// (BackwardColumnGroups). With column groups, a warp's columns of the
+/// result are B's columns of its group.
 struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -380,13 +418,20 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     if (op.getTransposeA() || op.getTransposeB())
       return rewriter.notifyMatchFailure(op, "a transposed operand");
-    Location loc = op.getLoc();
-    FragmentShape probs = FragmentShape::of(op.getLhs().getType());
     FragmentShape out = FragmentShape::of(op.getAcc().getType());
+    if (out.columnGroups > 1 && out.columns % 64)
+      return rewriter.notifyMatchFailure(op, "a column group is not whole 64-column spans");
+    Location loc = op.getLoc();
     Type mmaType = op.getRhs().getType().getElementType();
     WarpMma w(rewriter, loc);
-    AccumulatorOperand probsOperand(rewriter, loc, adaptor.getLhs(),
-                                    op.getLhs().getType(), mmaType);
+    bool lhsShared = isa<MemRefType>(adaptor.getLhs().getType());
+    std::optional<AccumulatorOperand> probsOperand;
+    if (!lhsShared)
+      probsOperand.emplace(rewriter, loc, adaptor.getLhs(), op.getLhs().getType(),
+                           mmaType);
+    int64_t kSteps = lhsShared ? kChunks(op.getLhs().getType().getDimSize(1))
+                               : probsOperand->kSteps();
+    Value groupColumn = w.groupColumn(out);
     SmallVector<Value> accValues = unpackVector(rewriter, loc, adaptor.getAcc());
     MatmulAlpha alpha{rewriter, loc, op.getAlphaAttr()};
     alpha.before(accValues);
@@ -394,12 +439,13 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
       return Fragment{accValues[first], accValues[first + 1],
                       accValues[first + 2], accValues[first + 3]};
     };
-    for (int64_t kc = 0; kc < probsOperand.kSteps(); ++kc) {
+    for (int64_t kc = 0; kc < kSteps; ++kc) {
       SmallVector<Fragment> a;
-      for (int64_t mt = 0; mt < probs.mTiles; ++mt)
-        a.push_back(probsOperand.registers(mt, kc));
+      for (int64_t mt = 0; mt < out.mTiles; ++mt)
+        a.push_back(lhsShared ? w.loadA(adaptor.getLhs(), w.tileRow0(out, mt), kc)
+                              : probsOperand->registers(mt, kc));
       for (int64_t n0 = 0; n0 < out.columns; n0 += 16) {
-        auto valueFrags = w.loadBFromColumns(adaptor.getRhs(), n0, kc);
+        auto valueFrags = w.loadBFromColumns(adaptor.getRhs(), n0, kc, groupColumn);
         for (int64_t mt = 0; mt < out.mTiles; ++mt)
           for (int64_t half = 0; half < 2; ++half) {
             int64_t nt = n0 / 8 + half;

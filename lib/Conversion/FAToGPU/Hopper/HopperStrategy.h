@@ -15,6 +15,7 @@
 #define FA_LIB_CONVERSION_FATOGPU_HOPPER_HOPPERSTRATEGY_H
 
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
+#include "fa/Conversion/FAToGPU/BackwardKernel.h"
 
 namespace mlir {
 namespace fa {
@@ -96,21 +97,6 @@ inline bool deferScoreDescale(int64_t valueDim) { return valueDim <= 128; }
 constexpr int64_t kHalfSharedMemoryBytes = 113 * 1024;
 /// The H100's opt-in maximum of dynamic shared memory per block.
 constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
-
-/// How the sm_90a backward's consumer warpgroups share a tile: the column
-/// groups (#fa.fragment's columnGroups) of the fragments with block_m
-/// query rows (S, dP, dQ_i) and of those with block_n key rows (dK_j,
-/// dV_j), 64 rows per warpgroup of a group. 64 x 64 with 8 warps (D above
-/// 128) splits both: S's keys and dK's and dV's head dims.
-struct BackwardColumnGroups {
-  int64_t queryRows, keyRows;
-};
-inline BackwardColumnGroups backwardColumnGroups(const AttentionKernelConfig &c) {
-  auto groupsOver = [&](int64_t rows) {
-    return rows < 16 * c.warps ? 16 * c.warps / rows : 1;
-  };
-  return {groupsOver(c.blockM), groupsOver(c.blockN)};
-}
 
 /// The backward main kernel's shared memory: K [panels][BN][64], V, Q and
 /// dO rings [stages][panels][BM][64], P and dS [BN / 64][BM][64], dQ_i's

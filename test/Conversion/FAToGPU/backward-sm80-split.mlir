@@ -1,0 +1,52 @@
+// RUN: fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s
+// RUN: fa-opt %s --fa-recompute-backward --convert-fa-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=LOWER
+// RUN: sed 's/block_n = 128/block_n = 64/' %s | not fa-opt --fa-recompute-backward --fa-gpu-distribute="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BADTILE
+
+// The sm_80 backward's 64 x 128 tile on 8 warps (FA2's 2-D warp layout at
+// D = 128): each warp owns 16 keys of dK_j and dV_j; S's (and P's, dP's,
+// dS's) 128 keys are split over two groups of four warps (#fa.fragment
+// columnGroups = 2), each on the 64 query rows. dQ_i = dS·K_j needs every
+// key: it reads dS from shared memory after the body's barrier, each
+// group 64 of D's columns (K's columns of its group), and is added into
+// dq_acc from the fragment.
+// CHECK-LABEL: gpu.func @grad_main(
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: %[[Q:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x64x128xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.shared<rowElements = 128>>
+// CHECK: %[[K:.+]] = fa.shared_tile %{{.*}} : memref<128x128xbf16, #gpu.address_space<workgroup>> -> tensor<128x128xbf16, #fa.shared<rowElements = 128>>
+// CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x128xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
+// CHECK: fa.apply_mask {{.*}} : tensor<64x128xf32, [[SPLIT]]>
+// CHECK: fa.load_fragment {{.*}} -> tensor<64xf32, [[SPLIT]]>
+// CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x128xbf16, [[SPLIT]]>, memref<64x128xbf16, #gpu.address_space<workgroup>>
+// CHECK: fa.store_shared %{{.*}}, %[[DSBUF:.+]] : tensor<64x128xbf16, [[SPLIT]]>, memref<64x128xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[DS:.+]] = fa.shared_tile %[[DSBUF]]
+// CHECK: gpu.barrier
+// CHECK: fa.matmul {{.*}} {transpose_a} {{.*}} tensor<128x128xf32, [[KEYS:#fa.fragment<warps = 8, mTiles = 1>]]>
+// CHECK: fa.matmul %[[DS]], %[[Q]], %{{.*}} {transpose_a} {{.*}} tensor<128x128xf32, [[KEYS]]>
+// CHECK: %[[DQ:.+]] = fa.matmul %[[DS]], %[[K]], %{{.*}} : tensor<64x128xbf16, #fa.shared<rowElements = 128>>, tensor<128x128xbf16, #fa.shared<rowElements = 128>>, tensor<64x128xf32, [[SPLIT]]>
+// CHECK-NOT: gpu.barrier
+// CHECK: fa.accumulate_fragment %[[DQ]]
+// CHECK: fa.store_fragment {{.*}} : tensor<128x128xbf16, [[KEYS]]>
+
+// Lowered: per warp and Q block, S and dP on its group's 64 keys (2 × 64
+// m16n8k16), dV and dK on its 16 keys (2 × 64) and dQ_i on its group's 64
+// head dims over all 128 keys (64), 32 atomic adds; no fa op left.
+// LOWER-LABEL: gpu.func @grad_main
+// LOWER-COUNT-128: nvvm.mma.sync
+// LOWER: gpu.barrier
+// LOWER-COUNT-192: nvvm.mma.sync
+// LOWER-COUNT-32: memref.atomic_rmw addf
+// LOWER-NOT: fa.
+// LOWER: gpu.return
+
+// BADTILE: error: sm_80: the sm_80 backward needs block_m and block_n multiples of 128 (16 rows per warp), or 64 x 128 on 8 warps, got 64 x 64 (8 warps)
+
+func.func @grad(%q: tensor<1x4x96x128xbf16>, %k: tensor<1x2x160x128xbf16>, %v: tensor<1x2x160x128xbf16>,
+                %o: tensor<1x4x96x128xbf16>, %do: tensor<1x4x96x128xbf16>, %lse: tensor<1x4x96xf32>)
+    -> (tensor<1x4x96x128xbf16>, tensor<1x2x160x128xbf16>, tensor<1x2x160x128xbf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      {mask = #fa.mask<causal>, tile = #fa.tile<block_m = 64, block_n = 128, stages = 2, warps = 8>}
+      : (tensor<1x4x96x128xbf16>, tensor<1x2x160x128xbf16>, tensor<1x2x160x128xbf16>,
+         tensor<1x4x96x128xbf16>, tensor<1x4x96x128xbf16>, tensor<1x4x96xf32>)
+      -> (tensor<1x4x96x128xbf16>, tensor<1x2x160x128xbf16>, tensor<1x2x160x128xbf16>)
+  return %dq, %dk, %dv : tensor<1x4x96x128xbf16>, tensor<1x2x160x128xbf16>, tensor<1x2x160x128xbf16>
+}
