@@ -14,6 +14,10 @@
 //     barrier; dQ_i added into dq_acc (red.global.add: coalesced from the
 //     staging, else from the fragment); dV += Pᵀ dO_i, dK += dSᵀ Q_i
 //     (ldmatrix.trans of P, dS)
+//   On 64 x 128 with 8 warps (D = 128), S's keys are split over two groups
+//   of four warps (BackwardColumnGroups): dQ_i, which needs every key,
+//   comes after the barrier from the shared dS (ldmatrix), each group 64
+//   of D's columns, and is added from the fragment.
 //   (the next iteration's barrier orders P/dS's reuse and the ring's)
 //
 // After the last Q block, dK_j and dV_j are stored by the rows that exist.

@@ -98,12 +98,12 @@ public:
     return BackwardSharedMemoryPlan(c).bytes;
   }
 
-  int64_t backwardWarpsFor(int64_t blockM, int64_t blockN, int64_t,
+  int64_t backwardWarpsFor(int64_t blockM, int64_t blockN, int64_t headDim,
                            int64_t) const override {
-    // 64 x 128 on 8 warps: 16 key rows each (dK_j, dV_j), S's keys split
-    // over two groups of four (FA2's 2-D warp layout at D = 128,
-    // docs/perf-notes.md); every other tile on 4.
-    return blockM == 64 && blockN == 128 ? 8 : 4;
+    // D = 128 on 64 x 128: 8 warps, 16 key rows each (dK_j, dV_j), S's keys
+    // split over two groups of four (FA2's 2-D warp layout,
+    // docs/perf-notes.md); every other tile on 4, as before.
+    return blockM == 64 && blockN == 128 && headDim == 128 ? 8 : 4;
   }
 
   Tile tunedBackwardTile(int64_t headDim, int64_t, bool, bool) const override {

@@ -423,8 +423,11 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
       return rewriter.notifyMatchFailure(op, "a column group is not whole 64-column spans");
     Location loc = op.getLoc();
     Type mmaType = op.getRhs().getType().getElementType();
-    WarpMma w(rewriter, loc);
     bool lhsShared = isa<MemRefType>(adaptor.getLhs().getType());
+    if (out.columnGroups > 1 && !lhsShared)
+      return rewriter.notifyMatchFailure(
+          op, "a register A holds only its group's keys: split results read A from shared memory");
+    WarpMma w(rewriter, loc);
     std::optional<AccumulatorOperand> probsOperand;
     if (!lhsShared)
       probsOperand.emplace(rewriter, loc, adaptor.getLhs(), op.getLhs().getType(),
