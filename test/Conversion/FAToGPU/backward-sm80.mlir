@@ -80,7 +80,7 @@
 // After fa-gpu-lower-fragments: ldmatrix.trans for Pᵀ, dSᵀ (and dO, Q as
 // B by columns), atomic adds for dQ, no fa ops left.
 // LOWER-LABEL: gpu.func @grad_main
-// LOWER: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// LOWER: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // LOWER: nvvm.mma.sync
 // LOWER: memref.atomic_rmw addf
 // LOWER-NOT: fa.

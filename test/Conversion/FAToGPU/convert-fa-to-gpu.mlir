@@ -22,7 +22,7 @@
 // CHECK: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
 // CHECK: nvvm.cp.async.commit.group
 // Q fragments once, before the KV loop.
-// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // CHECK: scf.for
 // K_{j+1} is prefetched while S = Q K_jᵀ runs on mma.sync (bf16 as i32 pairs).
 // CHECK:   nvgpu.device_async_copy
@@ -37,7 +37,7 @@
 // V via ldmatrix.trans for O += PV.
 // CHECK:   nvvm.cp.async.wait.group 2
 // CHECK:   gpu.barrier
-// CHECK:   nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // CHECK:   nvvm.mma.sync
 // Epilogue: O = acc / l, LSE = m·scale + ln(l) via lg2.approx.
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
@@ -57,9 +57,10 @@ func.func @attention(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %
 // after scf.for).
 // CHECK-LABEL: gpu.func @attention_f16_d256
 // CHECK: %[[QS:[^ ]+]] = memref.cast %{{.*}} : memref<64x256xf16, #gpu.address_space<workgroup>> to memref<64x256xf16, strided<[256, 1], offset: ?>, #gpu.address_space<workgroup>>
-// CHECK-NOT: nvgpu.ldmatrix
+// CHECK-NOT: ldmatrix.sync
 // CHECK: scf.for
-// CHECK: nvgpu.ldmatrix %[[QS]][%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x256xf16, strided<[256, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: memref.extract_aligned_pointer_as_index %[[QS]]
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x256xf16>, %v: tensor<1x1x128x256xf16>)
     -> tensor<1x1x128x256xf16> {
@@ -76,8 +77,8 @@ func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x25
 // CHECK-LABEL: gpu.func @attention_two_m_tiles
 // CHECK: memref.view {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: scf.for
-// CHECK: %[[K:[^ ]+]] = nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x64xbf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
-// CHECK: vector.extract %[[K]][0]
+// CHECK: %[[K:[^ ]+]] = llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];"
+// CHECK: llvm.extractvalue %[[K]][0]
 // CHECK: nvvm.mma.sync A[%[[A0:[0-9]+]], {{.*}}] B[%[[B0:[0-9]+]], %[[B1:[0-9]+]]]
 // CHECK: nvvm.mma.sync A[%[[A0]], {{.*}}] B[
 // CHECK: nvvm.mma.sync A[%[[A1:[0-9]+]], {{.*}}] B[%[[B0]], %[[B1]]]

@@ -20,7 +20,8 @@
 // ldmatrix.x4 per k16 step (D = 64: four).
 // CHECK: gpu.barrier
 // CHECK: %[[QS:[^ ]+]] = memref.cast %{{.*}} : memref<64x64xbf16, [[WG:#gpu.address_space<workgroup>]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
-// CHECK-COUNT-4: nvgpu.ldmatrix %[[QS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]> -> vector<4x2xbf16>
+// CHECK: memref.extract_aligned_pointer_as_index %[[QS]]
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // The loop carries m, l (quad-partial) and acc in registers.
 // CHECK: %[[LOOP:[^ ]+]]:3 = scf.for
 // CHECK-SAME: -> (vector<2xf32>, vector<2xf32>, vector<32xf32>)
@@ -28,7 +29,8 @@
 // S = Q·K_jᵀ: fa.shared_tile is a subview of the stage; fa.qk_scores is
 // ldmatrix of K and mma.sync m16n8k16 on bf16 pairs as i32, into f32.
 // CHECK: %[[KT:[^ ]+]] = memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
-// CHECK: nvgpu.ldmatrix %[[KT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK: memref.extract_aligned_pointer_as_index %[[KT]]
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // The mask: only a tile the causal diagonal (or the sequence end) cuts
 // runs the per-element selects.
@@ -69,7 +71,8 @@
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: gpu.shuffle
 // CHECK: %[[VT:[^ ]+]] = memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]>
-// CHECK: nvgpu.ldmatrix %[[VT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK: memref.extract_aligned_pointer_as_index %[[VT]]
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: gpu.shuffle
 // CHECK: scf.yield %{{.*}}, %[[LNEW]], %{{.*}} : vector<2xf32>, vector<2xf32>, vector<32xf32>
@@ -164,10 +167,11 @@ func.func @alibi(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: t
 // vector<2xf16>.
 // CHECK-LABEL: gpu.func @d256_f16
 // CHECK: %[[QS:[^ ]+]] = memref.cast %{{.*}} : memref<64x256xf16, [[WG:#gpu.address_space<workgroup>]]> to memref<64x256xf16, strided<[256, 1], offset: ?>, [[WG]]>
-// CHECK-NOT: nvgpu.ldmatrix
+// CHECK-NOT: ldmatrix.sync
 // CHECK: scf.for
 // CHECK-SAME: -> (vector<2xf32>, vector<2xf32>, vector<128xf32>)
-// CHECK: nvgpu.ldmatrix %[[QS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x256xf16, strided<[256, 1], offset: ?>, [[WG]]> -> vector<4x2xf16>
+// CHECK: memref.extract_aligned_pointer_as_index %[[QS]]
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: arith.truncf %{{.*}} : vector<32xf32> to vector<32xf16>
 // CHECK: gpu.return
@@ -187,17 +191,17 @@ func.func @d256_f16(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x256xf16>, %v
 // CHECK-LABEL: gpu.func @two_m_tiles
 // CHECK: scf.for
 // CHECK-SAME: -> (vector<4xf32>, vector<4xf32>, vector<64xf32>)
-// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x64xbf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
+// CHECK-NOT: ldmatrix.sync
 // CHECK: nvvm.mma.sync
-// CHECK-NOT: nvgpu.ldmatrix
+// CHECK-NOT: ldmatrix.sync
 // CHECK: nvvm.mma.sync
-// CHECK-NOT: nvgpu.ldmatrix
+// CHECK-NOT: ldmatrix.sync
 // CHECK: nvvm.mma.sync
-// CHECK-NOT: nvgpu.ldmatrix
+// CHECK-NOT: ldmatrix.sync
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
-// CHECK: nvgpu.ldmatrix
+// CHECK: ldmatrix.sync.aligned.m8n8.x4
 func.func @two_m_tiles(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>)
     -> tensor<1x1x256x64xbf16> {
   %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}

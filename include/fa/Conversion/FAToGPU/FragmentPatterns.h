@@ -141,6 +141,11 @@ private:
 /// shared tile, fa.store_shared and the ldmatrix reads all use this map.
 Value sharedSwizzledColumn(OpBuilder &b, Location loc, Value row, Value chunk);
 
+/// The shared-window address (i32) of a workgroup memref's first element,
+/// as PTX's `.shared` forms take it (ldmatrix, st.shared, the sm_90a
+/// instructions): half the registers of a 64-bit generic address.
+Value sharedWindowAddress(OpBuilder &b, Location loc, Value memref);
+
 /// fa.qk_scores' epilogue on one raw dot product q·k: scale, softcap,
 /// log2(e) in log2 units (the op's attributes).
 Value transformScore(OpBuilder &b, Location loc, QKScoresOp op, Value dot);

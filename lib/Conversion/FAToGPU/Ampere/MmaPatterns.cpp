@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <array>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -54,32 +55,59 @@ struct WarpMma {
   /// compile-time part and the lane's: `rowStep` a multiple of 8 (so the
   /// swizzle's phase is the lane row's), and `chunkStep` either a multiple
   /// of 8 or even with the lane's chunk 0 or 1 (its n-tile pair or k16
-  /// step). The address is then the lane's part plus a constant: LLVM
-  /// hoists each ldmatrix's address out of the loop where the tile is
-  /// invariant (the backward's K and V), and only a constant part folds
-  /// into the instruction's offset.
+  /// step). The instruction is inline PTX that adds the compile-time part
+  /// itself (`[addr+imm]`), on a 32-bit shared-window address: where the
+  /// tile is invariant in a loop (the backward's K and V in its Q-block
+  /// loop), LLVM hoists every address it can see out of the loop, and
+  /// each ldmatrix then held its own 64-bit register across it (112 of
+  /// them in the sm_80 D128 backward: its spills). Now a tile's addresses
+  /// are a few lane values, the constants out of LLVM's reach.
   std::array<Value, 4> ldmatrix(Value tile, int64_t rowStep, Value laneRow,
                                 int64_t chunkStep, Value laneChunk,
                                 bool transpose, Value spanColumn = Value()) {
     assert(rowStep % 8 == 0 && "the swizzle's phase is the lane row's");
     assert(chunkStep % 2 == 0 && "the lane's chunk (0 or 1) fills bit 0");
-    Type element = cast<MemRefType>(tile.getType()).getElementType();
+    auto type = cast<MemRefType>(tile.getType());
+    Type element = type.getElementType();
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    auto [strides, offset] = type.getStridesAndOffset();
+    assert(strides.size() == 2 && !ShapedType::isDynamic(strides[0]) &&
+           strides[1] == 1 && "a row-major tile with a static row stride");
+    int64_t rowElements = strides[0];
     // (8·hi + lo + laneChunk) ^ phase = 8·hi + ((lo + laneChunk) ^ phase):
-    // lo + laneChunk < 8, so the XOR leaves the high part alone.
+    // lo + laneChunk < 8, so the XOR leaves the high part alone; so does it
+    // a group's `spanColumn` (a multiple of 64: whole 8-chunk spans).
     int64_t hi = chunkStep / 8, lo = chunkStep % 8;
-    // `spanColumn` (a warp group's columns, a multiple of 64) commutes
-    // with the swizzle, which permutes chunks within 64-element spans.
-    Value column = add(swizzledColumn(b, loc, laneRow, add(laneChunk, cst(lo))),
-                       cst(64 * hi));
+    Value column = swizzledColumn(b, loc, laneRow, add(laneChunk, cst(lo)));
     if (spanColumn)
       column = add(column, spanColumn);
-    Value row = add(laneRow, cst(rowStep));
-    Value loaded = nvgpu::LdMatrixOp::create(
-        b, loc, VectorType::get({4, 2}, element), tile, ValueRange{row, column},
-        transpose, /*numTiles=*/4);
+    Value laneOffset = mul(add(mul(laneRow, rowElements), column), bytes);
+    Value address = arith::AddIOp::create(
+        b, loc, sharedWindowAddress(b, loc, tile),
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), laneOffset));
+    int64_t immediate = (rowStep * rowElements + 64 * hi) * bytes;
+    std::string text = std::string("ldmatrix.sync.aligned.m8n8.x4") +
+                       (transpose ? ".trans" : "") +
+                       ".shared.b16 {$0, $1, $2, $3}, [$4+" +
+                       std::to_string(immediate) + "];";
+    Type i32 = b.getI32Type();
+    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
+    // With side effects: a read of shared memory that barriers order (P
+    // and dS are rewritten every step), never hoisted or merged.
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, result, ValueRange{address}, text, "=r,=r,=r,=r,r",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None,
+        /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
     std::array<Value, 4> regs;
-    for (int64_t i = 0; i < 4; ++i)
-      regs[i] = vector::ExtractOp::create(b, loc, loaded, ArrayRef<int64_t>{i});
+    for (int64_t i = 0; i < 4; ++i) {
+      Value word = LLVM::ExtractValueOp::create(b, loc, asmOp.getRes(),
+                                                ArrayRef<int64_t>{i});
+      Value asVector = vector::FromElementsOp::create(
+          b, loc, VectorType::get({1}, i32), ValueRange{word});
+      regs[i] = vector::BitCastOp::create(b, loc, VectorType::get({2}, element),
+                                          asVector);
+    }
     return regs;
   }
 

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
@@ -70,6 +71,17 @@ Value mlir::fa::sharedSwizzledColumn(OpBuilder &b, Location loc, Value row,
   Value physical = arith::XOrIOp::create(b, loc, chunk, phase);
   return arith::MulIOp::create(b, loc, physical,
                                arith::ConstantIndexOp::create(b, loc, 8));
+}
+
+Value mlir::fa::sharedWindowAddress(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value offsetBytes = arith::MulIOp::create(
+      b, loc, metadata.getOffset(),
+      arith::ConstantIndexOp::create(b, loc, type.getElementTypeBitWidth() / 8));
+  Value address = arith::AddIOp::create(b, loc, base, offsetBytes);
+  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), address);
 }
 
 Value ThreadFragment::isRowLeader() {

@@ -6,6 +6,8 @@
 
 #include "HopperPtx.h"
 
+#include "fa/Conversion/FAToGPU/FragmentPatterns.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -34,15 +36,7 @@ static Value i32(OpBuilder &b, Location loc, int64_t v) {
 }
 
 Value hopper::sharedAddress(OpBuilder &b, Location loc, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  Value offsetBytes = arith::MulIOp::create(
-      b, loc, metadata.getOffset(),
-      arith::ConstantIndexOp::create(b, loc,
-                                     type.getElementTypeBitWidth() / 8));
-  Value address = arith::AddIOp::create(b, loc, base, offsetBytes);
-  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), address);
+  return sharedWindowAddress(b, loc, memref);
 }
 
 void hopper::mbarrierInit(OpBuilder &b, Location loc, Value barrier,
