@@ -221,6 +221,22 @@ struct WarpMma {
 
 int64_t kChunks(int64_t k) { return (k + 15) / 16; }
 
+/// Whether every shared operand among `values` is a tile ldmatrix reads
+/// as WarpMma addresses it: workgroup memory, row-major with a static row
+/// stride (the address is computed here, not by nvgpu.ldmatrix's verifier).
+bool areLdmatrixTiles(ValueRange values) {
+  return llvm::all_of(values, [](Value v) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type)
+      return true; // an operand in registers
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+    if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+      return false;
+    auto [strides, offset] = type.getStridesAndOffset();
+    return strides.size() == 2 && !ShapedType::isDynamic(strides[0]) && strides[1] == 1;
+  });
+}
+
 /// fa.load_operand: the A fragments of a shared tile, per m-tile and k16
 /// chunk, kept in registers (the query tile for the whole KV loop).
 struct LoadOperandLowering : OpConversionPattern<LoadOperandOp> {
@@ -230,6 +246,8 @@ struct LoadOperandLowering : OpConversionPattern<LoadOperandOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!isDistributed(op))
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
+    if (!areLdmatrixTiles(adaptor.getTile()))
+      return rewriter.notifyMatchFailure(op, "not a row-major workgroup tile");
     auto layout = cast<OperandLayoutAttr>(op.getType().getEncoding());
     WarpMma w(rewriter, op.getLoc());
     SmallVector<Value> regs;
@@ -342,6 +360,8 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     if (op.getDescale()) // e4m3 tiles: no mma.sync lowering (issue 11)
       return rewriter.notifyMatchFailure(op, "f8E4M3FN scores are not lowered on sm_80");
+    if (!areLdmatrixTiles({adaptor.getQuery(), adaptor.getKey()}))
+      return rewriter.notifyMatchFailure(op, "not row-major workgroup tiles");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getType());
     WarpMma w(rewriter, loc);
@@ -371,6 +391,8 @@ struct RowsTimesRowsLowering : OpConversionPattern<TileMatmulOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!isDistributed(op) || !op.getTransposeB() || op.getTransposeA())
       return rewriter.notifyMatchFailure(op, "not a distributed acc + A·Bᵀ");
+    if (!areLdmatrixTiles({adaptor.getLhs(), adaptor.getRhs()}))
+      return rewriter.notifyMatchFailure(op, "not row-major workgroup tiles");
     Location loc = op.getLoc();
     FragmentShape shape = FragmentShape::of(op.getAcc().getType());
     WarpMma w(rewriter, loc);
@@ -398,6 +420,8 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
     if (!isDistributed(op) || !op.getTransposeA() || op.getTransposeB() ||
         !isa<MemRefType>(adaptor.getLhs().getType()))
       return rewriter.notifyMatchFailure(op, "not a distributed acc + Aᵀ·B");
+    if (!areLdmatrixTiles({adaptor.getLhs(), adaptor.getRhs()}))
+      return rewriter.notifyMatchFailure(op, "not row-major workgroup tiles");
     Location loc = op.getLoc();
     FragmentShape out = FragmentShape::of(op.getAcc().getType());
     if (out.columnGroups > 1 && out.columns % 64)
@@ -446,6 +470,8 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
     if (op.getTransposeA() || op.getTransposeB())
       return rewriter.notifyMatchFailure(op, "a transposed operand");
+    if (!areLdmatrixTiles({adaptor.getLhs(), adaptor.getRhs()}))
+      return rewriter.notifyMatchFailure(op, "not row-major workgroup tiles");
     FragmentShape out = FragmentShape::of(op.getAcc().getType());
     if (out.columnGroups > 1 && out.columns % 64)
       return rewriter.notifyMatchFailure(op, "a column group is not whole 64-column spans");
