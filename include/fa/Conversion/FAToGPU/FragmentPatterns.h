@@ -146,6 +146,12 @@ Value sharedSwizzledColumn(OpBuilder &b, Location loc, Value row, Value chunk);
 /// instructions): half the registers of a 64-bit generic address.
 Value sharedWindowAddress(OpBuilder &b, Location loc, Value memref);
 
+/// Inline PTX with side effects (never moved, merged or dropped: what a
+/// shared-memory access ordered by barriers needs): `result` null for
+/// none, else one value or a struct of them.
+Operation *inlinePtx(OpBuilder &b, Location loc, Type result, ValueRange operands,
+                     StringRef text, StringRef constraints);
+
 /// fa.qk_scores' epilogue on one raw dot product q·k: scale, softcap,
 /// log2(e) in log2 units (the op's attributes).
 Value transformScore(OpBuilder &b, Location loc, QKScoresOp op, Value dot);

@@ -92,16 +92,13 @@ struct WarpMma {
                        std::to_string(immediate) + "];";
     Type i32 = b.getI32Type();
     auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
-    // With side effects: a read of shared memory that barriers order (P
-    // and dS are rewritten every step), never hoisted or merged.
-    auto asmOp = LLVM::InlineAsmOp::create(
-        b, loc, result, ValueRange{address}, text, "=r,=r,=r,=r,r",
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None,
-        /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+    // A read of shared memory that barriers order (P and dS are rewritten
+    // every step): never hoisted or merged.
+    Operation *asmOp = inlinePtx(b, loc, result, ValueRange{address}, text,
+                                 "=r,=r,=r,=r,r");
     std::array<Value, 4> regs;
     for (int64_t i = 0; i < 4; ++i) {
-      Value word = LLVM::ExtractValueOp::create(b, loc, asmOp.getRes(),
+      Value word = LLVM::ExtractValueOp::create(b, loc, asmOp->getResult(0),
                                                 ArrayRef<int64_t>{i});
       Value asVector = vector::FromElementsOp::create(
           b, loc, VectorType::get({1}, i32), ValueRange{word});

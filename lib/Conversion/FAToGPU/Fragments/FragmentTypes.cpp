@@ -73,6 +73,16 @@ Value mlir::fa::sharedSwizzledColumn(OpBuilder &b, Location loc, Value row,
                                arith::ConstantIndexOp::create(b, loc, 8));
 }
 
+Operation *mlir::fa::inlinePtx(OpBuilder &b, Location loc, Type result,
+                               ValueRange operands, StringRef text,
+                               StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, result, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+}
+
 Value mlir::fa::sharedWindowAddress(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);

@@ -19,18 +19,6 @@
 using namespace mlir;
 using namespace mlir::fa;
 
-/// Inline PTX with side effects (never moved or dropped): `results` null
-/// for none, else one value or a struct of them.
-static Operation *inlinePtx(OpBuilder &b, Location loc, Type result,
-                            ValueRange operands, StringRef text,
-                            StringRef constraints) {
-  return LLVM::InlineAsmOp::create(
-      b, loc, result, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
-}
-
 static Value i32(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 32);
 }
