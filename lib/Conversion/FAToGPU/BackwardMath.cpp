@@ -211,7 +211,35 @@ LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
   if (auto bias = dyn_cast<AlibiBiasOp>(clone))
     placeAt(bias);
   if (op == backward.gradQuery.getOperation())
-    sources->accumulateGradQuery(b, clone->getResult(0));
+    sources->accumulateGradQuery(b, clone->getResult(0), /*part=*/0);
+  return success();
+}
+
+LogicalResult BackwardMath::emitGradQueryParts(OpBuilder &b, Operation *op,
+                                               const IRMapping &operands) {
+  auto matmul = cast<TileMatmulOp>(op);
+  int64_t parts = sources->gradQueryParts;
+  auto whole = cast<RankedTensorType>(distribute(op->getResult(0)));
+  int64_t columns = whole.getDimSize(1);
+  if (matmul.getRhs() != backward.keyTile || matmul.getTransposeB() ||
+      columns % parts != 0)
+    return op->emitError("dQ_i in column parts needs dS·K_j with K_j's "
+                         "columns a multiple of the parts");
+  auto partType = RankedTensorType::get({whole.getDimSize(0), columns / parts},
+                                        whole.getElementType(), whole.getEncoding());
+  for (int64_t part = 0; part < parts; ++part) {
+    IRMapping partOperands = operands;
+    partOperands.map(matmul.getRhs(), sources->keyColumns(b, part));
+    partOperands.map(matmul.getAcc(),
+                     arith::ConstantOp::create(
+                         b, op->getLoc(),
+                         DenseElementsAttr::get(partType, b.getF32FloatAttr(0.0))));
+    Operation *clone = b.clone(*op, partOperands);
+    if (foldedAlpha.lookup(matmul.getLhs()))
+      cast<TileMatmulOp>(clone).removeAlphaAttr();
+    clone->getResult(0).setType(partType);
+    sources->accumulateGradQuery(b, clone->getResult(0), part);
+  }
   return success();
 }
 
@@ -238,13 +266,18 @@ BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
     sources->sharedWritten(b);
   for (auto &[op, operands] : deferred) {
     auto matmul = cast<TileMatmulOp>(op);
+    if (op == backward.gradQuery.getOperation() && sources->gradQueryParts > 1) {
+      if (failed(emitGradQueryParts(b, op, operands)))
+        return failure();
+      continue;
+    }
     Operation *clone = b.clone(*op, operands);
     if (foldedAlpha.lookup(matmul.getLhs()))
       cast<TileMatmulOp>(clone).removeAlphaAttr();
     clone->getResult(0).setType(distribute(op->getResult(0)));
     mapping.map(op->getResult(0), clone->getResult(0));
     if (op == backward.gradQuery.getOperation())
-      sources->accumulateGradQuery(b, clone->getResult(0));
+      sources->accumulateGradQuery(b, clone->getResult(0), /*part=*/0);
   }
   SmallVector<Value> yielded;
   for (Value value : body->getTerminator()->getOperands().take_front(2))

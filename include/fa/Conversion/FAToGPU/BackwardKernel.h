@@ -94,13 +94,22 @@ public:
     /// Makes every tile transposedOperand wrote readable (a barrier); called
     /// once, before the first matmul that reads one.
     std::function<void(OpBuilder &)> sharedWritten;
-    /// dQ_i (f32, with α applied) added into the accumulator.
-    std::function<void(OpBuilder &, Value gradQuery)> accumulateGradQuery;
+    /// dQ_i (f32, with α applied) added into the accumulator: part `part`
+    /// of gradQueryParts (its columns [part·D/n, (part+1)·D/n)).
+    std::function<void(OpBuilder &, Value gradQuery, int64_t part)>
+        accumulateGradQuery;
     /// dQ_i = dS·K_j reads dS from the tile transposedOperand wrote for
     /// dK (after sharedWritten, with the transposed matmuls) instead of
     /// from registers: where each thread holds only part of dS's columns
     /// (#fa.fragment's columnGroups). accumulateGradQuery follows it.
     bool gradQueryFromShared = false;
+    /// dQ_i from shared dS computed in this many column parts, one after
+    /// another, each added by accumulateGradQuery before the next: only
+    /// one part's accumulators live beside dK_j's and dV_j's (the step's
+    /// register peak at D = 256). keyColumns returns K_j's columns of a
+    /// part as a shared tile.
+    int64_t gradQueryParts = 1;
+    std::function<Value(OpBuilder &, int64_t part)> keyColumns;
   };
 
   /// Clones one Q block's step at the builder: `gradients` are (dK_j,
@@ -130,6 +139,10 @@ public:
 private:
   Value lookup(OpBuilder &b, Value l2Value);
   LogicalResult cloneOp(OpBuilder &b, Operation *op);
+  /// The deferred dQ_i = dS·K_j as Sources::gradQueryParts matmuls over
+  /// K_j's column parts, each handed to accumulateGradQuery.
+  LogicalResult emitGradQueryParts(OpBuilder &b, Operation *op,
+                                   const IRMapping &operands);
 
   AttentionBackward backward; // op handles: cheap to copy, not const-correct
   FragmentLayoutAttr queryRows, keyRows;

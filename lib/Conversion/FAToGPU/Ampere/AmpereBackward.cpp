@@ -254,7 +254,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
         // (staged behind a second barrier).
         sources.gradQueryFromShared = backwardColumnGroups(c).queryRows > 1;
         Value unstaged;
-        sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
+        sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery, int64_t) {
           if (sources.gradQueryFromShared) {
             if (block.staging) {
               StoreSharedOp::create(tb, loc, gradQuery, block.staging);

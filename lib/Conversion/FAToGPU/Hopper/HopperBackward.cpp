@@ -121,6 +121,18 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
 
 namespace {
 
+/// dQ_i = dS·K_j from the shared dS in column parts (BackwardMath's
+/// Sources::gradQueryParts): at D = 256 a warpgroup's 128 of dQ_i's
+/// columns (64 registers) beside dK_j's and dV_j's 64 each; in two parts
+/// of 64 columns, the second issued once the first is staged, one part's
+/// 32 registers are live at a time (ptxas: the consumers fit 232
+/// registers, against 240).
+int64_t gradQueryPartsOf(const AttentionKernelConfig &c) {
+  int64_t columnsPerGroup = c.headDim / backwardColumnGroups(c).queryRows;
+  bool fromShared = backwardColumnGroups(c).queryRows > 1;
+  return fromShared && columnsPerGroup > 64 && c.headDim % 128 == 0 ? 2 : 1;
+}
+
 /// Blocks per SM and their warpgroups' registers. One consumer warpgroup
 /// alone cannot keep the tensor cores busy: where two blocks fit the
 /// shared memory (half the SM's, less the reserve), the block asks for
@@ -134,6 +146,12 @@ BackwardOccupancy backwardOccupancy(const AttentionKernelConfig &c) {
   int64_t groups = c.warps / 4; // consumer warpgroups
   if (groups == 1 && BackwardSharedMemoryPlan(c).bytes <= kHalfSharedMemoryBytes)
     return {2, {24, 232}};
+  // With dQ_i in parts the consumers fit 232 registers (ptxas: no spill),
+  // and the producer warpgroup (the TMA issuer and the dQ writer), which
+  // spills 92 B at 24, none at 40 (40·128 + 232·256 = 168·384, what the
+  // block holds at entry). Elsewhere the consumers spill at 232.
+  if (gradQueryPartsOf(c) > 1)
+    return {1, {40, 232}};
   return {1, registerBudget(groups)};
 }
 
@@ -146,7 +164,11 @@ struct BackwardBlock {
   Value threadId, keyStart, batch, kvHead, group;
   Value base; ///< shared-window address of the buffer (i32)
   Value key, value, query, gradOut, probs, gradScores; ///< panel views
-  SmallVector<Value, 2> staging; ///< dQ_i's f32 staging panels, per buffer
+  /// dQ_i's column parts (gradQueryPartsOf) and, per part, K_j's panels.
+  int64_t gradQueryParts;
+  SmallVector<Value, 2> keyParts;
+  /// dQ_i's f32 staging panels, per buffer and part.
+  SmallVector<SmallVector<Value, 2>, 2> staging;
 
   BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
                 const AttentionKernelConfig &c, Location loc)
@@ -176,9 +198,20 @@ struct BackwardBlock {
     probs = view(plan.probsOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
     gradScores =
         view(plan.gradScoresOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
-    for (int64_t buffer = 0; buffer < plan.stagingStages; ++buffer)
-      staging.push_back(view(plan.stagingOffset + buffer * plan.stagingStageBytes,
-                             {plan.stagingPanels, c.blockM, 32}, b.getF32Type()));
+    gradQueryParts = gradQueryPartsOf(c);
+    int64_t keyPartPanels = plan.keyPanels / gradQueryParts;
+    int64_t stagingPartPanels = plan.stagingPanels / gradQueryParts;
+    for (int64_t part = 0; part < gradQueryParts; ++part)
+      keyParts.push_back(view(part * keyPartPanels * c.blockN * kPanelRowBytes,
+                              {keyPartPanels, c.blockN, kPanelElements}, e));
+    for (int64_t buffer = 0; buffer < plan.stagingStages; ++buffer) {
+      staging.emplace_back();
+      for (int64_t part = 0; part < gradQueryParts; ++part)
+        staging.back().push_back(
+            view(plan.stagingOffset + buffer * plan.stagingStageBytes +
+                     part * stagingPartPanels * c.blockM * kPanelRowBytes,
+                 {stagingPartPanels, c.blockM, 32}, b.getF32Type()));
+    }
   }
 
   int64_t consumerThreads() const { return 32 * c.warps; }
@@ -221,12 +254,13 @@ struct BackwardBlock {
     Value round = arith::DivUIOp::create(b, loc, n, count);
     return {stage, toI32(b, arith::RemUIOp::create(b, loc, round, idx(b, 2)))};
   }
-  /// Staging buffer `stage` (an index) as the fragment store's target.
-  Value stagingBuffer(OpBuilder &b, Value stage) const {
+  /// Part `part` of staging buffer `stage` (an index) as the fragment
+  /// store's target.
+  Value stagingBuffer(OpBuilder &b, Value stage, int64_t part) const {
     if (staging.size() == 1)
-      return staging.front();
+      return staging.front()[part];
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, stage, idx(b, 0));
-    return arith::SelectOp::create(b, loc, first, staging[0], staging[1]);
+    return arith::SelectOp::create(b, loc, first, staging[0][part], staging[1][part]);
   }
   /// Shared buffer `buffer` (behind `stage` if non-null) as an operand tile.
   Value tile(OpBuilder &b, Value buffer, Value stage, int64_t rows,
@@ -444,9 +478,9 @@ void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block) {
   bulkWait(b, loc, 0, /*readOnly=*/false);
 }
 
-/// Moves `op` and the ops of its block it depends on that come after
-/// `anchor` to right after `anchor`, in their order.
-void hoistAfter(Operation *op, Operation *anchor) {
+/// `op` and the ops of its block it depends on that come after `anchor`,
+/// in their order.
+SmallVector<Operation *> operandsAfter(Operation *op, Operation *anchor) {
   Block *block = anchor->getBlock();
   llvm::SetVector<Operation *> moved;
   SmallVector<Operation *> worklist = {op};
@@ -461,11 +495,22 @@ void hoistAfter(Operation *op, Operation *anchor) {
   }
   SmallVector<Operation *> ordered(moved.begin(), moved.end());
   llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// Moves `op` and what it depends on after `anchor` to right after `anchor`.
+void hoistAfter(Operation *op, Operation *anchor) {
   Operation *after = anchor;
-  for (Operation *m : ordered) {
+  for (Operation *m : operandsAfter(op, anchor)) {
     m->moveAfter(after);
     after = m;
   }
+}
+
+/// Moves `op` and what it depends on after `anchor` to right before it.
+void moveBeforeWithOperands(Operation *op, Operation *anchor) {
+  for (Operation *m : operandsAfter(op, anchor))
+    m->moveBefore(anchor);
 }
 
 /// `mma`'s uses (but `except`) read `wait`.
@@ -483,8 +528,8 @@ void readThroughWait(Operation *mma, MmaWaitOp wait) {
 /// shared memory issues before them and is awaited alone.
 void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
   QKScoresOp scores;
-  TileMatmulOp gradProbs, gradQuery;
-  SmallVector<TileMatmulOp> transposed;
+  TileMatmulOp gradProbs;
+  SmallVector<TileMatmulOp> transposed, gradQuery; // (dQ_i: one or its parts)
   for (Operation &op : *step) {
     if (auto s = dyn_cast<QKScoresOp>(op))
       scores = s;
@@ -494,7 +539,7 @@ void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
       else if (m.getTransposeA())
         transposed.push_back(m);
       else
-        gradQuery = m;
+        gradQuery.push_back(m);
     }
   }
   auto firstUser = [](Operation *op) {
@@ -520,11 +565,24 @@ void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
   // dQ_i read from the shared dS comes after dV's and dK's wgmmas: issue
   // it first and await it alone (wait_group 2), so that its staging, the
   // barrier and the reduce-add run under them.
-  if (gradQuery && transposed.size() == 2 &&
-      transposed.front()->isBeforeInBlock(gradQuery)) {
-    Operation *firstUse = firstUser(gradQuery);
-    gradQuery->moveBefore(transposed.front());
-    awaitAt(gradQuery, firstUse, 2);
+  if (gradQuery.size() == 1 && transposed.size() == 2 &&
+      transposed.front()->isBeforeInBlock(gradQuery[0])) {
+    Operation *firstUse = firstUser(gradQuery[0]);
+    gradQuery[0]->moveBefore(transposed.front());
+    awaitAt(gradQuery[0], firstUse, 2);
+  }
+  // In two parts, each issues before one of them and is awaited with it
+  // in flight (wait_group 1): dQ_i's first part, dV, its staging under
+  // dV's wgmmas, the second part, dK, its staging under dK's. The second
+  // part issues after the first is staged, so only one part's
+  // accumulators are live.
+  if (gradQuery.size() == 2 && transposed.size() == 2 &&
+      transposed.back()->isBeforeInBlock(gradQuery[0])) {
+    Operation *firstUses[] = {firstUser(gradQuery[0]), firstUser(gradQuery[1])};
+    moveBeforeWithOperands(gradQuery[0], transposed.front());
+    transposed.back()->moveAfter(gradQuery[1]);
+    for (auto [mma, firstUse] : llvm::zip(gradQuery, firstUses))
+      awaitAt(mma, firstUse, 1);
   }
   if (transposed.size() == 2) {
     // (From the op's context: the step's loop is still being built, its
@@ -541,14 +599,19 @@ void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
   }
 }
 
+/// A Q block's LSE and D rows, loaded ahead of its step.
+struct QueryRows {
+  Value lse, rowDot;
+};
+
 /// One Q block's step on the consumers: (dK_j, dV_j) updated.
 FailureOr<SmallVector<Value>>
 emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
                  const AttentionBackward &backward, const GridCoords &at,
-                 Value step, Value stage, ValueRange gradients, Value slope) {
+                 QueryRows rows, Value step, Value stage, ValueRange gradients,
+                 Value slope) {
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
-  KernelArgs &args = block.args;
   BackwardMath::Sources sources;
   sources.tile = [&](OpBuilder &tb, Value l2Tile) -> Value {
     if (l2Tile == backward.queryTile)
@@ -559,7 +622,7 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
       return block.tile(tb, block.key, Value(), c.blockN, c.headDim);
     if (l2Tile == backward.valueTile)
       return block.tile(tb, block.value, Value(), c.blockN, c.valueDim);
-    return math.loadQueryRows(tb, loc, args, at, l2Tile); // LSE or D
+    return l2Tile == backward.lseRows ? rows.lse : rows.rowDot;
   };
   sources.transposedOperand = [&](OpBuilder &tb, TileMatmulOp matmul,
                                   Value fragment) -> Value {
@@ -573,11 +636,22 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   // dQ_i to the dQ writer: once the buffer is free, staged, fenced for the
   // async proxy (its TMA reduce-adds), and dq_full arrived at by every
   // consumer thread.
-  sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery) {
-    auto [buffer, parity] = block.ringPosition(tb, step, block.plan.stagingStages);
-    waitParity(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/true),
-               arith::XOrIOp::create(tb, loc, parity, block.i32(tb, 1)));
-    StoreSharedOp::create(tb, loc, gradQuery, block.stagingBuffer(tb, buffer));
+  // (In parts, the wait comes before the first and the fence and arrive
+  // after the last.)
+  sources.gradQueryParts = block.gradQueryParts;
+  sources.keyColumns = [&](OpBuilder &tb, int64_t part) {
+    return block.tile(tb, block.keyParts[part], Value(), c.blockN,
+                      c.headDim / block.gradQueryParts);
+  };
+  std::pair<Value, Value> staged = block.ringPosition(b, step, block.plan.stagingStages);
+  Value buffer = staged.first, parity = staged.second;
+  sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery, int64_t part) {
+    if (part == 0)
+      waitParity(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/true),
+                 arith::XOrIOp::create(tb, loc, parity, block.i32(tb, 1)));
+    StoreSharedOp::create(tb, loc, gradQuery, block.stagingBuffer(tb, buffer, part));
+    if (part + 1 < block.gradQueryParts)
+      return;
     fenceProxyAsync(tb, loc);
     arrive(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/false));
   };
@@ -617,14 +691,21 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
             mb, m, n, carried,
             [&](OpBuilder &lb, Value step, Value i, ValueRange values)
                 -> FailureOr<SmallVector<Value>> {
+              GridCoords at = grid;
+              at.queryStart = block.queryRowOf(lb, m, i);
               auto [stage, parity] = block.ringPosition(lb, step);
               waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/false),
                          parity);
               block.consumerBarrier(lb);
-              GridCoords at = grid;
-              at.queryStart = block.queryRowOf(lb, m, i);
+              // The LSE and D rows from global memory before S's and dP's
+              // wgmmas issue: issued at their first use (P = exp(S - LSE),
+              // after S's wgmmas), their L2 latency stalled every step
+              // (ncu, D256: L1TEX scoreboard, 60% of the warps' stalls).
+              QueryRows rows{math.loadQueryRows(lb, loc, block.args, at, backward.lseRows),
+                             math.loadQueryRows(lb, loc, block.args, at,
+                                                backward.rowDotRows)};
               FailureOr<SmallVector<Value>> results = emitConsumerStep(
-                  lb, block, math, backward, at, step, stage, values, slope);
+                  lb, block, math, backward, at, rows, step, stage, values, slope);
               if (succeeded(results))
                 overlapStepMatmuls(lb.getInsertionBlock(), *results);
               // Every wgmma reading Q_i and dO_i has been waited for.
