@@ -776,7 +776,11 @@ LogicalResult hopper::buildHopperBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
   {
     OpBuilder::InsertionGuard roleGuard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    RegisterBudget budget = backwardOccupancy(c).budget;
+    BackwardOccupancy occupancy = backwardOccupancy(c);
+    RegisterBudget budget = occupancy.budget;
+    if (failed(checkRegisterBudget(loc, budget, block.consumerThreads(),
+                                   occupancy.blocksPerSM)))
+      return failure();
     setMaxRegisters(b, loc, budget.producer, /*increase=*/false);
     Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          block.threadId,

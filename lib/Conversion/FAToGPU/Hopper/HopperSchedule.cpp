@@ -642,6 +642,8 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
     b.setInsertionPointToStart(roles.thenBlock());
     RegisterBudget budget =
         registerBudget(consumerGroups(c), isE4M3(c.elementType));
+    if (failed(checkRegisterBudget(loc, budget, consumerThreads, /*blocksPerSM=*/1)))
+      return failure();
     setMaxRegisters(b, loc, budget.producer, /*increase=*/false);
     if (isE4M3(c.elementType)) {
       // Every producer thread transposes V; one issues the copies.

@@ -261,3 +261,15 @@ bool hopper::persistentTiles(const AttentionKernelConfig &c) {
 std::unique_ptr<AttentionGPUStrategy> hopper::createHopperStrategy() {
   return std::make_unique<HopperStrategy>();
 }
+
+LogicalResult hopper::checkRegisterBudget(Location loc, RegisterBudget budget,
+                                          int64_t consumerThreads, int64_t blocksPerSM) {
+  if (fitsEntryRegisters(budget, consumerThreads, blocksPerSM))
+    return success();
+  int64_t threads = consumerThreads + kWarpgroupThreads;
+  return emitError(loc) << "internal error: setmaxnreg " << budget.producer << " / "
+                        << budget.consumer << " hands out more than the "
+                        << entryRegisters(threads, blocksPerSM)
+                        << " registers per thread the block holds at entry ("
+                        << threads << " threads, " << blocksPerSM << " per SM)";
+}

@@ -83,6 +83,37 @@ inline RegisterBudget registerBudget(int64_t consumerGroups, bool e4m3 = false) 
   return e4m3 ? RegisterBudget{56, 152} : RegisterBudget{32, 160};
 }
 
+/// The registers per thread a block holds at entry, as ptxas allocates
+/// them for `threads` threads and `blocksPerSM` resident blocks (.maxntid,
+/// .minnctapersm): the SM's 64K shared out, a multiple of 8.
+constexpr int64_t entryRegisters(int64_t threads, int64_t blocksPerSM) {
+  int64_t share = 65536 / (threads * blocksPerSM);
+  return (share < 255 ? share : 255) / 8 * 8;
+}
+/// Whether `budget` hands out no more registers than the block holds at
+/// entry (the producer warpgroup plus `consumerThreads`): setmaxnreg.inc
+/// waits until registers are free, so a budget over it hangs the kernel
+/// (32 / 240 at 384 threads did on the H100: 65536 > 168 · 384).
+constexpr bool fitsEntryRegisters(RegisterBudget budget, int64_t consumerThreads,
+                                  int64_t blocksPerSM) {
+  int64_t threads = consumerThreads + kWarpgroupThreads;
+  return budget.producer * kWarpgroupThreads + budget.consumer * consumerThreads <=
+         entryRegisters(threads, blocksPerSM) * threads;
+}
+/// `budget` checked against the block's entry registers: an internal
+/// error at `loc` rather than a kernel that hangs.
+LogicalResult checkRegisterBudget(Location loc, RegisterBudget budget,
+                                  int64_t consumerThreads, int64_t blocksPerSM);
+static_assert(fitsEntryRegisters({24, 240}, 256, 1) && fitsEntryRegisters({40, 232}, 256, 1) &&
+                  !fitsEntryRegisters({32, 240}, 256, 1),
+              "two consumer warpgroups: 168 registers per thread at entry");
+static_assert(fitsEntryRegisters({32, 160}, 384, 1) && fitsEntryRegisters({56, 152}, 384, 1) &&
+                  !fitsEntryRegisters({40, 160}, 384, 1),
+              "three consumer warpgroups: 128 registers per thread at entry");
+static_assert(fitsEntryRegisters({24, 232}, 128, 2) && fitsEntryRegisters({32, 224}, 128, 2) &&
+                  !fitsEntryRegisters({40, 224}, 128, 2),
+              "one consumer warpgroup, two blocks per SM: 128 at entry");
+
 /// Whether e4m3 scores leave their run-time descale d to the row max and
 /// the exponent with the scale (#fa.fragment's deferredDescale): one FFMA
 /// per score instead of an FMUL and an FFMA, for one register (c·d) live
