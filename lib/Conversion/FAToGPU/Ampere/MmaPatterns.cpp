@@ -33,6 +33,22 @@ namespace {
 using Fragment = std::array<Value, 4>; ///< A: 4 pairs; C: 4 f32
 using BFragment = std::array<Value, 2>;
 
+/// Whether every shared operand among `values` is a tile ldmatrix reads
+/// as WarpMma addresses it: workgroup memory, row-major with a static row
+/// stride (the address is computed here, not by nvgpu.ldmatrix's verifier).
+bool areLdmatrixTiles(ValueRange values) {
+  return llvm::all_of(values, [](Value v) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type)
+      return true; // an operand in registers
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+    if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+      return false;
+    auto [strides, offset] = type.getStridesAndOffset();
+    return strides.size() == 2 && !ShapedType::isDynamic(strides[0]) && strides[1] == 1;
+  });
+}
+
 /// Index math and ldmatrix at one location, for one warp's lane.
 struct WarpMma {
   OpBuilder &b;
@@ -70,10 +86,8 @@ struct WarpMma {
     auto type = cast<MemRefType>(tile.getType());
     Type element = type.getElementType();
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    auto [strides, offset] = type.getStridesAndOffset();
-    assert(strides.size() == 2 && !ShapedType::isDynamic(strides[0]) &&
-           strides[1] == 1 && "a row-major tile with a static row stride");
-    int64_t rowElements = strides[0];
+    assert(areLdmatrixTiles(tile) && "a row-major workgroup tile with a static row stride");
+    int64_t rowElements = type.getStridesAndOffset().first[0];
     // (8·hi + lo + laneChunk) ^ phase = 8·hi + ((lo + laneChunk) ^ phase):
     // lo + laneChunk < 8, so the XOR leaves the high part alone; so does it
     // a group's `spanColumn` (a multiple of 64: whole 8-chunk spans).
@@ -217,22 +231,6 @@ struct WarpMma {
 };
 
 int64_t kChunks(int64_t k) { return (k + 15) / 16; }
-
-/// Whether every shared operand among `values` is a tile ldmatrix reads
-/// as WarpMma addresses it: workgroup memory, row-major with a static row
-/// stride (the address is computed here, not by nvgpu.ldmatrix's verifier).
-bool areLdmatrixTiles(ValueRange values) {
-  return llvm::all_of(values, [](Value v) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type)
-      return true; // an operand in registers
-    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
-    if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
-      return false;
-    auto [strides, offset] = type.getStridesAndOffset();
-    return strides.size() == 2 && !ShapedType::isDynamic(strides[0]) && strides[1] == 1;
-  });
-}
 
 /// fa.load_operand: the A fragments of a shared tile, per m-tile and k16
 /// chunk, kept in registers (the query tile for the whole KV loop).

@@ -58,6 +58,7 @@
 #include "HopperStrategy.h"
 
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
+#include "fa/Conversion/FAToGPU/FragmentPatterns.h"
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -128,9 +129,9 @@ namespace {
 /// 32 registers are live at a time (ptxas: the consumers fit 232
 /// registers, against 240).
 int64_t gradQueryPartsOf(const AttentionKernelConfig &c) {
-  int64_t columnsPerGroup = c.headDim / backwardColumnGroups(c).queryRows;
-  bool fromShared = backwardColumnGroups(c).queryRows > 1;
-  return fromShared && columnsPerGroup > 64 && c.headDim % 128 == 0 ? 2 : 1;
+  int64_t groups = backwardColumnGroups(c).queryRows;
+  bool fromShared = groups > 1; // dQ_i from the shared dS
+  return fromShared && c.headDim / groups > 64 && c.headDim % 128 == 0 ? 2 : 1;
 }
 
 /// Blocks per SM and their warpgroups' registers. One consumer warpgroup
@@ -181,7 +182,7 @@ struct BackwardBlock {
     group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
                                    args.index(b, "kv_heads"));
     Value smem = sharedMemoryBase(b, module, loc, plan.bytes);
-    base = sharedAddress(b, loc, smem);
+    base = sharedWindowAddress(b, loc, smem);
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);
     auto view = [&](int64_t offset, ArrayRef<int64_t> shape, Type element) -> Value {

@@ -23,10 +23,6 @@ static Value i32(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 32);
 }
 
-Value hopper::sharedAddress(OpBuilder &b, Location loc, Value memref) {
-  return sharedWindowAddress(b, loc, memref);
-}
-
 void hopper::mbarrierInit(OpBuilder &b, Location loc, Value barrier,
                           int64_t count) {
   inlinePtx(b, loc, Type(), {barrier, i32(b, loc, count)},

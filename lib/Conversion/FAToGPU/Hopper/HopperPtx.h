@@ -21,9 +21,6 @@ namespace mlir {
 namespace fa {
 namespace hopper {
 
-/// The shared-window address (i32) of a workgroup memref's first element.
-Value sharedAddress(OpBuilder &b, Location loc, Value memref);
-
 /// mbarrier.init with `count` expected arrivals.
 void mbarrierInit(OpBuilder &b, Location loc, Value barrier, int64_t count);
 /// Makes the initialised barriers visible to the async proxy (TMA) before

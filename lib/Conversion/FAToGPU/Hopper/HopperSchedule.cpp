@@ -33,6 +33,7 @@
 #include "HopperPtx.h"
 #include "HopperStrategy.h"
 
+#include "fa/Conversion/FAToGPU/FragmentPatterns.h"
 #include "fa/Conversion/FAToGPU/KernelSkeleton.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -118,7 +119,7 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
                              const AttentionKernelConfig &c) {
   SharedState s{c, SharedMemoryPlan(c)};
   Value smem = sharedMemoryBase(b, module, loc, s.plan.bytes);
-  s.base = sharedAddress(b, loc, smem);
+  s.base = sharedWindowAddress(b, loc, smem);
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto view = [&](int64_t byteOffset, ArrayRef<int64_t> shape) -> Value {

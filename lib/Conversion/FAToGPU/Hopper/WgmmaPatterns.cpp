@@ -105,9 +105,9 @@ SmallVector<Value> rowsTimesRows(OpBuilder &b, Location loc, Value lhs,
                                  SmallVector<Value> acc) {
   WarpgroupPlace place = warpgroupPlace(b, loc, layout);
   int64_t n = 2 * static_cast<int64_t>(acc.size());
-  Value lhsAddr = offsetAddress(b, loc, sharedAddress(b, loc, lhs), place.rowBlock,
+  Value lhsAddr = offsetAddress(b, loc, sharedWindowAddress(b, loc, lhs), place.rowBlock,
                                 kRowsPerWarpgroup * kPanelRowBytes);
-  Value rhsAddr = offsetAddress(b, loc, sharedAddress(b, loc, rhs),
+  Value rhsAddr = offsetAddress(b, loc, sharedWindowAddress(b, loc, rhs),
                                 place.columnGroup, n * kPanelRowBytes);
   Value lhsDesc = matrixDescriptor(b, loc, lhsAddr, 16, kSwizzleAtomBytes);
   Value rhsDesc = matrixDescriptor(b, loc, rhsAddr, 16, kSwizzleAtomBytes);
@@ -218,10 +218,10 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
     // columns, B's panels of its column group.
     WarpgroupPlace place = warpgroupPlace(rewriter, loc, layout);
     Value lhsAddr = offsetAddress(rewriter, loc,
-                                  sharedAddress(rewriter, loc, adaptor.getLhs()),
+                                  sharedWindowAddress(rewriter, loc, adaptor.getLhs()),
                                   place.rowBlock, depth * kPanelRowBytes);
     Value lhsDesc = columnsDescriptor(rewriter, loc, lhsAddr, depth);
-    Value rhsAddr = sharedAddress(rewriter, loc, adaptor.getRhs());
+    Value rhsAddr = sharedWindowAddress(rewriter, loc, adaptor.getRhs());
     if (layout.getColumnGroups() > 1)
       rhsAddr = offsetAddress(rewriter, loc, rhsAddr, place.columnGroup,
                               n / kPanelElements * depth * kPanelRowBytes);
@@ -266,12 +266,12 @@ struct SharedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
     WarpgroupPlace place = warpgroupPlace(rewriter, loc, layoutOf(op.getType()));
     Value lhsDesc = matrixDescriptor(
         rewriter, loc,
-        offsetAddress(rewriter, loc, sharedAddress(rewriter, loc, adaptor.getLhs()),
+        offsetAddress(rewriter, loc, sharedWindowAddress(rewriter, loc, adaptor.getLhs()),
                       place.rowBlock, kRowsPerWarpgroup * kPanelRowBytes),
         16, kSwizzleAtomBytes);
     Value rhsDesc = columnsDescriptor(
         rewriter, loc,
-        offsetAddress(rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()),
+        offsetAddress(rewriter, loc, sharedWindowAddress(rewriter, loc, adaptor.getRhs()),
                       place.columnGroup,
                       n / kPanelElements * rhsRows * kPanelRowBytes),
         rhsRows);
@@ -318,7 +318,7 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
                              op.getLhs().getType(), mmaType);
     SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
     Value valueDesc = columnsDescriptor(
-        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()), valueRows);
+        rewriter, loc, sharedWindowAddress(rewriter, loc, adaptor.getRhs()), valueRows);
     wgmmaFence(rewriter, loc);
     for (int64_t k = 0; k < probs.kSteps(); ++k) {
       SmallVector<Value> a;
@@ -402,7 +402,7 @@ struct E4M3ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
       return asI32(rewriter, loc, two);
     };
     Value valueDesc = matrixDescriptor(
-        rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()), 16,
+        rewriter, loc, sharedWindowAddress(rewriter, loc, adaptor.getRhs()), 16,
         kSwizzleAtomBytes);
     int64_t stepElements = wgmmaDepth(element), panelElements = panelElementsOf(element);
     // Every k step's A registers before the fence: a register written
