@@ -15,26 +15,38 @@
 // The LSE and D rows are loaded before S's and dP's wgmmas issue.
 // CHECK: fa.load_fragment {{.*}} padding 0x7F800000 : memref<?xf32> -> tensor<64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
 // CHECK: fa.load_fragment {{.*}} padding 0.000000e+00 : memref<?xf32> -> tensor<64xf32, [[SPLIT]]>
-// CHECK: %[[Q:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<1x4x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x256xbf16, #fa.tma_shared<swizzleBytes = 128>>
+// Q_i has two stages and dO_i one, on a ring of its own: dO_i is awaited
+// just before dP's wgmma and released once dV's has completed, so that
+// dO_(i+1) lands under dK's and the next S's wgmmas (208 KB in all).
+// CHECK: %[[Q:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x4x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x256xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: %[[K:.+]] = fa.shared_tile %{{.*}} : memref<4x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x256xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x64xf32, [[SPLIT]]>
+// CHECK: %[[DO:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<1x4x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x256xbf16, #fa.tma_shared<swizzleBytes = 128>>
+// CHECK-NOT: fa.matmul
+// CHECK: mbarrier.try_wait
+// CHECK: fa.matmul %[[DO]], %{{.*}}, %{{.*}} {transpose_b}
 // CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x64xbf16, [[SPLIT]]>, memref<1x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: fa.store_shared %{{.*}}, %[[DSBUF:.+]] : tensor<64x64xbf16, [[SPLIT]]>, memref<1x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[DS:.+]] = fa.shared_tile %[[DSBUF]]
 // CHECK: "bar.sync $0, $1;", "r,r" %c1_i32, %c256_i32
 // dQ_i = dS·K_j in two parts of 128 columns (K_j's first two panels,
 // then its last two), each issued with one of dV and dK in flight and
-// staged into its half of the buffer before the next part issues.
+// staged into the staging buffer (one part's size) once the dQ writer has
+// read the part before.
 // CHECK: %[[K0:.+]] = fa.shared_tile %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: %[[DQ0:.+]] = fa.matmul %[[DS]], %[[K0]], %{{.*}} : {{.*}}, tensor<64x128xf32, [[SPLIT]]>
-// CHECK: %[[DV:.+]] = fa.matmul {{.*}} {transpose_a} {{.*}} tensor<64x256xf32, [[SPLIT]]>
+// CHECK: %[[DV:.+]] = fa.matmul %{{.*}}, %[[DO]], %{{.*}} {transpose_a} {{.*}} tensor<64x256xf32, [[SPLIT]]>
 // CHECK: mbarrier.try_wait
 // CHECK: %[[DQ0W:.+]] = fa.mma_wait %[[DQ0]] pending = 1
 // CHECK: fa.store_shared %[[DQ0W]], %{{.*}} : tensor<64x128xf32, [[SPLIT]]>, memref<4x64x32xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[K1:.+]] = fa.shared_tile %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: %[[DQ1:.+]] = fa.matmul %[[DS]], %[[K1]], %{{.*}} : {{.*}}, tensor<64x128xf32, [[SPLIT]]>
 // CHECK: %[[DK:.+]] = fa.matmul %[[DS]], %[[Q]], %{{.*}} {transpose_a} {{.*}} tensor<64x256xf32, [[SPLIT]]>
+// CHECK: mbarrier.try_wait
 // CHECK: %[[DQ1W:.+]] = fa.mma_wait %[[DQ1]] pending = 1
+// dV has completed: dO_i's stage is released.
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: mbarrier.arrive.shared::cta.b64
 // CHECK: fa.store_shared %[[DQ1W]], %{{.*}} : tensor<64x128xf32, [[SPLIT]]>, memref<4x64x32xf32, #gpu.address_space<workgroup>>
 // CHECK: mbarrier.arrive.shared::cta.b64
 // CHECK: fa.mma_wait %[[DV]] pending = 1

@@ -42,7 +42,12 @@
 // (The diagram is block_m = block_n's; with split columns dQ_i comes after
 // the barrier, from the shared dS. The schedule's overlap,
 // overlapStepMatmuls, then issues dP with S, dQ_i before dV and dK, and
-// awaits dV and dK together.) Neither the reduce-adds nor the
+// awaits dV and dK together. Where dQ_i is in column parts (D = 256), dO_i
+// has a ring of its own: the producer waits do_empty and fills it after
+// Q_i; the consumers wait do_full just before dP's wgmma and arrive at
+// do_empty once dV's has completed (at the second part's wait), so dO_(i+1)
+// lands under dK's and the next S's wgmmas; each part of dQ_i is staged
+// in a staging buffer of its own ring position.) Neither the reduce-adds nor the
 // deterministic mode's turns hold the consumers up while a staging buffer
 // is free: two where shared memory allows (BackwardSharedMemoryPlan).
 //
@@ -71,57 +76,7 @@ using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::hopper;
 
-BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &c) {
-  keyPanels = panelsOf(c.headDim);
-  valuePanels = panelsOf(c.valueDim);
-  probsPanels = panelsOf(c.blockN);
-  keyBytes = keyPanels * c.blockN * kPanelRowBytes;
-  valueBytes = valuePanels * c.blockN * kPanelRowBytes;
-  queryStageBytes = keyPanels * c.blockM * kPanelRowBytes;
-  gradOutStageBytes = valuePanels * c.blockM * kPanelRowBytes;
-  int64_t probsBytes = probsPanels * c.blockM * kPanelRowBytes;
-  stagingPanels = (c.headDim + 31) / 32; // of 32 f32 columns
-  stagingStageBytes = stagingPanels * c.blockM * kPanelRowBytes;
-  // dQ_i is always staged in f32 panels of 32 columns, for one TMA
-  // reduce-add per panel: added per element from registers, its atomics
-  // use a third of each L2 sector and bound the kernel (docs/perf-notes.md,
-  // sm_90a backward). The reduce-adds are the dQ writer's (a producer
-  // thread), so two staging buffers let the consumers write dQ_(i+1)
-  // while it still adds dQ_i (or, deterministic, waits for dQ_i's turn).
-  // One consumer warpgroup alone leaves the tensor cores idle, so where
-  // the staging costs the second block per SM, Q and dO get one stage
-  // first: the other block's work covers the copy.
-  auto total = [&](int64_t ringStages, int64_t stagingBuffers) {
-    return keyBytes + valueBytes + ringStages * (queryStageBytes + gradOutStageBytes) +
-           2 * probsBytes + stagingBuffers * stagingStageBytes +
-           8 * (1 + 2 * ringStages + 2 * stagingBuffers);
-  };
-  int64_t budget = c.warps == 4 && total(1, 1) <= kHalfSharedMemoryBytes
-                       ? kHalfSharedMemoryBytes
-                       : kMaxSharedMemoryBytes;
-  stages = 2;
-  stagingStages = 2;
-  for (auto [ring, buffers] : {std::pair<int64_t, int64_t>{2, 2}, {2, 1}, {1, 2}, {1, 1}})
-    if (total(ring, buffers) <= budget) {
-      stages = ring;
-      stagingStages = buffers;
-      break;
-    }
-  // Every tile a whole number of 1024-byte swizzle atoms (block_m and
-  // block_n are multiples of 64), so each starts on one.
-  valueOffset = keyBytes;
-  queryOffset = valueOffset + valueBytes;
-  gradOutOffset = queryOffset + stages * queryStageBytes;
-  probsOffset = gradOutOffset + stages * gradOutStageBytes;
-  gradScoresOffset = probsOffset + probsBytes;
-  stagingOffset = gradScoresOffset + probsBytes;
-  barrierOffset = stagingOffset + stagingStages * stagingStageBytes;
-  // kv_full; q_full, q_empty per ring stage; dq_full, dq_empty per buffer.
-  bytes = total(stages, stagingStages);
-}
-
 namespace {
-
 /// dQ_i = dS·K_j from the shared dS in column parts (BackwardMath's
 /// Sources::gradQueryParts): at D = 256 a warpgroup's 128 of dQ_i's
 /// columns (64 registers) beside dK_j's and dV_j's 64 each; in two parts
@@ -133,6 +88,73 @@ int64_t gradQueryPartsOf(const AttentionKernelConfig &c) {
   bool fromShared = groups > 1; // dQ_i from the shared dS
   return fromShared && c.headDim / groups > 64 && c.headDim % 128 == 0 ? 2 : 1;
 }
+
+} // namespace
+
+BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &c) {
+  gradQueryParts = gradQueryPartsOf(c);
+  gradOutRing = gradQueryParts > 1;
+  keyPanels = panelsOf(c.headDim);
+  valuePanels = panelsOf(c.valueDim);
+  probsPanels = panelsOf(c.blockN);
+  keyBytes = keyPanels * c.blockN * kPanelRowBytes;
+  valueBytes = valuePanels * c.blockN * kPanelRowBytes;
+  queryStageBytes = keyPanels * c.blockM * kPanelRowBytes;
+  gradOutStageBytes = valuePanels * c.blockM * kPanelRowBytes;
+  int64_t probsBytes = probsPanels * c.blockM * kPanelRowBytes;
+  stagingPanels = (c.headDim + 31) / 32; // of 32 f32 columns
+  stagingBufferBytes = stagingPanels / gradQueryParts * c.blockM * kPanelRowBytes;
+  // dQ_i is always staged in f32 panels of 32 columns, for one TMA
+  // reduce-add per panel: added per element from registers, its atomics
+  // use a third of each L2 sector and bound the kernel (docs/perf-notes.md,
+  // sm_90a backward). The reduce-adds are the dQ writer's (a producer
+  // thread), so two staging buffers let the consumers write dQ_(i+1)
+  // while it still adds dQ_i (or, deterministic, waits for dQ_i's turn);
+  // in parts, a buffer holds one part, and one buffer is passed between
+  // the parts (the writer reads the first while the second is computed).
+  // One consumer warpgroup alone leaves the tensor cores idle, so where
+  // the staging costs the second block per SM, Q and dO get one stage
+  // first: the other block's work covers the copy. With dO on a ring of
+  // its own (released early), a second Q stage comes before a second dO
+  // stage: at D = 256 (208 KB) nothing is then exposed but the first
+  // step's copies (docs/perf-notes.md, the D256 backward's rings).
+  auto total = [&](int64_t query, int64_t gradOut, int64_t buffers) {
+    int64_t barriers = 1 + 2 * query + (gradOutRing ? 2 * gradOut : 0) + 2 * buffers;
+    return keyBytes + valueBytes + query * queryStageBytes + gradOut * gradOutStageBytes +
+           2 * probsBytes + buffers * stagingBufferBytes + 8 * barriers;
+  };
+  int64_t budget = c.warps == 4 && total(1, 1, 1) <= kHalfSharedMemoryBytes
+                       ? kHalfSharedMemoryBytes
+                       : kMaxSharedMemoryBytes;
+  struct Rings {
+    int64_t query, gradOut, buffers;
+  };
+  SmallVector<Rings> choices = {{2, 2, 2}, {2, 2, 1}};
+  if (gradOutRing)
+    choices.append({{2, 1, 2}, {2, 1, 1}});
+  choices.append({{1, 1, 2}, {1, 1, 1}});
+  Rings chosen = choices.back();
+  for (Rings rings : choices)
+    if (total(rings.query, rings.gradOut, rings.buffers) <= budget) {
+      chosen = rings;
+      break;
+    }
+  queryStages = chosen.query;
+  gradOutStages = chosen.gradOut;
+  stagingStages = chosen.buffers;
+  // Every tile a whole number of 1024-byte swizzle atoms (block_m and
+  // block_n are multiples of 64), so each starts on one.
+  valueOffset = keyBytes;
+  queryOffset = valueOffset + valueBytes;
+  gradOutOffset = queryOffset + queryStages * queryStageBytes;
+  probsOffset = gradOutOffset + gradOutStages * gradOutStageBytes;
+  gradScoresOffset = probsOffset + probsBytes;
+  stagingOffset = gradScoresOffset + probsBytes;
+  barrierOffset = stagingOffset + stagingStages * stagingBufferBytes;
+  bytes = total(queryStages, gradOutStages, stagingStages);
+}
+
+namespace {
 
 /// Blocks per SM and their warpgroups' registers. One consumer warpgroup
 /// alone cannot keep the tensor cores busy: where two blocks fit the
@@ -168,8 +190,8 @@ struct BackwardBlock {
   /// dQ_i's column parts (gradQueryPartsOf) and, per part, K_j's panels.
   int64_t gradQueryParts;
   SmallVector<Value, 2> keyParts;
-  /// dQ_i's f32 staging panels, per buffer and part.
-  SmallVector<SmallVector<Value, 2>, 2> staging;
+  /// dQ_i's f32 staging panels, per buffer (of one part each).
+  SmallVector<Value, 2> staging;
 
   BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
                 const AttentionKernelConfig &c, Location loc)
@@ -193,27 +215,23 @@ struct BackwardBlock {
     key = view(0, {plan.keyPanels, c.blockN, kPanelElements}, e);
     value = view(plan.valueOffset, {plan.valuePanels, c.blockN, kPanelElements}, e);
     query = view(plan.queryOffset,
-                 {plan.stages, plan.keyPanels, c.blockM, kPanelElements}, e);
+                 {plan.queryStages, plan.keyPanels, c.blockM, kPanelElements}, e);
     gradOut = view(plan.gradOutOffset,
-                   {plan.stages, plan.valuePanels, c.blockM, kPanelElements}, e);
+                   {plan.gradOutStages, plan.valuePanels, c.blockM, kPanelElements}, e);
     probs = view(plan.probsOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
     gradScores =
         view(plan.gradScoresOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
-    gradQueryParts = gradQueryPartsOf(c);
+    gradQueryParts = plan.gradQueryParts;
     int64_t keyPartPanels = plan.keyPanels / gradQueryParts;
-    int64_t stagingPartPanels = plan.stagingPanels / gradQueryParts;
     for (int64_t part = 0; part < gradQueryParts; ++part)
       keyParts.push_back(view(part * keyPartPanels * c.blockN * kPanelRowBytes,
                               {keyPartPanels, c.blockN, kPanelElements}, e));
-    for (int64_t buffer = 0; buffer < plan.stagingStages; ++buffer) {
-      staging.emplace_back();
-      for (int64_t part = 0; part < gradQueryParts; ++part)
-        staging.back().push_back(
-            view(plan.stagingOffset + buffer * plan.stagingStageBytes +
-                     part * stagingPartPanels * c.blockM * kPanelRowBytes,
-                 {stagingPartPanels, c.blockM, 32}, b.getF32Type()));
-    }
+    for (int64_t buffer = 0; buffer < plan.stagingStages; ++buffer)
+      staging.push_back(view(plan.stagingOffset + buffer * plan.stagingBufferBytes,
+                             {stagingPartPanels(), c.blockM, 32}, b.getF32Type()));
   }
+
+  int64_t stagingPartPanels() const { return plan.stagingPanels / gradQueryParts; }
 
   int64_t consumerThreads() const { return 32 * c.warps; }
 
@@ -237,31 +255,45 @@ struct BackwardBlock {
     return arith::AddIOp::create(
         b, loc, address(b, plan.barrierOffset + first + (empty ? 8 : 0)), stageBytes);
   }
-  /// q_full (`empty` false) or q_empty of ring stage `stage` (an index).
+  /// q_full (`empty` false) or q_empty of Q ring stage `stage` (an index);
+  /// they guard dO_i too unless it has a ring of its own.
   Value queryBarrier(OpBuilder &b, Value stage, bool empty) const {
     return ringBarrier(b, 8, stage, empty);
   }
-  /// dq_full (`empty` false: the consumers have staged dQ_i) or dq_empty
-  /// (the dQ writer's reduce-adds have read it) of staging buffer `stage`.
-  Value gradQueryBarrier(OpBuilder &b, Value stage, bool empty) const {
-    return ringBarrier(b, 8 + 16 * plan.stages, stage, empty);
+  /// do_full or do_empty of dO ring stage `stage` (plan.gradOutRing).
+  Value gradOutBarrier(OpBuilder &b, Value stage, bool empty) const {
+    assert(plan.gradOutRing && "dO shares the Q ring's barriers");
+    return ringBarrier(b, 8 + 16 * plan.queryStages, stage, empty);
   }
-  /// The position of the n-th Q block this block takes in a ring of
-  /// `stages` (the Q/dO ring's by default): (stage, parity).
-  std::pair<Value, Value> ringPosition(OpBuilder &b, Value n,
-                                       int64_t stages = 0) const {
-    Value count = idx(b, stages ? stages : plan.stages);
+  /// dq_full (`empty` false: the consumers have staged a part of dQ_i) or
+  /// dq_empty (the dQ writer's reduce-adds have read it) of staging
+  /// buffer `stage`.
+  Value gradQueryBarrier(OpBuilder &b, Value stage, bool empty) const {
+    int64_t rings = plan.queryStages + (plan.gradOutRing ? plan.gradOutStages : 0);
+    return ringBarrier(b, 8 + 16 * rings, stage, empty);
+  }
+  /// The position of the n-th use of a ring of `stages`: (stage, parity).
+  std::pair<Value, Value> ringPosition(OpBuilder &b, Value n, int64_t stages) const {
+    Value count = idx(b, stages);
     Value stage = arith::RemUIOp::create(b, loc, n, count);
     Value round = arith::DivUIOp::create(b, loc, n, count);
     return {stage, toI32(b, arith::RemUIOp::create(b, loc, round, idx(b, 2)))};
   }
-  /// Part `part` of staging buffer `stage` (an index) as the fragment
-  /// store's target.
-  Value stagingBuffer(OpBuilder &b, Value stage, int64_t part) const {
+  /// The staging ring's position of part `part` of the step-th dQ_i.
+  std::pair<Value, Value> stagingPosition(OpBuilder &b, Value step, int64_t part) const {
+    Value n = step;
+    if (gradQueryParts > 1)
+      n = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, step, idx(b, gradQueryParts)),
+          idx(b, part));
+    return ringPosition(b, n, plan.stagingStages);
+  }
+  /// Staging buffer `stage` (an index) as the fragment store's target.
+  Value stagingBuffer(OpBuilder &b, Value stage) const {
     if (staging.size() == 1)
-      return staging.front()[part];
+      return staging.front();
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, stage, idx(b, 0));
-    return arith::SelectOp::create(b, loc, first, staging[0][part], staging[1][part]);
+    return arith::SelectOp::create(b, loc, first, staging[0], staging[1]);
   }
   /// Shared buffer `buffer` (behind `stage` if non-null) as an operand tile.
   Value tile(OpBuilder &b, Value buffer, Value stage, int64_t rows,
@@ -276,38 +308,43 @@ struct BackwardBlock {
   void inFirstThread(OpBuilder &b, function_ref<void(OpBuilder &)> body) const {
     mlir::fa::inFirstThread(b, loc, threadId, body);
   }
-  /// The dQ writer's part of a step: dQ_i, staged in buffer `stage` and
-  /// fenced for the async proxy by the consumers, added into dq_acc by TMA
-  /// reduce-adds, one per 32-column panel (rows past M are out of the
-  /// map's bounds and skipped); the buffer is released once they have read
-  /// it. Built deterministic and launched so, the writer first waits for
-  /// this KV block's turn at the Q block (GradQueryTurn), and passes it on
-  /// once its reduce-adds have completed.
-  void reduceStagedGradQuery(OpBuilder &b, const GridCoords &at, Value stage) const {
-    std::optional<GradQueryTurn> turn;
-    if (c.deterministic)
-      turn = GradQueryTurn::build(b, loc, args, c, at, keyStart);
+  /// The dQ writer's part of a step, for part `part` of dQ_i: staged in
+  /// buffer `stage` and fenced for the async proxy by the consumers, added
+  /// into dq_acc by TMA reduce-adds, one per 32-column panel (rows past M
+  /// are out of the map's bounds and skipped); the buffer is released once
+  /// they have read it. Built deterministic and launched so, the writer
+  /// first waits for this KV block's turn at the Q block (GradQueryTurn,
+  /// built into `turn` at the first part), and passes it on once the last
+  /// part's reduce-adds have completed.
+  void reduceStagedPart(OpBuilder &b, const GridCoords &at, Value stage, int64_t part,
+                        std::optional<GradQueryTurn> &turn) const {
     auto whenDeterministic = [&](OpBuilder &ib, function_ref<void(OpBuilder &)> body) {
       if (turn)
         turn->whenEnabled(ib, loc, body);
     };
-    whenDeterministic(b, [&](OpBuilder &wb) {
-      turn->await(wb, loc);
-      fenceProxyAsyncAll(wb, loc);
-    });
+    if (part == 0 && c.deterministic) {
+      turn = GradQueryTurn::build(b, loc, args, c, at, keyStart);
+      whenDeterministic(b, [&](OpBuilder &wb) {
+        turn->await(wb, loc);
+        fenceProxyAsyncAll(wb, loc);
+      });
+    }
+    int64_t partPanels = stagingPartPanels();
     Value stagingBase = arith::AddIOp::create(
         b, loc, address(b, plan.stagingOffset),
-        arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, plan.stagingStageBytes)));
-    for (int64_t panel = 0; panel < plan.stagingPanels; ++panel)
+        arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, plan.stagingBufferBytes)));
+    for (int64_t panel = 0; panel < partPanels; ++panel)
       tmaReduceAdd(b, loc,
                    arith::AddIOp::create(b, loc, stagingBase,
                                          i32(b, panel * c.blockM * kPanelRowBytes)),
                    args["dq_acc_tmap"],
-                   {i32(b, 32 * panel), toI32(b, at.queryStart), toI32(b, at.head),
-                    toI32(b, batch)});
+                   {i32(b, 32 * (part * partPanels + panel)), toI32(b, at.queryStart),
+                    toI32(b, at.head), toI32(b, batch)});
     bulkCommit(b, loc);
     bulkWait(b, loc, 0, /*readOnly=*/true);
     arrive(b, loc, gradQueryBarrier(b, stage, /*empty=*/true));
+    if (part + 1 < gradQueryParts)
+      return;
     whenDeterministic(b, [&](OpBuilder &pb) {
       bulkWait(pb, loc, 0, /*readOnly=*/false);
       fenceProxyAsyncAll(pb, loc);
@@ -430,18 +467,28 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
             mb, m, n, {},
             [&](OpBuilder &lb, Value step, Value i, ValueRange)
                 -> FailureOr<SmallVector<Value>> {
-              auto [stage, parity] = block.ringPosition(lb, step);
+              auto [stage, parity] = block.ringPosition(lb, step, p.queryStages);
               // A fresh barrier's previous phase counts as complete: the
               // first use of each stage passes at once.
               waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true),
                          arith::XOrIOp::create(lb, loc, parity, block.i32(lb, 1)));
               Value bar = block.queryBarrier(lb, stage, /*empty=*/false);
-              arriveExpectTx(lb, loc, bar, p.queryStageBytes + p.gradOutStageBytes);
+              arriveExpectTx(lb, loc, bar,
+                             p.queryStageBytes + (p.gradOutRing ? 0 : p.gradOutStageBytes));
               Value row = block.toI32(lb, block.queryRowOf(lb, m, i));
               Value s = block.toI32(lb, stage);
               copyTile(lb, "q_tmap", p.queryOffset,
                        arith::MulIOp::create(lb, loc, s, block.i32(lb, p.queryStageBytes)),
                        p.keyPanels, c.blockM, row, head, bar);
+              if (p.gradOutRing) {
+                // dO_i on its own ring, released before the step ends.
+                auto [doStage, doParity] = block.ringPosition(lb, step, p.gradOutStages);
+                waitParity(lb, loc, block.gradOutBarrier(lb, doStage, /*empty=*/true),
+                           arith::XOrIOp::create(lb, loc, doParity, block.i32(lb, 1)));
+                bar = block.gradOutBarrier(lb, doStage, /*empty=*/false);
+                arriveExpectTx(lb, loc, bar, p.gradOutStageBytes);
+                s = block.toI32(lb, doStage);
+              }
               copyTile(lb, "do_tmap", p.gradOutOffset,
                        arith::MulIOp::create(lb, loc, s,
                                              block.i32(lb, p.gradOutStageBytes)),
@@ -452,8 +499,8 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
 }
 
 /// The dQ writer (a producer thread of its own warp): for every step, in
-/// the consumers' order, waits for dQ_i in its staging buffer and adds it
-/// into dq_acc (BackwardBlock::reduceStagedGradQuery), so that neither the
+/// the consumers' order, waits for each part of dQ_i in its staging buffer
+/// and adds it into dq_acc (BackwardBlock::reduceStagedPart), so that neither the
 /// reduce-adds nor the deterministic mode's turns hold up the consumers;
 /// its last reduce-adds complete before the block ends.
 void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block) {
@@ -466,13 +513,16 @@ void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block) {
             mb, m, n, {},
             [&](OpBuilder &lb, Value step, Value i, ValueRange)
                 -> FailureOr<SmallVector<Value>> {
-              auto [stage, parity] =
-                  block.ringPosition(lb, step, block.plan.stagingStages);
-              waitParity(lb, loc, block.gradQueryBarrier(lb, stage, /*empty=*/false),
-                         parity);
               GridCoords at = grid;
-              at.queryStart = block.queryRowOf(lb, m, i);
-              block.reduceStagedGradQuery(lb, at, stage);
+              std::optional<GradQueryTurn> turn;
+              for (int64_t part = 0; part < block.gradQueryParts; ++part) {
+                auto [stage, parity] = block.stagingPosition(lb, step, part);
+                waitParity(lb, loc, block.gradQueryBarrier(lb, stage, /*empty=*/false),
+                           parity);
+                if (part == 0)
+                  at.queryStart = block.queryRowOf(lb, m, i);
+                block.reduceStagedPart(lb, at, stage, part, turn);
+              }
               return SmallVector<Value>();
             });
       });
@@ -519,6 +569,22 @@ void readThroughWait(Operation *mma, MmaWaitOp wait) {
   mma->getResult(0).replaceAllUsesExcept(wait.getResult(), wait);
 }
 
+/// dO_i's own ring in a step (BackwardSharedMemoryPlan::gradOutRing):
+/// `acquire` is emitted before the first wgmma that reads `buffer`,
+/// `release` once the last one has completed. Empty: dO_i shares Q_i's.
+struct GradOutRing {
+  Value buffer;
+  std::function<void(OpBuilder &)> acquire, release;
+};
+
+/// Whether `mma` reads shared buffer `buffer` (an operand's fa.shared_tile).
+bool readsBuffer(TileMatmulOp mma, Value buffer) {
+  return llvm::any_of(mma->getOperands(), [&](Value operand) {
+    auto tile = operand.getDefiningOp<SharedTileOp>();
+    return tile && tile.getBuffer() == buffer;
+  });
+}
+
 /// Two MMAs in flight at once: the step as BackwardMath cloned it waits
 /// for each wgmma before the next issues. S = QKᵀ and dP = dO·Vᵀ are
 /// independent: dP issues right after S, S is awaited with dP in flight
@@ -526,8 +592,11 @@ void readThroughWait(Operation *mma, MmaWaitOp wait) {
 /// mask and exp of S. dV += Pᵀ·dO and dK += dSᵀ·Q, the step's last, are
 /// awaited together, at the end of `step` (not yet terminated); `yielded`
 /// (the step's results) then reads the waits. A dQ_i that reads dS from
-/// shared memory issues before them and is awaited alone.
-void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
+/// shared memory issues before them and is awaited alone. With dO_i on a
+/// ring of its own (`ring`), its wait comes before dP's wgmma and its
+/// release after the wait that completes dV (the second dQ_i part's).
+LogicalResult overlapStepMatmuls(Block *step, SmallVector<Value> &yielded,
+                                 const GradOutRing &ring) {
   QKScoresOp scores;
   TileMatmulOp gradProbs;
   SmallVector<TileMatmulOp> transposed, gradQuery; // (dQ_i: one or its parts)
@@ -557,6 +626,7 @@ void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
     readThroughWait(mma, wait);
     return wait;
   };
+  MmaWaitOp gradValueDone; // the first wait after which dV has completed
   if (scores && gradProbs && scores->isBeforeInBlock(gradProbs)) {
     Operation *firstUseOfProbs = firstUser(gradProbs);
     hoistAfter(gradProbs, scores);
@@ -583,7 +653,7 @@ void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
     moveBeforeWithOperands(gradQuery[0], transposed.front());
     transposed.back()->moveAfter(gradQuery[1]);
     for (auto [mma, firstUse] : llvm::zip(gradQuery, firstUses))
-      awaitAt(mma, firstUse, 1);
+      gradValueDone = awaitAt(mma, firstUse, 1);
   }
   if (transposed.size() == 2) {
     // (From the op's context: the step's loop is still being built, its
@@ -596,8 +666,31 @@ void overlapStepMatmuls(Block *step, SmallVector<Value> &yielded) {
                                     b.getI64IntegerAttr(1 - int64_t(i)));
       readThroughWait(mma, wait);
       std::replace(yielded.begin(), yielded.end(), result, Value(wait.getResult()));
+      if (!gradValueDone)
+        gradValueDone = wait;
     }
   }
+  if (!ring.buffer)
+    return success();
+  // dP and dV read dO_i; dV is the first transposed matmul (dV, dK), and
+  // completes by the second dQ_i part's wait or the step's first wait.
+  Operation *firstRead = nullptr;
+  for (Operation &op : *step)
+    if (auto mma = dyn_cast<TileMatmulOp>(op); mma && readsBuffer(mma, ring.buffer)) {
+      firstRead = mma;
+      break;
+    }
+  if (!firstRead || !gradValueDone || transposed.empty() ||
+      !readsBuffer(transposed.front(), ring.buffer) ||
+      (gradProbs && !readsBuffer(gradProbs, ring.buffer)))
+    return emitError(step->front().getLoc(),
+                     "internal: dO's ring needs dP and dV (the first transposed "
+                     "matmul) reading dO_i, dV completed by a wait");
+  OpBuilder b(firstRead);
+  ring.acquire(b);
+  b.setInsertionPointAfter(gradValueDone);
+  ring.release(b);
+  return success();
 }
 
 /// A Q block's LSE and D rows, loaded ahead of its step.
@@ -609,8 +702,8 @@ struct QueryRows {
 FailureOr<SmallVector<Value>>
 emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
                  const AttentionBackward &backward, const GridCoords &at,
-                 QueryRows rows, Value step, Value stage, ValueRange gradients,
-                 Value slope) {
+                 QueryRows rows, Value step, Value stage, Value gradOutStage,
+                 ValueRange gradients, Value slope) {
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
   BackwardMath::Sources sources;
@@ -618,7 +711,7 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
     if (l2Tile == backward.queryTile)
       return block.tile(tb, block.query, stage, c.blockM, c.headDim);
     if (l2Tile == backward.gradOutTile)
-      return block.tile(tb, block.gradOut, stage, c.blockM, c.valueDim);
+      return block.tile(tb, block.gradOut, gradOutStage, c.blockM, c.valueDim);
     if (l2Tile == backward.keyTile)
       return block.tile(tb, block.key, Value(), c.blockN, c.headDim);
     if (l2Tile == backward.valueTile)
@@ -644,15 +737,13 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
     return block.tile(tb, block.keyParts[part], Value(), c.blockN,
                       c.headDim / block.gradQueryParts);
   };
-  std::pair<Value, Value> staged = block.ringPosition(b, step, block.plan.stagingStages);
-  Value buffer = staged.first, parity = staged.second;
+  // Each part in a buffer of its own position in the staging ring.
+  std::pair<Value, Value> staged = block.stagingPosition(b, step, 0);
   sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery, int64_t part) {
-    if (part == 0)
-      waitParity(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/true),
-                 arith::XOrIOp::create(tb, loc, parity, block.i32(tb, 1)));
-    StoreSharedOp::create(tb, loc, gradQuery, block.stagingBuffer(tb, buffer, part));
-    if (part + 1 < block.gradQueryParts)
-      return;
+    auto [buffer, parity] = part == 0 ? staged : block.stagingPosition(tb, step, part);
+    waitParity(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/true),
+               arith::XOrIOp::create(tb, loc, parity, block.i32(tb, 1)));
+    StoreSharedOp::create(tb, loc, gradQuery, block.stagingBuffer(tb, buffer));
     fenceProxyAsync(tb, loc);
     arrive(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/false));
   };
@@ -694,9 +785,13 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
                 -> FailureOr<SmallVector<Value>> {
               GridCoords at = grid;
               at.queryStart = block.queryRowOf(lb, m, i);
-              auto [stage, parity] = block.ringPosition(lb, step);
+              const BackwardSharedMemoryPlan &plan = block.plan;
+              auto [stage, parity] = block.ringPosition(lb, step, plan.queryStages);
               waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/false),
                          parity);
+              auto [gradOutStage, gradOutParity] =
+                  plan.gradOutRing ? block.ringPosition(lb, step, plan.gradOutStages)
+                                   : std::pair<Value, Value>{stage, parity};
               block.consumerBarrier(lb);
               // The LSE and D rows from global memory before S's and dP's
               // wgmmas issue: issued at their first use (P = exp(S - LSE),
@@ -705,10 +800,25 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
               QueryRows rows{math.loadQueryRows(lb, loc, block.args, at, backward.lseRows),
                              math.loadQueryRows(lb, loc, block.args, at,
                                                 backward.rowDotRows)};
-              FailureOr<SmallVector<Value>> results = emitConsumerStep(
-                  lb, block, math, backward, at, rows, step, stage, values, slope);
-              if (succeeded(results))
-                overlapStepMatmuls(lb.getInsertionBlock(), *results);
+              FailureOr<SmallVector<Value>> results =
+                  emitConsumerStep(lb, block, math, backward, at, rows, step, stage,
+                                   gradOutStage, values, slope);
+              // dO_i on a ring of its own: awaited before its first wgmma,
+              // released once dV_j's has completed.
+              GradOutRing ring;
+              if (plan.gradOutRing) {
+                ring.buffer = block.gradOut;
+                ring.acquire = [&](OpBuilder &rb) {
+                  waitParity(rb, loc, block.gradOutBarrier(rb, gradOutStage, false),
+                             gradOutParity);
+                };
+                ring.release = [&](OpBuilder &rb) {
+                  arrive(rb, loc, block.gradOutBarrier(rb, gradOutStage, true));
+                };
+              }
+              if (succeeded(results) &&
+                  failed(overlapStepMatmuls(lb.getInsertionBlock(), *results, ring)))
+                return failure();
               // Every wgmma reading Q_i and dO_i has been waited for.
               arrive(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true));
               return results;
@@ -736,10 +846,17 @@ void initBarriers(OpBuilder &b, const BackwardBlock &block) {
   Location loc = block.loc;
   block.inFirstThread(b, [&](OpBuilder &then) {
     mbarrierInit(then, loc, block.keyValueFull(then), 1);
-    for (int64_t stage = 0; stage < block.plan.stages; ++stage) {
+    for (int64_t stage = 0; stage < block.plan.queryStages; ++stage) {
       Value st = block.idx(then, stage);
       mbarrierInit(then, loc, block.queryBarrier(then, st, false), 1);
       mbarrierInit(then, loc, block.queryBarrier(then, st, true),
+                   block.consumerThreads());
+    }
+    for (int64_t stage = 0; block.plan.gradOutRing && stage < block.plan.gradOutStages;
+         ++stage) {
+      Value st = block.idx(then, stage);
+      mbarrierInit(then, loc, block.gradOutBarrier(then, st, false), 1);
+      mbarrierInit(then, loc, block.gradOutBarrier(then, st, true),
                    block.consumerThreads());
     }
     for (int64_t stage = 0; stage < block.plan.stagingStages; ++stage) {

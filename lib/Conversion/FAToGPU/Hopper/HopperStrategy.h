@@ -129,18 +129,28 @@ constexpr int64_t kHalfSharedMemoryBytes = 113 * 1024;
 /// The H100's opt-in maximum of dynamic shared memory per block.
 constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
 
-/// The backward main kernel's shared memory: K [panels][BN][64], V, Q and
-/// dO rings [stages][panels][BM][64], P and dS [BN / 64][BM][64], dQ_i's
-/// f32 staging [stagingStages][D / 32][BM][32] (the TMA reduce-add's
-/// source), then the mbarriers.
+/// The backward main kernel's shared memory: K [panels][BN][64], V, the
+/// Q ring [queryStages][panels][BM][64] and the dO ring [gradOutStages]...,
+/// P and dS [BN / 64][BM][64], dQ_i's f32 staging [stagingStages][D / 32 /
+/// parts][BM][32] (the TMA reduce-add's source, one buffer per dQ_i part),
+/// then the mbarriers: kv_full; q_full, q_empty per Q stage; do_full,
+/// do_empty per dO stage where dO has a ring of its own; dq_full, dq_empty
+/// per staging buffer.
 struct BackwardSharedMemoryPlan {
   explicit BackwardSharedMemoryPlan(const AttentionKernelConfig &c);
-  int64_t stages; ///< of the Q and dO ring: 2, or 1 for a second block per SM
+  /// Where dQ_i is computed in column parts (dV_j complete by the second
+  /// part's wait), dO_i is released before the step ends: it gets its own
+  /// ring and barriers, so that dO_(i+1) lands under dK_j's and the next
+  /// S's wgmmas. Otherwise Q_i and dO_i share one ring and its barriers.
+  bool gradOutRing;
+  int64_t queryStages;   ///< 2, or 1 for a second block per SM
+  int64_t gradOutStages; ///< the Q ring's unless gradOutRing
+  int64_t gradQueryParts; ///< dQ_i's column parts (one staging buffer each)
   int64_t keyPanels, valuePanels, probsPanels;
   int64_t keyBytes, valueBytes, queryStageBytes, gradOutStageBytes;
   int64_t valueOffset, queryOffset, gradOutOffset, probsOffset,
       gradScoresOffset; ///< bytes
-  int64_t stagingOffset, stagingPanels, stagingStageBytes;
+  int64_t stagingOffset, stagingPanels, stagingBufferBytes;
   int64_t stagingStages; ///< dQ_i's staging buffers: 2 where they fit
   int64_t barrierOffset, bytes;
 };
