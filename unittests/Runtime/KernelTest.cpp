@@ -223,14 +223,15 @@ TEST(Manifest, SchedulerIsReadAndChecked) {
   EXPECT_FALSE(fa::abi::tileSchedulerOf("Persistent", scheduler));
 }
 
-/// The committed sm_90a kernels: persistent without a mask, one tile per
-/// block under one (docs/perf-notes.md).
+/// The committed sm_90a kernels are persistent (strided without a mask,
+/// over pairs of Q blocks under one: docs/perf-notes.md); sm_80's one
+/// tile per block.
 TEST(Manifest, CommittedHopperSchedulers) {
   std::string error;
   for (auto [name, scheduler] :
        {std::pair<const char *, fa::abi::TileScheduler>{
             "fa_fwd_sm90a_bf16_d128_none", fa::abi::TileScheduler::Persistent},
-        {"fa_fwd_sm90a_bf16_d128_causal", fa::abi::TileScheduler::PerBlock},
+        {"fa_fwd_sm90a_bf16_d128_causal", fa::abi::TileScheduler::Persistent},
         {"fa_fwd_sm80_bf16_d128_none", fa::abi::TileScheduler::PerBlock}}) {
     Manifest m;
     ASSERT_TRUE(Manifest::read(FA_SOURCE_DIR "/kernels_generated/" +

@@ -17,13 +17,16 @@ jobs_for() { # kernel, sizes...
     local spec; spec=$(grep -o '"spec": "[^"]*"' "$k" | cut -d'"' -f4)
     specs=("" "--spec \"${spec/alibi=head/alibi=batch_head}\"")
   fi
-  for sp in "${specs[@]}"; do for s in "$@"; do set -- ${s/x/ }
-    if [ "$1" = 4096 ]; then
-      echo "--kernel $k $sp --b 1 --hq 2 --hkv 2 --layout bhsd --m $1 --n $2"
-      echo "--kernel $k $sp --b 1 --hq 4 --hkv 1 --layout bshd --m $1 --n $2"
+  # (Fixed after the first run: a `set --` here overwrote the sizes, so
+  # ALiBi's second slope shape ran with a broken --n and was refused.)
+  local sizes=("$@") m n
+  for sp in "${specs[@]}"; do for s in "${sizes[@]}"; do m=${s%x*}; n=${s#*x}
+    if [ "$m" = 4096 ]; then
+      echo "--kernel $k $sp --b 1 --hq 2 --hkv 2 --layout bhsd --m $m --n $n"
+      echo "--kernel $k $sp --b 1 --hq 4 --hkv 1 --layout bshd --m $m --n $n"
     else
-      echo "--kernel $k $sp --b 2 --hq 4 --hkv 4 --layout bhsd --m $1 --n $2"
-      echo "--kernel $k $sp --b 2 --hq 8 --hkv 2 --layout bshd --m $1 --n $2"
+      echo "--kernel $k $sp --b 2 --hq 4 --hkv 4 --layout bhsd --m $m --n $n"
+      echo "--kernel $k $sp --b 2 --hq 8 --hkv 2 --layout bshd --m $m --n $n"
     fi
   done; done
 }

@@ -162,30 +162,94 @@ GridCoords GridCoords::forTile(OpBuilder &b, Location loc,
   return g;
 }
 
+GridCoords GridCoords::forPairedTile(OpBuilder &b, Location loc,
+                                     const KernelArgs &args,
+                                     const AttentionKernelConfig &c, Value pair,
+                                     Value member) {
+  // In 32 bits, as forTile.
+  Type i32 = b.getI32Type();
+  auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); };
+  auto widen = [&](Value x) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
+  };
+  Value queryBlocks =
+      arith::IndexCastUIOp::create(b, loc, i32, queryBlockCount(b, loc, args, c));
+  Value pairs = arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, queryBlocks, c32(1)), c32(2));
+  Value heads = arith::IndexCastUIOp::create(b, loc, i32, args.index(b, "q_heads"));
+  Value p = arith::IndexCastUIOp::create(b, loc, i32, pair);
+  Value k = arith::RemUIOp::create(b, loc, p, pairs);
+  Value headBatch = arith::DivUIOp::create(b, loc, p, pairs);
+  Value heavy = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, queryBlocks, c32(1)), k);
+  Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, member, c32(0));
+  // The middle block of an odd T is its pair's first member only.
+  Value middle = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, heavy, k);
+  Value light = arith::SelectOp::create(b, loc, middle, queryBlocks, k);
+  GridCoords g;
+  g.queryBlock = widen(arith::SelectOp::create(b, loc, second, light, heavy));
+  g.head = widen(arith::RemUIOp::create(b, loc, headBatch, heads));
+  g.batch = widen(arith::DivUIOp::create(b, loc, headBatch, heads));
+  completeCoords(b, loc, args, c, g);
+  return g;
+}
+
 BlockTiles BlockTiles::build(OpBuilder &b, Location loc, const KernelArgs &args,
-                             const AttentionKernelConfig &c, bool persistent) {
+                             const AttentionKernelConfig &c, TileOrder order) {
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   BlockTiles t;
-  t.persistent = persistent;
-  if (!persistent) {
+  t.order = order;
+  if (order == TileOrder::PerBlock) {
     t.first = cst(0);
     t.count = t.step = cst(1);
     return t;
   }
-  t.count = arith::MulIOp::create(
-      b, loc, queryBlockCount(b, loc, args, c),
-      arith::MulIOp::create(b, loc, args.index(b, "q_heads"),
-                            args.index(b, "batch")));
-  t.first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  t.step = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  auto headsBatches = [&] {
+    return arith::MulIOp::create(b, loc, args.index(b, "q_heads"), args.index(b, "batch"));
+  };
+  if (order == TileOrder::Strided) {
+    t.count = arith::MulIOp::create(b, loc, queryBlockCount(b, loc, args, c), headsBatches());
+    t.first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    t.step = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    return t;
+  }
+  // Paired: this block's pairs b, b + G, ... below ceil(T / 2) · Hq · B,
+  // two tiles each.
+  Value pairs = arith::MulIOp::create(
+      b, loc,
+      arith::CeilDivUIOp::create(b, loc, queryBlockCount(b, loc, args, c), cst(2)),
+      headsBatches());
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value left = arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, pairs, block),
+                                     block);
+  t.first = cst(0);
+  t.step = cst(1);
+  t.count = arith::MulIOp::create(b, loc, arith::CeilDivUIOp::create(b, loc, left, grid),
+                                  cst(2));
+  t.pairFirst = block;
+  t.pairStep = grid;
   return t;
 }
 
 GridCoords BlockTiles::coords(OpBuilder &b, Location loc,
                               const KernelArgs &args,
-                              const AttentionKernelConfig &c, Value tile) const {
-  return persistent ? GridCoords::forTile(b, loc, args, c, tile)
-                    : GridCoords::build(b, loc, args, c);
+                              const AttentionKernelConfig &c, Value n) const {
+  switch (order) {
+  case TileOrder::PerBlock:
+    return GridCoords::build(b, loc, args, c);
+  case TileOrder::Strided:
+    return GridCoords::forTile(b, loc, args, c, n);
+  case TileOrder::Paired:
+    break;
+  }
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  Value pair = arith::AddIOp::create(
+      b, loc, pairFirst,
+      arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, n, two), pairStep));
+  Value member = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
+                                              arith::RemUIOp::create(b, loc, n, two));
+  return GridCoords::forPairedTile(b, loc, args, c, pair, member);
 }
 
 Value GridCoords::tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,

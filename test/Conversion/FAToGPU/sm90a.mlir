@@ -22,15 +22,34 @@
 // CHECK-COUNT-10: mbarrier.init.shared::cta.b64
 // CHECK: fence.mbarrier_init
 // CHECK: gpu.barrier
-// Masked: one tile per block (the grid's x, y, z; the heaviest Q blocks
-// first), as the hardware schedules blocks as they finish.
+// Masked: persistent over pairs of a head's Q blocks (TileOrder::Paired):
+// block b takes pairs b, b + gridDim.x, ... of ceil(T / 2)·Hq·B (T =
+// ceil(M / 128)), two tiles each: loop index n is pair b + (n / 2)·gridDim.x,
+// member n mod 2, member 0 Q block T - 1 - k and member 1 Q block k, so
+// that every pair sees T + 1 KV tiles under the causal mask. An odd T's
+// middle pair has a second member past the last Q block: no KV tiles.
+// CHECK: %[[T:[^ ]+]] = arith.ceildivui %{{[^,]+}}, %c128 : index
+// CHECK: %[[HALF:[^ ]+]] = arith.ceildivui %[[T]], %c2 : index
+// CHECK: %[[PAIRS:[^ ]+]] = arith.muli %[[HALF]], %{{[^ ]+}} : index
+// CHECK: %[[BLOCK:[^ ]+]] = gpu.block_id x
+// CHECK: %[[GRID:[^ ]+]] = gpu.grid_dim x
+// CHECK: %[[LAST:[^ ]+]] = arith.maxui %[[PAIRS]], %[[BLOCK]] : index
+// CHECK: %[[LEFT:[^ ]+]] = arith.subi %[[LAST]], %[[BLOCK]] : index
+// CHECK: %[[MINE:[^ ]+]] = arith.ceildivui %[[LEFT]], %[[GRID]] : index
+// CHECK: %[[COUNT:[^ ]+]] = arith.muli %[[MINE]], %c2 : index
 // Producer: lower its registers, one thread issues Q (once the consumers
 // released the last one; a fresh barrier passes) then the K/V ring.
 // CHECK: %[[PRODUCER:[^ ]+]] = arith.cmpi uge, %{{.*}}, %c256 : index
 // CHECK: scf.if %[[PRODUCER]] {
 // CHECK: setmaxnreg.dec.sync.aligned.u32 24;
-// CHECK-NOT: scf.for
-// CHECK: gpu.grid_dim x
+// CHECK: scf.for %[[N:[^ ]+]] = %c0 to %[[COUNT]] step %c1 iter_args(
+// CHECK: %[[HALFN:[^ ]+]] = arith.divui %[[N]], %c2 : index
+// CHECK: %[[STRIDE:[^ ]+]] = arith.muli %[[HALFN]], %[[GRID]] : index
+// CHECK: arith.addi %[[BLOCK]], %[[STRIDE]] : index
+// CHECK: arith.remui %[[N]], %c2 : index
+// CHECK: arith.select
+// CHECK: %[[HASROWS:[^ ]+]] = arith.cmpi ult, %{{[^,]+}}, %{{[^ ]+}} : index
+// CHECK: arith.select %[[HASROWS]], %{{[^,]+}}, %c0 : index
 // CHECK: mbarrier.try_wait.parity
 // CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r" %{{[^,]+}}, %c32768_i32
 // CHECK: llvm.ptrtoint %[[QMAP]]

@@ -81,6 +81,15 @@ struct GridCoords {
   /// swizzle) measured 3-7% slower (docs/perf-notes.md, sm_90a v3).
   static GridCoords forTile(OpBuilder &b, Location loc, const KernelArgs &args,
                             const AttentionKernelConfig &c, Value tile);
+  /// Member `member` (0 or 1, i32) of Q-block pair `pair` (an index in
+  /// [0, ceil(T / 2) · Hq · B), T = ceil(M / block_m)): pairs fastest
+  /// within a head, then heads, then batches; pair k is Q blocks T - 1 - k
+  /// (member 0, the one that sees most keys) and k. Where T is odd, the
+  /// middle pair's second member is past the last Q block (queryStart >=
+  /// M: a tile with no rows, which the schedule gives no KV tiles).
+  static GridCoords forPairedTile(OpBuilder &b, Location loc, const KernelArgs &args,
+                                  const AttentionKernelConfig &c, Value pair,
+                                  Value member);
   /// The KV tiles this Q block sees under the mask: the first key (a
   /// multiple of block_n) and the number of block_n tiles from it.
   std::pair<Value, Value> visibleKeyBlocks(OpBuilder &b, Location loc,
@@ -102,18 +111,36 @@ struct GridCoords {
                    StringRef prefix, Value headIndex) const;
 };
 
-/// The tiles one thread block computes (KernelAbi.h's TileScheduler):
-/// persistent, tiles first, first + step, ... below count (blockIdx.x,
-/// gridDim.x, ceil(M / block_m) · Hq · B); per block, the one tile of the
-/// grid's (x, y, z).
+/// How a thread block walks the tiles (KernelAbi.h's TileScheduler).
+enum class TileOrder {
+  /// One tile per block: the grid's (x, y, z).
+  PerBlock,
+  /// Persistent: tiles first, first + step, ... below count (blockIdx.x,
+  /// gridDim.x, ceil(M / block_m) · Hq · B), in GridCoords::forTile's
+  /// order. Tiles of equal cost (no mask).
+  Strided,
+  /// Persistent over pairs of a head's Q blocks, the k-th from the end
+  /// and the k-th from the start (GridCoords::forPairedTile): under a
+  /// causal mask every pair sees the same number of KV tiles, so a static
+  /// round robin over pairs is balanced where one over tiles is not.
+  /// Block b takes pairs b, b + gridDim.x, ..., each as two tiles in a
+  /// row (loop index n: pair first + (n / 2)·step, member n mod 2).
+  Paired,
+};
+
+/// The tiles one thread block computes: the loop `for n = first; n <
+/// count; n += step` and where its n-th tile is.
 struct BlockTiles {
-  bool persistent = false;
-  Value count, first, step; ///< index
+  TileOrder order = TileOrder::PerBlock;
+  Value count, first, step; ///< the loop's bounds (index)
+  Value pairFirst, pairStep; ///< Paired: blockIdx.x, gridDim.x (index)
   static BlockTiles build(OpBuilder &b, Location loc, const KernelArgs &args,
-                          const AttentionKernelConfig &c, bool persistent);
-  /// Where tile `tile` is (GridCoords::forTile, or GridCoords::build).
+                          const AttentionKernelConfig &c, TileOrder order);
+  bool persistent() const { return order != TileOrder::PerBlock; }
+  /// Where the loop's tile `n` is (GridCoords::forTile, forPairedTile or
+  /// build).
   GridCoords coords(OpBuilder &b, Location loc, const KernelArgs &args,
-                    const AttentionKernelConfig &c, Value tile) const;
+                    const AttentionKernelConfig &c, Value n) const;
 };
 
 /// Runs `body` (an scf.if) where `condition` (i1) holds, and in thread 0

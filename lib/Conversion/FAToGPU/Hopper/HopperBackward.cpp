@@ -133,6 +133,13 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   if (gradOutRing)
     choices.append({{2, 1, 2}, {2, 1, 1}});
   choices.append({{1, 1, 2}, {1, 1, 1}});
+  // Deterministic, the dQ writer waits for each Q block's turn before it
+  // reads the first part: with one buffer the consumers would wait for
+  // that turn in the middle of their step, so a buffer per part comes
+  // before a second Q stage.
+  if (gradOutRing && c.deterministic)
+    std::stable_partition(choices.begin(), choices.end(),
+                          [&](Rings r) { return r.buffers >= gradQueryParts; });
   Rings chosen = choices.back();
   for (Rings rings : choices)
     if (total(rings.query, rings.gradOut, rings.buffers) <= budget) {

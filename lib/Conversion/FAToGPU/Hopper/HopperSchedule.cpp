@@ -188,6 +188,13 @@ void forEachQueryTile(OpBuilder &b, Location loc, const SharedState &s,
         QueryTile q;
         q.grid = tiles.coords(tb, loc, args, s.c, tile);
         std::tie(q.kvBegin, q.numBlocks) = q.grid.visibleKeyBlocks(tb, loc, s.c);
+        if (tiles.order == TileOrder::Paired) {
+          // An odd T's null tile (forPairedTile): no rows, no KV tiles.
+          Value hasRows = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::ult,
+                                                q.grid.queryStart, q.grid.queryLen);
+          q.numBlocks = arith::SelectOp::create(tb, loc, hasRows, q.numBlocks,
+                                                s.idx(tb, loc, 0));
+        }
         q.round = carried[0];
         q.ringBase = carried[1];
         body(tb, q);
@@ -632,7 +639,7 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   SharedState s = buildSharedState(b, loc, module, c);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   initBarriers(b, loc, s, tid, consumerThreads);
-  BlockTiles tiles = BlockTiles::build(b, loc, args, c, persistentTiles(c));
+  BlockTiles tiles = BlockTiles::build(b, loc, args, c, tileOrder(c));
 
   // One if/else, one role per branch: what setmaxnreg needs.
   Value isProducer = arith::CmpIOp::create(

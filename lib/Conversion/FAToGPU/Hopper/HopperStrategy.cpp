@@ -249,13 +249,25 @@ SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c) {
   bytes = barrierOffset + 8 * (2 + (transposedValue ? 5 : 4) * c.stages);
 }
 
+TileOrder hopper::tileOrder(const AttentionKernelConfig &c) {
+  // Persistent: the next tile's Q and first K land under this tile's last
+  // MMAs and epilogue. Without a mask every tile costs the same. Under a
+  // mask the tiles differ (up to N / block_n KV tiles): a static round
+  // robin over tiles leaves blocks idle (docs/perf-notes.md, sm_90a v3),
+  // one over pairs of a head's Q blocks from both ends does not (a causal
+  // pair sees T + 1 KV tiles whichever it is). Measured on the H200
+  // against one tile per block: causal +5% (D64) and +2-5% (D128, D256)
+  // at N = 2k (docs/perf-notes.md, "Causal tiles in pairs"). e4m3 keeps
+  // one tile per block: its producer (V's transpose) and consumers are
+  // short of registers already, and ptxas spills more with the pairs'
+  // decode (D128 0 -> 8 B, D256 108 -> 168 B); not yet measured.
+  if (!c.mask.isMasking())
+    return TileOrder::Strided;
+  return isE4M3(c.elementType) ? TileOrder::PerBlock : TileOrder::Paired;
+}
+
 bool hopper::persistentTiles(const AttentionKernelConfig &c) {
-  // Without a mask every tile costs the same, and the next tile's Q and
-  // first K land under this tile's last MMAs and epilogue. Under a mask
-  // the tiles differ (up to N / block_n KV tiles): a static round robin
-  // leaves blocks idle where the hardware's block scheduler does not
-  // (docs/perf-notes.md, sm_90a v3).
-  return !c.mask.isMasking();
+  return tileOrder(c) != TileOrder::PerBlock;
 }
 
 std::unique_ptr<AttentionGPUStrategy> hopper::createHopperStrategy() {

@@ -16,6 +16,7 @@
 
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
+#include "fa/Conversion/FAToGPU/KernelSkeleton.h"
 
 namespace mlir {
 namespace fa {
@@ -155,6 +156,8 @@ struct BackwardSharedMemoryPlan {
   int64_t barrierOffset, bytes;
 };
 
+/// How a block walks the tiles (KernelSkeleton.h).
+TileOrder tileOrder(const AttentionKernelConfig &c);
 /// Whether the kernel loops over tiles (KernelAbi.h's TileScheduler).
 bool persistentTiles(const AttentionKernelConfig &c);
 
