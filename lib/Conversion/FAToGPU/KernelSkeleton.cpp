@@ -252,6 +252,21 @@ GridCoords BlockTiles::coords(OpBuilder &b, Location loc,
   return GridCoords::forPairedTile(b, loc, args, c, pair, member);
 }
 
+std::pair<Value, Value>
+BlockTiles::visibleKeyBlocks(OpBuilder &b, Location loc,
+                             const AttentionKernelConfig &c,
+                             const GridCoords &grid) const {
+  auto [begin, blocks] = grid.visibleKeyBlocks(b, loc, c);
+  if (order != TileOrder::Paired)
+    return {begin, blocks};
+  // An odd T's null tile (forPairedTile): no rows, so no KV tiles (its
+  // range under the mask is not empty: every KV tile at M = N).
+  Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        grid.queryStart, grid.queryLen);
+  return {begin, arith::SelectOp::create(b, loc, hasRows, blocks,
+                                         arith::ConstantIndexOp::create(b, loc, 0))};
+}
+
 Value GridCoords::tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
                              StringRef prefix, Value headIndex) const {
   Value strideB = args.index(b, (prefix + "_stride_b").str());

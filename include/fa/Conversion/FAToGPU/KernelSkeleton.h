@@ -121,10 +121,12 @@ enum class TileOrder {
   Strided,
   /// Persistent over pairs of a head's Q blocks, the k-th from the end
   /// and the k-th from the start (GridCoords::forPairedTile): under a
-  /// causal mask every pair sees the same number of KV tiles, so a static
-  /// round robin over pairs is balanced where one over tiles is not.
-  /// Block b takes pairs b, b + gridDim.x, ..., each as two tiles in a
-  /// row (loop index n: pair first + (n / 2)·step, member n mod 2).
+  /// causal mask with M = N every pair sees T + 1 KV tiles (but an odd
+  /// T's middle one, (T + 1) / 2), so a static round robin over pairs is
+  /// balanced where one over tiles is not. Block b takes pairs b, b +
+  /// gridDim.x, ..., each as two tiles in a row (loop index n: pair
+  /// pairFirst + (n / 2)·pairStep, member n mod 2). A schedule must give
+  /// an odd T's null tile no KV tiles (BlockTiles::visibleKeyBlocks).
   Paired,
 };
 
@@ -141,6 +143,11 @@ struct BlockTiles {
   /// build).
   GridCoords coords(OpBuilder &b, Location loc, const KernelArgs &args,
                     const AttentionKernelConfig &c, Value n) const;
+  /// `grid`'s visible KV tiles (GridCoords::visibleKeyBlocks), none for
+  /// a Paired null tile (no rows: queryStart >= M).
+  std::pair<Value, Value> visibleKeyBlocks(OpBuilder &b, Location loc,
+                                           const AttentionKernelConfig &c,
+                                           const GridCoords &grid) const;
 };
 
 /// Runs `body` (an scf.if) where `condition` (i1) holds, and in thread 0

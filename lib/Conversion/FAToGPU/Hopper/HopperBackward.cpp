@@ -18,7 +18,7 @@
 //     kv_full (once)
 //   for each query head of the group and each Q block i that sees K_j
 //   (n counts them: stage s = n mod stages, parity (n / stages) mod 2; the
-//   staging buffer r = n mod buffers likewise):
+//   staging buffer r of dQ_i's part p likewise from n·parts + p):
 //   wait q_empty[s]                        wait q_full[s]; consumer barrier
 //   Q_i, dO_i →                            the L2 step (BackwardMath):
 //     q_full[s]                              S = Q Kᵀ, dP = dO Vᵀ (wgmma,
@@ -49,7 +49,8 @@
 // lands under dK's and the next S's wgmmas; each part of dQ_i is staged
 // in a staging buffer of its own ring position.) Neither the reduce-adds nor the
 // deterministic mode's turns hold the consumers up while a staging buffer
-// is free: two where shared memory allows (BackwardSharedMemoryPlan).
+// is free: two where shared memory allows and nothing else is worth more
+// (BackwardSharedMemoryPlan: at D = 256 a second Q stage comes first).
 //
 // The consumer barrier at the top of a step orders the last step's reads
 // of P and dS before this step's writes; gpu.barrier cannot serve (the
@@ -736,9 +737,8 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   sources.gradQueryFromShared = backwardColumnGroups(c).queryRows > 1;
   // dQ_i to the dQ writer: once the buffer is free, staged, fenced for the
   // async proxy (its TMA reduce-adds), and dq_full arrived at by every
-  // consumer thread.
-  // (In parts, the wait comes before the first and the fence and arrive
-  // after the last.)
+  // consumer thread; in parts, each part so in a buffer of its own
+  // staging-ring position (stagingPosition).
   sources.gradQueryParts = block.gradQueryParts;
   sources.keyColumns = [&](OpBuilder &tb, int64_t part) {
     return block.tile(tb, block.keyParts[part], Value(), c.blockN,

@@ -187,14 +187,7 @@ void forEachQueryTile(OpBuilder &b, Location loc, const SharedState &s,
       [&](OpBuilder &tb, Location, Value tile, ValueRange carried) {
         QueryTile q;
         q.grid = tiles.coords(tb, loc, args, s.c, tile);
-        std::tie(q.kvBegin, q.numBlocks) = q.grid.visibleKeyBlocks(tb, loc, s.c);
-        if (tiles.order == TileOrder::Paired) {
-          // An odd T's null tile (forPairedTile): no rows, no KV tiles.
-          Value hasRows = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::ult,
-                                                q.grid.queryStart, q.grid.queryLen);
-          q.numBlocks = arith::SelectOp::create(tb, loc, hasRows, q.numBlocks,
-                                                s.idx(tb, loc, 0));
-        }
+        std::tie(q.kvBegin, q.numBlocks) = tiles.visibleKeyBlocks(tb, loc, s.c, q.grid);
         q.round = carried[0];
         q.ringBase = carried[1];
         body(tb, q);

@@ -254,8 +254,9 @@ TileOrder hopper::tileOrder(const AttentionKernelConfig &c) {
   // MMAs and epilogue. Without a mask every tile costs the same. Under a
   // mask the tiles differ (up to N / block_n KV tiles): a static round
   // robin over tiles leaves blocks idle (docs/perf-notes.md, sm_90a v3),
-  // one over pairs of a head's Q blocks from both ends does not (a causal
-  // pair sees T + 1 KV tiles whichever it is). Measured on the H200
+  // one over pairs of a head's Q blocks from both ends does not (with a
+  // causal mask and M = N a pair sees T + 1 KV tiles whichever it is, an
+  // odd T's middle one (T + 1) / 2). Measured on the H200
   // against one tile per block: causal +5% (D64) and +2-5% (D128, D256)
   // at N = 2k (docs/perf-notes.md, "Causal tiles in pairs"). e4m3 keeps
   // one tile per block: its producer (V's transpose) and consumers are

@@ -144,7 +144,8 @@ struct BackwardSharedMemoryPlan {
   /// ring and barriers, so that dO_(i+1) lands under dK_j's and the next
   /// S's wgmmas. Otherwise Q_i and dO_i share one ring and its barriers.
   bool gradOutRing;
-  int64_t queryStages;   ///< 2, or 1 for a second block per SM
+  int64_t queryStages;   ///< 2, or 1 for a second block per SM or where
+                         ///< staging buffers come first (deterministic D256)
   int64_t gradOutStages; ///< the Q ring's unless gradOutRing
   int64_t gradQueryParts; ///< dQ_i's column parts (one staging buffer each)
   int64_t keyPanels, valuePanels, probsPanels;
@@ -153,6 +154,7 @@ struct BackwardSharedMemoryPlan {
       gradScoresOffset; ///< bytes
   int64_t stagingOffset, stagingPanels, stagingBufferBytes;
   int64_t stagingStages; ///< dQ_i's staging buffers: 2 where they fit
+                         ///< and a second Q stage does not come first
   int64_t barrierOffset, bytes;
 };
 

@@ -161,8 +161,10 @@ enum class TileScheduler {
   /// Grid (ceil(M / block_m), Hq, B): one tile per thread block.
   PerBlock,
   /// Grid (min(tiles, SMs · resident blocks per SM), 1, 1): block b takes
-  /// tiles b, b + gridDim.x, ... of ceil(M / block_m) · Hq · B, in the
-  /// order the kernel decodes (KernelSkeleton.h, GridCoords::forTile).
+  /// tiles b, b + gridDim.x, ... of ceil(M / block_m) · Hq · B, or (masked
+  /// sm_90a kernels) pairs of a head's Q blocks b, b + gridDim.x, ..., in
+  /// the order the kernel decodes (KernelSkeleton.h's TileOrder; blocks
+  /// past the last pair have none).
   Persistent,
 };
 /// "per_block" or "persistent".
