@@ -1,5 +1,6 @@
 // RUN: fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_90a" --canonicalize --cse | FileCheck %s
 // RUN: fa-opt %s --fa-recompute-backward --convert-fa-to-gpu="chip=sm_90a" | FileCheck %s --check-prefix=LOWER
+// RUN: fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_90a deterministic" --canonicalize --cse | FileCheck %s --check-prefix=DET
 
 // The sm_90a backward above D = 128 (64 x 64, 8 warps): one warpgroup
 // cannot hold dK_j and dV_j (64 keys x 256 f32 each), so the two consumer
@@ -67,6 +68,22 @@
 // LOWER-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
 // LOWER-NOT: fa.
 // LOWER: gpu.return
+
+// Deterministic, the dQ writer reads a part only at its Q block's turn:
+// a staging buffer per part (two of 32 KB) comes before a second Q stage,
+// so the consumers never wait for a turn within their step. Same 208 KB.
+// DET-LABEL: gpu.func @grad_main(
+// DET: memref.view {{.*}}[%c65536][] : {{.*}} to memref<1x4x64x64xbf16, #gpu.address_space<workgroup>>
+// DET: memref.view {{.*}}[%c98304][] : {{.*}} to memref<1x4x64x64xbf16, #gpu.address_space<workgroup>>
+// DET: %[[STAGE0:[^ ]+]] = memref.view {{.*}}[%c147456][] : {{.*}} to memref<4x64x32xf32, #gpu.address_space<workgroup>>
+// DET: %[[STAGE1:[^ ]+]] = memref.view {{.*}}[%c180224][] : {{.*}} to memref<4x64x32xf32, #gpu.address_space<workgroup>>
+// kv_full, q_full / q_empty, do_full / do_empty, dq_full / dq_empty x 2.
+// DET-COUNT-9: mbarrier.init.shared::cta.b64
+// DET-NOT: mbarrier.init
+// DET: arith.select %{{[^,]+}}, %[[STAGE0]], %[[STAGE1]]
+// DET: fa.store_shared %{{[^,]+}}, %{{[^ ]+}} : tensor<64x128xf32, {{.*}}>, memref<4x64x32xf32, #gpu.address_space<workgroup>>
+// DET: arith.select %{{[^,]+}}, %[[STAGE0]], %[[STAGE1]]
+// DET: fa.store_shared %{{[^,]+}}, %{{[^ ]+}} : tensor<64x128xf32, {{.*}}>, memref<4x64x32xf32, #gpu.address_space<workgroup>>
 
 func.func @grad(%q: tensor<1x4x96x256xbf16>, %k: tensor<1x2x200x256xbf16>, %v: tensor<1x2x200x256xbf16>,
                 %o: tensor<1x4x96x256xbf16>, %do: tensor<1x4x96x256xbf16>, %lse: tensor<1x4x96xf32>)
