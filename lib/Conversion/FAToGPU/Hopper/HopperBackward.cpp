@@ -195,8 +195,7 @@ struct BackwardBlock {
   Value threadId, keyStart, batch, kvHead, group;
   Value base; ///< shared-window address of the buffer (i32)
   Value key, value, query, gradOut, probs, gradScores; ///< panel views
-  /// dQ_i's column parts (gradQueryPartsOf) and, per part, K_j's panels.
-  int64_t gradQueryParts;
+  /// Per dQ_i column part (plan.gradQueryParts), K_j's panels.
   SmallVector<Value, 2> keyParts;
   /// dQ_i's f32 staging panels, per buffer (of one part each).
   SmallVector<Value, 2> staging;
@@ -229,7 +228,7 @@ struct BackwardBlock {
     probs = view(plan.probsOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
     gradScores =
         view(plan.gradScoresOffset, {plan.probsPanels, c.blockM, kPanelElements}, e);
-    gradQueryParts = plan.gradQueryParts;
+    int64_t gradQueryParts = plan.gradQueryParts;
     int64_t keyPartPanels = plan.keyPanels / gradQueryParts;
     for (int64_t part = 0; part < gradQueryParts; ++part)
       keyParts.push_back(view(part * keyPartPanels * c.blockN * kPanelRowBytes,
@@ -239,7 +238,7 @@ struct BackwardBlock {
                              {stagingPartPanels(), c.blockM, 32}, b.getF32Type()));
   }
 
-  int64_t stagingPartPanels() const { return plan.stagingPanels / gradQueryParts; }
+  int64_t stagingPartPanels() const { return plan.stagingPanels / plan.gradQueryParts; }
 
   int64_t consumerThreads() const { return 32 * c.warps; }
 
@@ -290,9 +289,9 @@ struct BackwardBlock {
   /// The staging ring's position of part `part` of the step-th dQ_i.
   std::pair<Value, Value> stagingPosition(OpBuilder &b, Value step, int64_t part) const {
     Value n = step;
-    if (gradQueryParts > 1)
+    if (plan.gradQueryParts > 1)
       n = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, step, idx(b, gradQueryParts)),
+          b, loc, arith::MulIOp::create(b, loc, step, idx(b, plan.gradQueryParts)),
           idx(b, part));
     return ringPosition(b, n, plan.stagingStages);
   }
@@ -351,7 +350,7 @@ struct BackwardBlock {
     bulkCommit(b, loc);
     bulkWait(b, loc, 0, /*readOnly=*/true);
     arrive(b, loc, gradQueryBarrier(b, stage, /*empty=*/true));
-    if (part + 1 < gradQueryParts)
+    if (part + 1 < plan.gradQueryParts)
       return;
     whenDeterministic(b, [&](OpBuilder &pb) {
       bulkWait(pb, loc, 0, /*readOnly=*/false);
@@ -523,7 +522,7 @@ void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block) {
                 -> FailureOr<SmallVector<Value>> {
               GridCoords at = grid;
               std::optional<GradQueryTurn> turn;
-              for (int64_t part = 0; part < block.gradQueryParts; ++part) {
+              for (int64_t part = 0; part < block.plan.gradQueryParts; ++part) {
                 auto [stage, parity] = block.stagingPosition(lb, step, part);
                 waitParity(lb, loc, block.gradQueryBarrier(lb, stage, /*empty=*/false),
                            parity);
@@ -739,10 +738,10 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   // async proxy (its TMA reduce-adds), and dq_full arrived at by every
   // consumer thread; in parts, each part so in a buffer of its own
   // staging-ring position (stagingPosition).
-  sources.gradQueryParts = block.gradQueryParts;
+  sources.gradQueryParts = block.plan.gradQueryParts;
   sources.keyColumns = [&](OpBuilder &tb, int64_t part) {
     return block.tile(tb, block.keyParts[part], Value(), c.blockN,
-                      c.headDim / block.gradQueryParts);
+                      c.headDim / block.plan.gradQueryParts);
   };
   // Each part in a buffer of its own position in the staging ring.
   std::pair<Value, Value> staged = block.stagingPosition(b, step, 0);
