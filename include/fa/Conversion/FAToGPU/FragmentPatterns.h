@@ -84,11 +84,16 @@ bool isDistributed(Operation *op);
 /// How a chip wants the chip-neutral patterns to lower (its strategy's
 /// fragmentLoweringOptions).
 struct FragmentLoweringOptions {
-  /// fa.apply_mask decided per warp (a warp-uniform branch) with each
-  /// row's visible keys as a 32-bit interval relative to the tile, instead
-  /// of per tile with 64-bit index arithmetic per element. Faster where
-  /// registers allow (sm_90a); on sm_80 ptxas spills (docs/perf-notes.md).
+  /// fa.apply_mask decided per warp (a warp-uniform branch) instead of
+  /// per tile. Faster where registers allow (sm_90a); on sm_80 the warp's
+  /// first row is a register too many (docs/perf-notes.md).
   bool maskPerWarp = false;
+  /// Each element of a masked tile tested against its row's visible keys,
+  /// one 32-bit interval relative to the thread's first column, with its
+  /// column offset as an immediate; otherwise 64-bit index arithmetic per
+  /// element, whose columns LLVM hoists out of the key-invariant loops (the
+  /// backward's Q-block loop: 16 64-bit registers at sm_80 D128).
+  bool maskByInterval = false;
 };
 
 /// The chip-neutral patterns (one per op; see the .cpp's list).
@@ -146,6 +151,20 @@ Value sharedSwizzledColumn(OpBuilder &b, Location loc, Value row, Value chunk);
 /// instructions): half the registers of a 64-bit generic address.
 Value sharedWindowAddress(OpBuilder &b, Location loc, Value memref);
 
+/// A workgroup memref's first element as `base + bytes`, the compile-time
+/// part apart: a tile carved out of the kernel's shared memory by a
+/// memref.view at a constant shift (through a cast or a stage's subview)
+/// gives the shared memory's address (plus the stage's dynamic offset) and
+/// the shift, so that tiles addressed with the same lane offsets share
+/// one register per offset and differ only in their instructions'
+/// immediates (LLVM hoists each tile's sums out of the loops otherwise).
+struct SharedWindowAddress {
+  Value base;        ///< i32
+  int64_t bytes = 0; ///< added by the instruction (`[addr+imm]`)
+};
+SharedWindowAddress splitSharedWindowAddress(OpBuilder &b, Location loc,
+                                             Value memref);
+
 /// Inline PTX with side effects (never moved, merged or dropped: what a
 /// shared-memory access ordered by barriers needs): `result` null for
 /// none, else one value or a struct of them.
@@ -156,7 +175,7 @@ Operation *inlinePtx(OpBuilder &b, Location loc, Type result, ValueRange operand
 /// log2(e) in log2 units (the op's attributes).
 Value transformScore(OpBuilder &b, Location loc, QKScoresOp op, Value dot);
 
-/// ex2.approx.f32 and lg2.approx.f32 through their NVVM intrinsics
+/// ex2.approx.ftz.f32 and lg2.approx.f32 through their NVVM intrinsics
 /// (math.exp2/math.log would become libdevice calls).
 Value fastExp2(OpBuilder &b, Location loc, Value x);
 Value fastLog2(OpBuilder &b, Location loc, Value x);

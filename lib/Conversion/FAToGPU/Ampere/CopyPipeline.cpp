@@ -7,6 +7,7 @@
 #include "AmpereStrategy.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -31,6 +32,38 @@ void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
   int64_t realChunks = width / kChunkElements;
   int64_t chunks = rows * chunksPerRow;
   Value lastRow = arith::SubIOp::create(b, loc, src.rowLimit, cst(1));
+  auto dstType = cast<MemRefType>(dst.getType());
+  int64_t bytes = dstType.getElementTypeBitWidth() / 8;
+  int64_t rowElements = dstType.getShape().back();
+  // The tile's (the stage's) 32-bit shared-window address, and the global
+  // buffer's 64-bit generic one.
+  SharedWindowAddress window = splitSharedWindowAddress(b, loc, dst);
+  Value tileAddress = window.base;
+  if (stage) {
+    int64_t stageBytes = dstType.getDimSize(1) * rowElements * bytes;
+    tileAddress = arith::AddIOp::create(
+        b, loc, tileAddress,
+        arith::IndexCastUIOp::create(
+            b, loc, b.getI32Type(),
+            arith::MulIOp::create(b, loc, stage, cst(stageBytes))));
+  }
+  Value globalAddress = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(),
+      arith::AddIOp::create(
+          b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, src.buffer),
+          arith::MulIOp::create(
+              b, loc,
+              memref::ExtractStridedMetadataOp::create(b, loc, src.buffer).getOffset(),
+              cst(bytes))));
+  // Where a round covers whole rows, a thread's chunks of every round share
+  // its first round's (row, chunk), the rows a constant apart: the shared
+  // address of each round is the first's plus an immediate. (LLVM hoists
+  // every address it can see out of the loops that issue the copy: the
+  // backward's Q-block loop held one 64-bit shared address per round.)
+  bool wholeRows = threads % chunksPerRow == 0;
+  Value firstRow = arith::DivUIOp::create(b, loc, threadId, cst(chunksPerRow));
+  Value firstChunk = arith::RemUIOp::create(b, loc, threadId, cst(chunksPerRow));
+  Value firstOffset;
   for (int64_t first = 0; first < chunks; first += threads) {
     // In a last, partial round the threads past the tile issue nothing.
     std::optional<OpBuilder::InsertionGuard> guard;
@@ -43,9 +76,18 @@ void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
     }
     // Chunk id -> (row, logical chunk); consecutive threads take
     // consecutive 16-byte chunks of a row: coalesced global reads.
-    Value id = arith::AddIOp::create(b, loc, threadId, cst(first));
-    Value row = arith::DivUIOp::create(b, loc, id, cst(chunksPerRow));
-    Value chunk = arith::RemUIOp::create(b, loc, id, cst(chunksPerRow));
+    Value row = firstRow, chunk = firstChunk;
+    // The swizzle's phase is row % 8: the first round's where the rounds
+    // are whole multiples of 8 rows apart.
+    int64_t rowStep = first / chunksPerRow;
+    bool fromFirst = wholeRows && firstOffset && rowStep % 8 == 0;
+    if (wholeRows) {
+      row = arith::AddIOp::create(b, loc, firstRow, cst(rowStep));
+    } else {
+      Value id = arith::AddIOp::create(b, loc, threadId, cst(first));
+      row = arith::DivUIOp::create(b, loc, id, cst(chunksPerRow));
+      chunk = arith::RemUIOp::create(b, loc, id, cst(chunksPerRow));
+    }
     Value globalRow = arith::AddIOp::create(b, loc, rowStart, row);
     Value exists = arith::CmpIOp::create(b, loc, Pred::slt, globalRow, src.rowLimit);
     if (realChunks < chunksPerRow)
@@ -64,16 +106,35 @@ void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
         arith::AddIOp::create(b, loc, src.base,
                               arith::MulIOp::create(b, loc, readRow, src.rowStride)),
         arith::MulIOp::create(b, loc, readChunk, cst(kChunkElements)));
-    Value srcElements =
-        arith::SelectOp::create(b, loc, exists, cst(kChunkElements), cst(0));
-    Value column = swizzledColumn(b, loc, row, chunk);
-    SmallVector<Value> indices = {row, column};
-    if (stage)
-      indices.insert(indices.begin(), stage);
-    nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, indices,
-        src.buffer, ValueRange{offset}, b.getIndexAttr(kChunkElements),
-        srcElements, /*bypassL1=*/b.getUnitAttr());
+    Value source = arith::AddIOp::create(
+        b, loc, globalAddress,
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                     arith::MulIOp::create(b, loc, offset, cst(bytes))));
+    Value srcBytes = arith::SelectOp::create(
+        b, loc, exists, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 16),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    Value laneOffset = firstOffset;
+    int64_t immediate = window.bytes + (fromFirst ? rowStep * rowElements * bytes : 0);
+    if (!fromFirst) {
+      Value column = swizzledColumn(b, loc, row, chunk);
+      laneOffset = arith::IndexCastUIOp::create(
+          b, loc, b.getI32Type(),
+          arith::MulIOp::create(
+              b, loc,
+              arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, row, cst(rowElements)), column),
+              cst(bytes)));
+      if (first == 0 && !guard)
+        firstOffset = laneOffset;
+    }
+    Value target = arith::AddIOp::create(b, loc, tileAddress, laneOffset);
+    // .cg: the tile is read once per block from shared memory, L1 would
+    // only hold it twice.
+    inlinePtx(b, loc, Type(),
+              ValueRange{target, source, srcBytes},
+              "cp.async.cg.shared.global [$0+" + std::to_string(immediate) +
+                  "], [$1], 16, $2;",
+              "r,l,r");
   }
 }
 

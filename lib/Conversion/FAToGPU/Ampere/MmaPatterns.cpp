@@ -96,10 +96,11 @@ struct WarpMma {
     if (spanColumn)
       column = add(column, spanColumn);
     Value laneOffset = mul(add(mul(laneRow, rowElements), column), bytes);
+    SharedWindowAddress window = splitSharedWindowAddress(b, loc, tile);
     Value address = arith::AddIOp::create(
-        b, loc, sharedWindowAddress(b, loc, tile),
+        b, loc, window.base,
         arith::IndexCastUIOp::create(b, loc, b.getI32Type(), laneOffset));
-    int64_t immediate = (rowStep * rowElements + 64 * hi) * bytes;
+    int64_t immediate = window.bytes + (rowStep * rowElements + 64 * hi) * bytes;
     std::string text = std::string("ldmatrix.sync.aligned.m8n8.x4") +
                        (transpose ? ".trans" : "") +
                        ".shared.b16 {$0, $1, $2, $3}, [$4+" +

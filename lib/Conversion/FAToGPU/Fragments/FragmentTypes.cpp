@@ -11,6 +11,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
@@ -92,6 +93,34 @@ Value mlir::fa::sharedWindowAddress(OpBuilder &b, Location loc, Value memref) {
       arith::ConstantIndexOp::create(b, loc, type.getElementTypeBitWidth() / 8));
   Value address = arith::AddIOp::create(b, loc, base, offsetBytes);
   return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), address);
+}
+
+SharedWindowAddress mlir::fa::splitSharedWindowAddress(OpBuilder &b, Location loc,
+                                                      Value memref) {
+  Value tile = memref;
+  if (auto cast = tile.getDefiningOp<memref::CastOp>())
+    tile = cast.getSource();
+  // A stage's slice: its dynamic offset joins the base.
+  Value stageOffset;
+  auto subview = tile.getDefiningOp<memref::SubViewOp>();
+  if (subview && subview.getSource().getDefiningOp<memref::ViewOp>()) {
+    auto type = cast<MemRefType>(tile.getType());
+    stageOffset = arith::MulIOp::create(
+        b, loc, memref::ExtractStridedMetadataOp::create(b, loc, tile).getOffset(),
+        arith::ConstantIndexOp::create(b, loc, type.getElementTypeBitWidth() / 8));
+    tile = subview.getSource();
+  }
+  auto view = tile.getDefiningOp<memref::ViewOp>();
+  std::optional<int64_t> shift =
+      view ? getConstantIntValue(view.getByteShift()) : std::nullopt;
+  if (!shift)
+    return {sharedWindowAddress(b, loc, memref), 0};
+  Value base = sharedWindowAddress(b, loc, view.getSource());
+  if (stageOffset)
+    base = arith::AddIOp::create(
+        b, loc, base,
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), stageOffset));
+  return {base, *shift};
 }
 
 Value ThreadFragment::isRowLeader() {
@@ -199,9 +228,13 @@ Value mlir::fa::packVector(OpBuilder &b, Location loc, Type type,
 }
 
 Value mlir::fa::fastExp2(OpBuilder &b, Location loc, Value x) {
+  // .ftz: one MUFU.EX2. Without it ptxas wraps each in a compare, two
+  // multiplies and a select that keep denormal results (x < -126), which
+  // are below anything a softmax or its gradient can register: 3 of the
+  // sm_80 backward's ~10 instructions per score (docs/perf-notes.md).
   return LLVM::CallIntrinsicOp::create(
              b, loc, b.getF32Type(),
-             b.getStringAttr("llvm.nvvm.ex2.approx.f32"), ValueRange{x})
+             b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"), ValueRange{x})
       .getResult(0);
 }
 

@@ -197,6 +197,9 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
 /// distinct banks.
 struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
   using OpConversionPattern::OpConversionPattern;
+  static void storeRowMajor16(ConversionPatternRewriter &rewriter, Location loc,
+                              StoreSharedOp op, Value tile, Value buffer,
+                              ThreadFragment &thread);
   LogicalResult
   matchAndRewrite(StoreSharedOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -226,6 +229,12 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
     Value rowBase = thread.row(0);
     Value columnBase = thread.column(shape, 0);
     bool splitColumns = !panels || shape.columns % panelWidth == 0;
+    if (!panels && type.getElementTypeBitWidth() == 16) {
+      storeRowMajor16(rewriter, loc, op, adaptor.getTile(), adaptor.getBuffer(),
+                      thread);
+      rewriter.eraseOp(op);
+      return success();
+    }
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
       Value row = arith::AddIOp::create(
           rewriter, loc, rowBase, cst(16 * (slot / 2) + 8 * (slot % 2)));
@@ -282,6 +291,61 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
     return success();
   }
 };
+
+/// A 16-bit fragment into a swizzled row-major tile, as inline
+/// `st.shared.b32 [addr+imm]`: one 32-bit address per n-tile (the thread's
+/// row and swizzled column) and the row slot's offset and the tile's place
+/// in shared memory as immediates. (LLVM hoisted each n-tile's 64-bit
+/// address out of the sm_80 backward's Q-block loop, and P's and dS's
+/// apart.)
+void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
+                                          Location loc, StoreSharedOp op,
+                                          Value tile, Value buffer,
+                                          ThreadFragment &thread) {
+  auto type = op.getTile().getType();
+  FragmentShape shape = FragmentShape::of(type);
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  int64_t rowElements = bufferType.getShape().back(), bytes = 2;
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+  SharedWindowAddress window = splitSharedWindowAddress(rewriter, loc, buffer);
+  Value rowBase = thread.row(0);
+  Type i32 = rewriter.getI32Type();
+  for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
+    Value column = thread.column(shape, shape.index(0, nt, 0));
+    Value chunk = arith::DivUIOp::create(rewriter, loc, column, cst(8));
+    Value within = arith::RemUIOp::create(rewriter, loc, column, cst(8));
+    Value physical = arith::AddIOp::create(
+        rewriter, loc, sharedSwizzledColumn(rewriter, loc, rowBase, chunk), within);
+    Value laneOffset = arith::MulIOp::create(
+        rewriter, loc,
+        arith::AddIOp::create(rewriter, loc,
+                              arith::MulIOp::create(rewriter, loc, rowBase,
+                                                    cst(rowElements)),
+                              physical),
+        cst(bytes));
+    Value address = arith::AddIOp::create(
+        rewriter, loc, window.base,
+        arith::IndexCastUIOp::create(rewriter, loc, i32, laneOffset));
+    // The row slots are 8-row steps from rowBase: the same swizzle phase.
+    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
+      int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
+      int64_t immediate =
+          window.bytes + (16 * (slot / 2) + 8 * (slot % 2)) * rowElements * bytes;
+      Value pair = vector::FromElementsOp::create(
+          rewriter, loc, VectorType::get({2}, type.getElementType()),
+          ValueRange{vector::ExtractOp::create(rewriter, loc, tile,
+                                               ArrayRef<int64_t>{first}),
+                     vector::ExtractOp::create(rewriter, loc, tile,
+                                               ArrayRef<int64_t>{first + 1})});
+      Value word = vector::ExtractOp::create(
+          rewriter, loc,
+          vector::BitCastOp::create(rewriter, loc, VectorType::get({1}, i32), pair),
+          ArrayRef<int64_t>{0});
+      inlinePtx(rewriter, loc, Type(), ValueRange{address, word},
+                "st.shared.b32 [$0+" + std::to_string(immediate) + "], $1;", "r,r");
+    }
+  }
+}
 
 /// fa.accumulate_fragment: an atomic f32 add per element of the rows that
 /// exist (the result unused, so ptxas issues RED, not ATOM).

@@ -151,10 +151,16 @@ struct ExpShiftedLowering : OpConversionPattern<ExpShiftedOp> {
     };
     SmallVector<Value> shifts = unpackVector(rewriter, loc, adaptor.getShift());
     Value minusInf = f32(-std::numeric_limits<double>::infinity());
+    auto contract = arith::FastMathFlags::contract;
     for (Value &m : shifts) {
       Value empty = arith::CmpFOp::create(rewriter, loc,
                                           arith::CmpFPredicate::OEQ, m, minusInf);
       m = arith::SelectOp::create(rewriter, loc, empty, f32(0.0), m);
+      // Natural units (the backward's P = exp(S - LSE)): the row's shift
+      // in log2 units once, so that each element is x·log2(e) - m·log2(e),
+      // one FFMA, rather than a subtract and a multiply.
+      if (!op.getBase2())
+        m = arith::MulFOp::create(rewriter, loc, m, f32(M_LOG2E));
     }
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     FragmentShape shape = FragmentShape::of(inputType);
@@ -162,15 +168,16 @@ struct ExpShiftedLowering : OpConversionPattern<ExpShiftedOp> {
     // An input held unscaled folds its scale into the exponent:
     // x·c - m is one FFMA (contracted multiply-subtract).
     Value scale = *deferred;
-    auto contract = arith::FastMathFlags::contract;
+    if (!op.getBase2())
+      scale = scale ? arith::MulFOp::create(rewriter, loc, scale, f32(M_LOG2E))
+                          .getResult()
+                    : f32(M_LOG2E);
     for (auto [i, x] : llvm::enumerate(values)) {
       Value shift = shifts[inputType.getRank() == 2 ? shape.rowSlot(i) : i];
       Value scaled =
           scale ? arith::MulFOp::create(rewriter, loc, x, scale, contract) : x;
       Value exponent =
           arith::SubFOp::create(rewriter, loc, scaled, shift, contract);
-      if (!op.getBase2())
-        exponent = arith::MulFOp::create(rewriter, loc, exponent, f32(M_LOG2E));
       x = fastExp2(rewriter, loc, exponent);
     }
     rewriter.replaceOp(op, packVector(rewriter, loc,

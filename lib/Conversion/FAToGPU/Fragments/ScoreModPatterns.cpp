@@ -30,14 +30,15 @@ namespace {
 /// untouched. By default the decision is per tile and each element's
 /// visibility is 64-bit index arithmetic (buildKeyVisible). With
 /// `maskPerWarp` the decision is per warp (warp-uniform; on a diagonal
-/// tile most warps' rows see every key), and per row the visible keys are
-/// one interval (buildVisibleKeyInterval) taken relative to the tile and
-/// clamped to [-1, C], so that an element costs a 32-bit compare against
-/// its column (two for a window) and a select.
+/// tile most warps' rows see every key). With `maskByInterval` per row the
+/// visible keys are one interval (buildVisibleKeyInterval) taken relative
+/// to the tile and clamped to [-1, C], so that an element costs a 32-bit
+/// compare against its column (two for a window) and a select.
 struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
   ApplyMaskLowering(const TypeConverter &converter, MLIRContext *ctx,
-                    bool perWarp)
-      : OpConversionPattern(converter, ctx), perWarp(perWarp) {}
+                    bool perWarp, bool byInterval)
+      : OpConversionPattern(converter, ctx), perWarp(perWarp),
+        byInterval(byInterval) {}
 
   LogicalResult
   matchAndRewrite(ApplyMaskOp op, OpAdaptor adaptor,
@@ -71,7 +72,7 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
         rewriter, loc, needMask,
         [&](OpBuilder &b, Location loc) {
           SmallVector<Value> values = unpackVector(b, loc, scores);
-          if (perWarp)
+          if (byInterval)
             maskByIntervals(b, loc, op, adaptor, values);
           else
             maskByIndex(b, loc, op, adaptor, values);
@@ -156,7 +157,7 @@ private:
     }
   }
 
-  bool perWarp;
+  bool perWarp, byInterval;
 };
 
 /// fa.alibi_bias: S - c·slope·|i + N - M - j| per element, c = log2(e) in
@@ -228,6 +229,6 @@ void mlir::fa::populateScoreModPatterns(const TypeConverter &converter,
                                         RewritePatternSet &patterns,
                                         const FragmentLoweringOptions &options) {
   patterns.add<ApplyMaskLowering>(converter, patterns.getContext(),
-                                  options.maskPerWarp);
+                                  options.maskPerWarp, options.maskByInterval);
   patterns.add<AlibiBiasLowering>(converter, patterns.getContext());
 }

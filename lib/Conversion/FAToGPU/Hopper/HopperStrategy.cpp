@@ -211,6 +211,7 @@ public:
   FragmentLoweringOptions fragmentLoweringOptions() const override {
     FragmentLoweringOptions options;
     options.maskPerWarp = true;
+    options.maskByInterval = true;
     return options;
   }
 
