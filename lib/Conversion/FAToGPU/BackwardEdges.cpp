@@ -95,7 +95,8 @@ static void buildPreprocess(OpBuilder &b, gpu::GPUModuleOp module,
   gpu::ReturnOp::create(b, loc);
 }
 
-/// dQ = the f32 accumulator in the input type: the L2 arith.truncf.
+/// dQ = the f32 accumulator (times the deferred α) in the input type: the
+/// L2 arith.truncf.
 static void buildPostprocess(OpBuilder &b, gpu::GPUModuleOp module,
                              const AttentionBackward &backward,
                              const AttentionKernelConfig &c, StringRef name) {
@@ -104,8 +105,16 @@ static void buildPostprocess(OpBuilder &b, gpu::GPUModuleOp module,
   Location loc = kernel.args.func().getLoc();
   AttentionBackward a = backward; // op handles are not const-correct
   IRMapping operands;
-  operands.map(a.gradQueryCast.getIn(),
-               kernel.load(b, loc, "dq_acc", c.headDim, b.getF32Type()));
+  Value accumulated = kernel.load(b, loc, "dq_acc", c.headDim, b.getF32Type());
+  // The α the main kernel left out of every dS (deferredGradientScale).
+  if (FloatAttr alpha = deferredGradientScale(backward))
+    accumulated = arith::MulFOp::create(
+        b, loc, accumulated,
+        arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(cast<RankedTensorType>(accumulated.getType()),
+                                   alpha)));
+  operands.map(a.gradQueryCast.getIn(), accumulated);
   Operation *gradQuery = b.clone(*a.gradQueryCast, operands);
   gradQuery->getResult(0).setType(kernel.tileType({c.headDim}, c.elementType));
   StoreFragmentOp::create(

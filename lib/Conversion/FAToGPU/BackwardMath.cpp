@@ -56,12 +56,18 @@ BackwardMath::BackwardMath(const AttentionBackward &bw,
     else
       worklist.append(def->operand_begin(), def->operand_end());
   }
-  // α folds into an f32 operand every matmul of which applies the same α.
+  // α is applied once at the end where dK's and dQ's share it; otherwise
+  // it folds into an f32 operand every matmul of which applies the same α.
+  gradientScale = deferredGradientScale(backward);
   for (TileMatmulOp matmul : {backward.gradKey, backward.gradQuery,
                               backward.gradValue}) {
     Value lhs = matmul.getLhs();
     if (foldedAlpha.count(lhs))
       continue;
+    if (gradientScale && lhs == backward.gradKey.getLhs()) {
+      foldedAlpha[lhs] = FloatAttr();
+      continue;
+    }
     FloatAttr common = matmul.getAlphaAttr();
     for (Operation *user : lhs.getUsers()) {
       auto other = dyn_cast<TileMatmulOp>(user);
@@ -70,10 +76,70 @@ BackwardMath::BackwardMath(const AttentionBackward &bw,
     }
     foldedAlpha[lhs] = common;
   }
+  findUnscaledScores();
   for (unsigned i : {0u, 1u})
     keyRowValues.insert(backward.queryLoop.getRegionIterArgs()[i]);
   keyRowValues.insert(backward.gradKey.getResult());
   keyRowValues.insert(backward.gradValue.getResult());
+}
+
+FloatAttr mlir::fa::deferredGradientScale(const AttentionBackward &backward) {
+  AttentionBackward a = backward; // op handles are not const-correct
+  FloatAttr alpha = a.gradKey.getAlphaAttr();
+  if (!alpha || a.gradQuery.getAlphaAttr() != alpha ||
+      a.gradKey.getLhs() != a.gradQuery.getLhs())
+    return FloatAttr();
+  return alpha;
+}
+
+bool BackwardMath::dropsAlpha(TileMatmulOp matmul) const {
+  AttentionBackward a = backward;
+  if (gradientScale && (matmul == a.gradKey || matmul == a.gradQuery))
+    return true;
+  // Folded: only where the operand was rounded (with α) for an MMA.
+  return roundedOf.count(matmul.getLhs()) &&
+         static_cast<bool>(foldedAlpha.lookup(matmul.getLhs()));
+}
+
+SmallVector<Value> BackwardMath::finalGradients(OpBuilder &b, Location loc,
+                                                ValueRange gradients) const {
+  SmallVector<Value> values(gradients.begin(), gradients.end());
+  if (gradientScale) {
+    auto type = cast<RankedTensorType>(values[0].getType());
+    values[0] = arith::MulFOp::create(
+        b, loc, values[0],
+        arith::ConstantOp::create(b, loc,
+                                  DenseElementsAttr::get(type, gradientScale)));
+  }
+  return values;
+}
+
+void BackwardMath::findUnscaledScores() {
+  // P = exp(S - LSE) with S = scale·q·k: held as q·k, P is
+  // exp2(q·k·(scale·log2 e) - LSE·log2 e), one FFMA, as the forward's
+  // deferred scale (DistributedMath::findDeferredScores). The mask keeps
+  // -inf; nothing else may read S (softcap's gradient and ALiBi do).
+  QKScoresOp scores = backward.scores;
+  double scale = scores.getScale().convertToDouble();
+  if (!(scale > 0) || scores.getSoftcapAttr() || scores.getDescale() ||
+      scores.getLog2Domain())
+    return;
+  SmallVector<Value> worklist = {scores.getResult()};
+  llvm::DenseSet<Value> held;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    held.insert(value);
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<ApplyMaskOp>(user) && use.getOperandNumber() == 0)
+        worklist.push_back(user->getResult(0));
+      else if (!(isa<ExpShiftedOp>(user) && use.getOperandNumber() == 0 &&
+                 !cast<ExpShiftedOp>(user).getBase2()))
+        return;
+    }
+  }
+  unscaledScores = std::move(held);
+  scoreScale = FloatAttr::get(Float32Type::get(scores.getContext()), scale);
 }
 
 Type BackwardMath::distribute(Value l2Value) const {
@@ -83,6 +149,8 @@ Type BackwardMath::distribute(Value l2Value) const {
     return l2Value.getType();
   FragmentLayoutAttr layout =
       keyRowValues.contains(l2Value) ? keyRows : queryRows;
+  if (unscaledScores.contains(l2Value))
+    layout = layout.withDeferredScale(scoreScale);
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
                                layout);
 }
@@ -194,7 +262,7 @@ LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
     operands.map(matmul.getLhs(), lhs);
   }
   Operation *clone = b.clone(*op, operands);
-  if (folded)
+  if (matmul && dropsAlpha(matmul))
     cast<TileMatmulOp>(clone).removeAlphaAttr();
   for (auto [original, cloned] : llvm::zip(op->getResults(), clone->getResults())) {
     cloned.setType(distribute(original));
@@ -235,7 +303,7 @@ LogicalResult BackwardMath::emitGradQueryParts(OpBuilder &b, Operation *op,
                          b, op->getLoc(),
                          DenseElementsAttr::get(partType, b.getF32FloatAttr(0.0))));
     Operation *clone = b.clone(*op, partOperands);
-    if (foldedAlpha.lookup(matmul.getLhs()))
+    if (dropsAlpha(matmul))
       cast<TileMatmulOp>(clone).removeAlphaAttr();
     clone->getResult(0).setType(partType);
     sources->accumulateGradQuery(b, clone->getResult(0), part);
@@ -272,7 +340,7 @@ BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
       continue;
     }
     Operation *clone = b.clone(*op, operands);
-    if (foldedAlpha.lookup(matmul.getLhs()))
+    if (dropsAlpha(matmul))
       cast<TileMatmulOp>(clone).removeAlphaAttr();
     clone->getResult(0).setType(distribute(op->getResult(0)));
     mapping.map(op->getResult(0), clone->getResult(0));

@@ -15,9 +15,11 @@
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK: %[[Q:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x64x128xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.shared<rowElements = 128>>
 // CHECK: %[[K:.+]] = fa.shared_tile %{{.*}} : memref<128x128xbf16, #gpu.address_space<workgroup>> -> tensor<128x128xbf16, #fa.shared<rowElements = 128>>
-// CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x128xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
-// CHECK: fa.apply_mask {{.*}} : tensor<64x128xf32, [[SPLIT]]>
-// CHECK: fa.load_fragment {{.*}} -> tensor<64xf32, [[SPLIT]]>
+// S is held as q·k (deferredScale: the scale folds into the exponent's
+// FFMA) through the mask.
+// CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x128xf32, [[HELD:#fa.fragment<warps = 8, mTiles = 1, deferredScale = 0.0883883461 : f32, columnGroups = 2>]]>
+// CHECK: fa.apply_mask {{.*}} : tensor<64x128xf32, [[HELD]]>
+// CHECK: fa.load_fragment {{.*}} -> tensor<64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
 // CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x128xbf16, [[SPLIT]]>, memref<64x128xbf16, #gpu.address_space<workgroup>>
 // CHECK: fa.store_shared %{{.*}}, %[[DSBUF:.+]] : tensor<64x128xbf16, [[SPLIT]]>, memref<64x128xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[DS:.+]] = fa.shared_tile %[[DSBUF]]

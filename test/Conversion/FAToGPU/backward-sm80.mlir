@@ -15,18 +15,36 @@
 // CHECK: %[[D:.+]] = fa.row_dot %[[DO]], %[[O]]
 // CHECK: fa.store_fragment %[[D]]
 
-// 3. dQ = the f32 accumulator in the input type.
+// 3. dQ = the f32 accumulator times α (the scale dK's and dQ's matmuls
+// share, which the main kernel leaves out of every dS:
+// deferredGradientScale) in the input type.
 // CHECK-LABEL: gpu.func @grad_postprocess
 // CHECK: %[[ACC:.+]] = fa.load_fragment %{{.*}} : memref<?xf32> -> tensor<128x64xf32, [[EDGE2:#fa.fragment<warps = 8, mTiles = 1>]]>
-// CHECK: %[[DQ:.+]] = arith.truncf %[[ACC]]
+// CHECK: %[[ACCA:.+]] = arith.mulf %[[ACC]], %{{.*}} : tensor<128x64xf32, [[EDGE2]]>
+// CHECK: %[[DQ:.+]] = arith.truncf %[[ACCA]]
 // CHECK: fa.store_fragment %[[DQ]]
 
 // 2. KV blocks outer: one thread block per (KV block, KV head, batch).
 // CHECK-LABEL: gpu.func @grad_main
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: %[[KVB:.+]] = gpu.block_id  x
-// K_j and V_j copied once (cp.async), before the loops.
-// CHECK: nvgpu.device_async_copy
+// K_j and V_j copied once, before the loops: cp.async as inline PTX on a
+// 32-bit shared address, each tile's shift in the shared memory (K_j 0,
+// V_j 8192) and its rounds (2048 bytes apart) in the immediate.
+// CHECK: %[[SMEM:.+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [83968], strides: [1]
+// CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<83968xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c8192][] : memref<83968xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c16384][] : memref<83968xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c32768][] : memref<83968xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+0], [$1], 16, $2;", "r,l,r" %[[KVADDR:[^ ,]+]], %{{.*}}, %{{.*}} : (i32, i64, i32) -> ()
+// CHECK: "cp.async.cg.shared.global [$0+2048], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
+// CHECK: "cp.async.cg.shared.global [$0+4096], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
+// CHECK: "cp.async.cg.shared.global [$0+6144], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
+// CHECK: "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
+// CHECK: "cp.async.cg.shared.global [$0+10240], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
+// CHECK: "cp.async.cg.shared.global [$0+12288], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
+// CHECK: "cp.async.cg.shared.global [$0+14336], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
+// CHECK-NEXT: nvvm.cp.async.commit.group
 // The group's query heads, then the Q blocks that see K_j (causal: from
 // the first query on its diagonal).
 // CHECK: scf.for %{{.*}} iter_args(%[[DK0:.+]] = %{{.*}}, %[[DV0:.+]] = %{{.*}}) -> (tensor<64x64xf32, [[ROWS:#fa.fragment<warps = 4, mTiles = 1>]]>, tensor<64x64xf32, [[ROWS]]>)
@@ -34,7 +52,9 @@
 // head's reads of stage 0 (racecheck found this one under GQA).
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.if
-// CHECK: nvgpu.device_async_copy
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+16384], [$1], 16, $2;"
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+32768], [$1], 16, $2;"
+// CHECK: nvvm.cp.async.commit.group
 // CHECK: scf.for %{{.*}} iter_args(%[[DK:.+]] = %[[DK0]], %[[DV:.+]] = %[[DV0]])
 // Wait for Q_i, dO_i; then prefetch the next Q block into the other stage.
 // CHECK: nvvm.cp.async.wait.group 0
@@ -43,7 +63,9 @@
 // past M +inf (their P is 0).
 // CHECK: %[[QI:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[KJ:.+]] = fa.shared_tile %{{.*}} : memref<64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK: %[[S:.+]] = fa.qk_scores %[[QI]], %[[KJ]] {scale = 1.250000e-01 : f32}
+// S is held as q·k (its layout's deferredScale): the scale folds into the
+// exponent's FFMA below.
+// CHECK: %[[S:.+]] = fa.qk_scores %[[QI]], %[[KJ]] {scale = 1.250000e-01 : f32} {{.*}} -> tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1, deferredScale = 1.250000e-01 : f32>>
 // CHECK: %[[SM:.+]] = fa.apply_mask %[[S]], <causal>
 // CHECK: %[[LSE:.+]] = fa.load_fragment %{{.*}} padding 0x7F800000 : memref<?xf32> -> tensor<64xf32, [[ROWS]]>
 // CHECK: %[[P:.+]] = fa.exp_shifted %[[SM]], %[[LSE]]
@@ -52,13 +74,14 @@
 // CHECK: fa.store_shared %[[P16]], %[[SP:[^ ]+]]
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[PT:.+]] = fa.shared_tile %[[SP]]
-// dP = dO_i V_jᵀ; dS = P ∘ (dP - D_i), times the α its two matmuls share
-// (folded once instead of applied to each product), to shared memory.
+// dP = dO_i V_jᵀ; dS = P ∘ (dP - D_i), to shared memory unscaled (the α
+// of dK's and dQ's matmuls is applied once, to dK_j at the end and to dQ in
+// the postprocess).
 // CHECK: %[[DP:.+]] = fa.matmul %[[DOI:[^ ,]+]], %{{.*}} {transpose_b}
 // CHECK: %[[DROWS:.+]] = fa.load_fragment %{{.*}} padding 0.000000e+00 : memref<?xf32> -> tensor<64xf32, [[ROWS]]>
 // CHECK: %[[DS:.+]] = fa.softmax_grad %[[P]], %[[DP]], %[[DROWS]]
-// CHECK: %[[DSA:.+]] = arith.mulf %[[DS]], %{{.*}} : tensor<64x64xf32, [[ROWS]]>
-// CHECK: %[[DS16:.+]] = arith.truncf %[[DSA]]
+// CHECK-NOT: arith.mulf
+// CHECK: %[[DS16:.+]] = arith.truncf %[[DS]]
 // CHECK: fa.store_shared %[[DS16]], %[[SDS:[^ ]+]]
 // CHECK: %[[DST:.+]] = fa.shared_tile %[[SDS]]
 // dQ_i = dS K_j from dS's registers, staged in f32 (D + 8 floats a row).
@@ -71,15 +94,31 @@
 // CHECK-NEXT: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI]], %[[DV]] {transpose_a}
 // CHECK-NEXT: %[[DKN:.+]] = fa.matmul %[[DST]], %[[QI]], %[[DK]] {transpose_a}
 // CHECK-NEXT: scf.yield %[[DKN]], %[[DVN]]
-// dK_j, dV_j stored by the rows that exist.
-// CHECK: arith.truncf
+// dK_j (times α) and dV_j stored by the rows that exist.
+// CHECK: %[[DKA:.+]] = arith.mulf %{{.*}}, %{{.*}} : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>
+// CHECK: arith.truncf %[[DKA]]
 // CHECK: fa.store_fragment
 // CHECK: arith.truncf
 // CHECK: fa.store_fragment
 
-// After fa-gpu-lower-fragments: ldmatrix.trans for Pᵀ, dSᵀ (and dO, Q as
-// B by columns), atomic adds for dQ, no fa ops left.
+// After fa-gpu-lower-fragments: P = exp(S - LSE) in log2 units, LSE·log2(e)
+// once per row and per score q·k·(scale·log2(e)) - LSE·log2(e) (one FFMA) into
+// ex2.approx.ftz; P and dS to shared memory as inline st.shared.b32, one
+// 32-bit address per n-tile shared by both, the tile's shift (P 49152, dS
+// 57344) and the row slot's (8 rows: 1024 bytes) in the immediate;
+// ldmatrix.trans for Pᵀ, dSᵀ (and dO, Q as B by columns), atomic adds for
+// dQ, no fa ops left.
 // LOWER-LABEL: gpu.func @grad_main
+// LOWER: %[[C:[^ ]+]] = arith.constant 0.180336878 : f32
+// LOWER: %[[LOG2E:[^ ]+]] = arith.constant 1.44269502 : f32
+// LOWER: %[[LSE2:[^ ]+]] = arith.mulf %{{.*}}, %[[LOG2E]] : f32
+// LOWER: %[[X2:[^ ]+]] = arith.mulf %{{.*}}, %[[C]] fastmath<contract> : f32
+// LOWER-NEXT: %[[E:[^ ]+]] = arith.subf %[[X2]], %[[LSE2]] fastmath<contract> : f32
+// LOWER-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[E]]) : (f32) -> f32
+// LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+49152], $1;", "r,r" %[[NT0:[^ ,]+]], %{{.*}} : (i32, i32) -> ()
+// LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+50176], $1;", "r,r" %[[NT0]], %{{.*}} : (i32, i32) -> ()
+// LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+57344], $1;", "r,r" %[[NT0]], %{{.*}} : (i32, i32) -> ()
+// LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+58368], $1;", "r,r" %[[NT0]], %{{.*}} : (i32, i32) -> ()
 // LOWER: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // LOWER: nvvm.mma.sync
 // LOWER: memref.atomic_rmw addf

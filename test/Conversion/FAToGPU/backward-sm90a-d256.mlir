@@ -21,7 +21,7 @@
 // dO_(i+1) lands under dK's and the next S's wgmmas (208 KB in all).
 // CHECK: %[[Q:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x4x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x256xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: %[[K:.+]] = fa.shared_tile %{{.*}} : memref<4x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x256xbf16, #fa.tma_shared<swizzleBytes = 128>>
-// CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x64xf32, [[SPLIT]]>
+// CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x64xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = {{[^,]+}}, columnGroups = 2>>
 // CHECK: %[[DO:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<1x4x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x256xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK-NOT: fa.matmul
 // CHECK: mbarrier.try_wait

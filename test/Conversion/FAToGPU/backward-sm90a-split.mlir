@@ -15,7 +15,7 @@
 // CHECK: fa.load_fragment {{.*}} -> tensor<64xf32, [[SPLIT]]>
 // CHECK: %[[Q:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x2x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: %[[K:.+]] = fa.shared_tile %{{.*}} : memref<2x128x64xbf16, #gpu.address_space<workgroup>> -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
-// CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x128xf32, [[SPLIT]]>
+// CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = {{[^,]+}}, columnGroups = 2>>
 // CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x128xbf16, [[SPLIT]]>, memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: fa.store_shared %{{.*}}, %[[DSBUF:.+]] : tensor<64x128xbf16, [[SPLIT]]>, memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[DS:.+]] = fa.shared_tile %[[DSBUF]]

@@ -14,26 +14,47 @@
 // CHECK: gpu.block_id  x
 // CHECK: gpu.block_id  y
 // CHECK: gpu.block_id  z
-// Q [64][64], K and V [2 stages][64][64] in shared memory.
-// CHECK: memref.view {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK: memref.view {{.*}} to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK: memref.view {{.*}} to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
-// 16-byte cp.async with a source size: zero-fill past the sequence end.
-// CHECK: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
+// Q [64][64] at byte 0 of shared memory, K and V [2 stages][64][64] at
+// 8192 and 24576. Every tile is addressed as the shared memory's 32-bit
+// address plus its shift as an instruction immediate, so Q's own view is
+// left unused and folds away.
+// CHECK: %[[SMEM:[^ ]+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [40960], strides: [1]
+// CHECK-NEXT: memref.view %[[SMEM]][%c8192][] : memref<40960xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c24576][] : memref<40960xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[SPTR:[^ ]+]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK-NEXT: %[[SBASE:[^ ]+]] = arith.index_castui %[[SPTR]] : index to i32
+// 16-byte cp.async (inline PTX) with a source size in a register: zero-fill
+// past the sequence end. Q's four rounds (16 rows, 2048 bytes apart) share
+// one 32-bit shared address and differ in the immediate.
+// CHECK: %[[SIZE:[^ ]+]] = arith.select %{{.*}}, %c16_i32, %c0_i32 : i32
+// CHECK: %[[QADDR:[^ ]+]] = arith.addi %[[SBASE]], %{{.*}} : i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+0], [$1], 16, $2;", "r,l,r" %[[QADDR]], %{{.*}}, %[[SIZE]] : (i32, i64, i32) -> ()
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+2048], [$1], 16, $2;", "r,l,r" %[[QADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+4096], [$1], 16, $2;", "r,l,r" %[[QADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+6144], [$1], 16, $2;", "r,l,r" %[[QADDR]],
+// K_0 into stage 0, at K's shift.
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;", "r,l,r" %[[QADDR]],
 // CHECK: nvvm.cp.async.commit.group
 // Q fragments once, before the KV loop.
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+0];
 // CHECK: scf.for
-// K_{j+1} is prefetched while S = Q K_jᵀ runs on mma.sync (bf16 as i32 pairs).
-// CHECK:   nvgpu.device_async_copy
+// K_{j+1} is prefetched (into stage (j+1) % 2: the stage's offset joins the
+// address, K's shift stays in the immediate) while S = Q K_jᵀ runs on
+// mma.sync (bf16 as i32 pairs), K_j read by ldmatrix the same way.
+// CHECK:   scf.if
+// CHECK:   arith.muli %{{.*}}, %c8192 : index
+// CHECK:   llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;"
+// CHECK:   nvvm.cp.async.commit.group
+// CHECK:   memref.subview
+// CHECK:   ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+8192];
 // CHECK:   nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>
 // Causal: only tiles the diagonal cuts are masked.
 // CHECK:   scf.if
 // CHECK:     arith.select {{.*}} : f32
-// Row max over the 4 lanes of a row, then ex2.approx of the FFMA-scaled
+// Row max over the 4 lanes of a row, then ex2.approx.ftz of the FFMA-scaled
 // scores (the NVVM intrinsic: math.exp2 would need libdevice).
 // CHECK:   gpu.shuffle  xor
-// CHECK:   llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK:   llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // V via ldmatrix.trans for O += PV.
 // CHECK:   nvvm.cp.async.wait.group 2
 // CHECK:   gpu.barrier
@@ -54,13 +75,18 @@ func.func @attention(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %
 
 // f16 keeps vector<2xf16> operands for mma.sync; D = 256 re-reads Q
 // fragments inside the loop (Q stays #fa.shared: ldmatrix of the Q tile
-// after scf.for).
+// after scf.for, on the shared memory's address: Q's shift 0, K's 32768).
 // CHECK-LABEL: gpu.func @attention_f16_d256
-// CHECK: %[[QS:[^ ]+]] = memref.cast %{{.*}} : memref<64x256xf16, #gpu.address_space<workgroup>> to memref<64x256xf16, strided<[256, 1], offset: ?>, #gpu.address_space<workgroup>>
+// CHECK: %[[SMEM:[^ ]+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [163840], strides: [1]
+// CHECK: %[[SPTR:[^ ]+]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK-NEXT: %[[SBASE:[^ ]+]] = arith.index_castui %[[SPTR]] : index to i32
 // CHECK-NOT: ldmatrix.sync
 // CHECK: scf.for
-// CHECK: memref.extract_aligned_pointer_as_index %[[QS]]
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
+// CHECK: %[[KT:[^ ]+]] = memref.subview
+// CHECK: %[[QADDR:[^ ]+]] = arith.addi %[[SBASE]], %{{.*}} : i32
+// CHECK-NEXT: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+0];", "=r,=r,=r,=r,r" %[[QADDR]]
+// CHECK: memref.extract_strided_metadata %[[KT]]
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+32768];
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x256xf16>, %v: tensor<1x1x128x256xf16>)
     -> tensor<1x1x128x256xf16> {
@@ -75,7 +101,8 @@ func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x25
 // fragment (one ldmatrix feeds two mma.sync, one per m tile, with the same
 // B registers).
 // CHECK-LABEL: gpu.func @attention_two_m_tiles
-// CHECK: memref.view {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// Q [128][64] takes the first 16384 bytes: K's stages start after it.
+// CHECK: memref.view %{{.*}}[%c16384][] : memref<49152xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: scf.for
 // CHECK: %[[K:[^ ]+]] = llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];"
 // CHECK: llvm.extractvalue %[[K]][0]

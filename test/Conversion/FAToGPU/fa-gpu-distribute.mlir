@@ -1,8 +1,8 @@
 // RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s
 
 // fa-gpu-distribute places the fused loop (fa-fuse-online-softmax.mlir) in
-// one sm_80 kernel. The schedule (grid, shared memory, cp.async) is nvgpu
-// and gpu ops; the math is still the L2 tile ops, now on tensors whose
+// one sm_80 kernel. The schedule (grid, shared memory, cp.async) is gpu and
+// nvvm ops and inline PTX; the math is still the L2 tile ops, now on tensors whose
 // encoding says how the tile is spread over the threads:
 //   #fa.fragment<warps, mTiles>    MMA accumulator tiles and their rows,
 //     quadPartial = true             rows summed only over a lane's columns,
@@ -56,17 +56,37 @@
 // CHECK: %[[KS:[^ ]+]] = memref.view %[[BYTES]][%c8192][] : memref<40960xi8, [[WG]]> to memref<2x64x64xbf16, [[WG]]>
 // CHECK: %[[VS:[^ ]+]] = memref.view %[[BYTES]][%c24576][] : memref<40960xi8, [[WG]]> to memref<2x64x64xbf16, [[WG]]>
 //
-// The cp.async prologue: 16-byte copies with a source size (rows past the
-// sequence end are zero-filled), 4 per thread for each 64 x 64 tile. Q and
-// K_0 form the first group, V_0 the second; the kernel starts once the
-// first has landed.
-// CHECK-COUNT-4: nvgpu.device_async_copy %[[Q]][%{{.*}}], %[[QS]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<64x64xbf16, [[WG]]>
-// CHECK: scf.if %[[HASKV:[^ ]+]] {
-// CHECK-COUNT-4: nvgpu.device_async_copy %[[K]][%{{.*}}], %[[KS]][%c0, %{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1}
+// The cp.async prologue: 16-byte copies, inline PTX cp.async.cg with a
+// source size of 16 or 0 (rows past the sequence end are zero-filled), 4
+// per thread for each 64 x 64 tile. A thread's 4 rounds are 16 rows (2048
+// bytes) apart, the same swizzle phase: they share one 32-bit shared
+// address (the shared memory's plus the thread's offset), and the round
+// and the tile's shift (Q 0, K 8192, V 24576) are the immediate. Q and K_0
+// form the first group, V_0 the second; the kernel starts once the first
+// has landed.
+// CHECK: %[[SPTR:[^ ]+]] = memref.extract_aligned_pointer_as_index %[[BYTES]] : memref<40960xi8, [[WG]]> -> index
+// CHECK-NEXT: %[[SBASE:[^ ]+]] = arith.index_castui %[[SPTR]] : index to i32
+// CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[Q]] : memref<?xbf16> -> index
+// CHECK: %[[SIZE:[^ ]+]] = arith.select %{{[^,]+}}, %c16_i32, %c0_i32 : i32
+// CHECK: %[[ADDR:[^ ]+]] = arith.addi %[[SBASE]], %[[LANE:[^ ]+]] : i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+0], [$1], 16, $2;", "r,l,r" %[[ADDR]], %{{[^,]+}}, %[[SIZE]] : (i32, i64, i32) -> ()
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+2048], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+4096], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+6144], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK-NEXT: scf.if %[[HASKV:[^ ]+]] {
+// CHECK: memref.extract_aligned_pointer_as_index %[[K]] : memref<?xbf16> -> index
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+10240], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+12288], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+14336], [$1], 16, $2;", "r,l,r" %[[ADDR]],
 // CHECK-NEXT: {{^ *\}$}}
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: scf.if %[[HASKV]] {
-// CHECK-COUNT-4: nvgpu.device_async_copy %[[V]][%{{.*}}], %[[VS]][%c0, %{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: memref.extract_aligned_pointer_as_index %[[V]] : memref<?xbf16> -> index
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+24576], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+26624], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+28672], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+30720], [$1], 16, $2;", "r,l,r" %[[ADDR]],
 // CHECK-NEXT: {{^ *\}$}}
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.wait.group 1
@@ -86,9 +106,19 @@
 // CHECK: %[[NEXT:[^ ]+]] = arith.addi %[[J]], %c1 : index
 // CHECK: %[[HASNEXT:[^ ]+]] = arith.cmpi slt, %[[NEXT]], %[[NKV]] : index
 // CHECK: %[[NEXTSTAGE:[^ ]+]] = arith.remui %[[NEXT]], %c2 : index
-// K_{j+1} is prefetched into the other stage while S_j is computed.
+// K_{j+1} is prefetched into the other stage while S_j is computed: the
+// stage's bytes join the shared memory's address, the thread's offset is
+// the prologue's.
 // CHECK: scf.if %[[HASNEXT]] {
-// CHECK-COUNT-4: nvgpu.device_async_copy %[[K]][%{{.*}}], %[[KS]][%[[NEXTSTAGE]], %{{.*}}, %{{.*}}], 8
+// CHECK: %[[STAGEBYTES:[^ ]+]] = arith.muli %[[NEXTSTAGE]], %c8192 : index
+// CHECK-NEXT: %[[STAGEOFF:[^ ]+]] = arith.index_castui %[[STAGEBYTES]] : index to i32
+// CHECK-NEXT: %[[STAGEADDR:[^ ]+]] = arith.addi %[[SBASE]], %[[STAGEOFF]] : i32
+// CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[K]] : memref<?xbf16> -> index
+// CHECK: %[[KADDR:[^ ]+]] = arith.addi %[[STAGEADDR]], %[[LANE]] : i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;", "r,l,r" %[[KADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+10240], [$1], 16, $2;", "r,l,r" %[[KADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+12288], [$1], 16, $2;", "r,l,r" %[[KADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+14336], [$1], 16, $2;", "r,l,r" %[[KADDR]],
 // CHECK-NEXT: {{^ *\}$}}
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: %[[KT:[^ ]+]] = fa.shared_tile %[[KS]][%[[STAGE]]] : memref<2x64x64xbf16, [[WG]]> -> tensor<64x64xbf16, [[SHARED]]>
@@ -118,7 +148,15 @@
 // CHECK-NEXT: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.if %[[HASNEXT]] {
-// CHECK-COUNT-4: nvgpu.device_async_copy %[[V]][%{{.*}}], %[[VS]][%[[NEXTSTAGE]], %{{.*}}, %{{.*}}], 8
+// CHECK: %[[VSTAGEBYTES:[^ ]+]] = arith.muli %[[NEXTSTAGE]], %c8192 : index
+// CHECK-NEXT: %[[VSTAGEOFF:[^ ]+]] = arith.index_castui %[[VSTAGEBYTES]] : index to i32
+// CHECK-NEXT: %[[VSTAGEADDR:[^ ]+]] = arith.addi %[[SBASE]], %[[VSTAGEOFF]] : i32
+// CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[V]] : memref<?xbf16> -> index
+// CHECK: %[[VADDR:[^ ]+]] = arith.addi %[[VSTAGEADDR]], %[[LANE]] : i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+24576], [$1], 16, $2;", "r,l,r" %[[VADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+26624], [$1], 16, $2;", "r,l,r" %[[VADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+28672], [$1], 16, $2;", "r,l,r" %[[VADDR]],
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+30720], [$1], 16, $2;", "r,l,r" %[[VADDR]],
 // CHECK-NEXT: {{^ *\}$}}
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // acc = alpha·acc + P·V_j

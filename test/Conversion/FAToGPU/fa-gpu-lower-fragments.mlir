@@ -16,21 +16,34 @@
 
 // Causal, D = 64, bf16.
 // CHECK-LABEL: gpu.func @causal_d64
+// The tiles are memref.views of the kernel's shared memory at constant
+// byte shifts: Q at 0, K's two stages at 8192, V's at 24576.
+// CHECK: %[[SMEM:[^ ]+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [40960], strides: [1]
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[QV:[^ ]+]] = memref.view %[[SMEM]][%{{.*}}][] : memref<40960xi8, [[WG:#gpu.address_space<workgroup>]]> to memref<64x64xbf16, [[WG]]>
+// CHECK-NEXT: arith.constant 8192 : index
+// CHECK-NEXT: %[[KV:[^ ]+]] = memref.view %[[SMEM]][%{{.*}}][] : memref<40960xi8, [[WG]]> to memref<2x64x64xbf16, [[WG]]>
+// CHECK-NEXT: arith.constant 24576 : index
+// CHECK-NEXT: %[[VV:[^ ]+]] = memref.view %[[SMEM]][%{{.*}}][] : memref<40960xi8, [[WG]]> to memref<2x64x64xbf16, [[WG]]>
 // Q as operand fragments, before the loop: fa.load_operand is one
-// ldmatrix.x4 per k16 step (D = 64: four).
+// ldmatrix.x4 per k16 step (D = 64: four), its 32-bit address based on the
+// shared memory's, Q's shift (0) in the immediate.
 // CHECK: gpu.barrier
-// CHECK: %[[QS:[^ ]+]] = memref.cast %{{.*}} : memref<64x64xbf16, [[WG:#gpu.address_space<workgroup>]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
-// CHECK: memref.extract_aligned_pointer_as_index %[[QS]]
-// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
+// CHECK: %[[QS:[^ ]+]] = memref.cast %[[QV]] : memref<64x64xbf16, [[WG]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
+// CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+0];
 // The loop carries m, l (quad-partial) and acc in registers.
 // CHECK: %[[LOOP:[^ ]+]]:3 = scf.for
 // CHECK-SAME: -> (vector<2xf32>, vector<2xf32>, vector<32xf32>)
 //
 // S = Q·K_jᵀ: fa.shared_tile is a subview of the stage; fa.qk_scores is
-// ldmatrix of K and mma.sync m16n8k16 on bf16 pairs as i32, into f32.
-// CHECK: %[[KT:[^ ]+]] = memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
-// CHECK: memref.extract_aligned_pointer_as_index %[[KT]]
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
+// ldmatrix of K and mma.sync m16n8k16 on bf16 pairs as i32, into f32. The
+// address: the shared memory's plus the stage's offset, K's shift (8192)
+// in the immediate.
+// CHECK: %[[KT:[^ ]+]] = memref.subview %[[KV]][%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
+// CHECK: memref.extract_strided_metadata %[[KT]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+8192];
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // The mask: only a tile the causal diagonal (or the sequence end) cuts
 // runs the per-element selects.
@@ -49,15 +62,15 @@
 // CHECK: %[[SH2:[^ ]+]], %{{.*}} = gpu.shuffle  xor %[[X1]], %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT: %[[X2:[^ ]+]] = arith.maximumf %[[X1]], %[[SH2]] : f32
 // CHECK-NEXT: arith.mulf %[[X2]], %[[C]] : f32
-// alpha = exp2(m - m_new) and P = exp2(c·S - m_new): ex2.approx (the NVVM
+// alpha = exp2(m - m_new) and P = exp2(c·S - m_new): ex2.approx.ftz (the NVVM
 // intrinsic; math.exp2 would be a libdevice call), the deferred scale in
 // the FFMA; 2 + 32 per thread.
-// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: %[[CS:[^ ]+]] = arith.constant 0.180336878 : f32
 // CHECK: %[[SC:[^ ]+]] = arith.mulf %{{.*}}, %[[CS]] fastmath<contract> : f32
 // CHECK-NEXT: %[[SHIFTED:[^ ]+]] = arith.subf %[[SC]], %{{.*}} fastmath<contract> : f32
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[SHIFTED]]) : (f32) -> f32
-// CHECK-COUNT-31: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[SHIFTED]]) : (f32) -> f32
+// CHECK-COUNT-31: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK-NOT: llvm.call_intrinsic
 // P rounded to bf16 for the second MMA.
 // CHECK: arith.truncf %{{.*}} : vector<32xf32> to vector<32xbf16>
@@ -70,9 +83,10 @@
 // CHECK: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: gpu.shuffle
-// CHECK: %[[VT:[^ ]+]] = memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]>
-// CHECK: memref.extract_aligned_pointer_as_index %[[VT]]
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
+// CHECK: %[[VT:[^ ]+]] = memref.subview %[[VV]][%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]>
+// CHECK: memref.extract_strided_metadata %[[VT]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+24576];
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: gpu.shuffle
 // CHECK: scf.yield %{{.*}}, %[[LNEW]], %{{.*}} : vector<2xf32>, vector<2xf32>, vector<32xf32>
@@ -163,15 +177,25 @@ func.func @alibi(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: t
 // -----
 
 // D = 256, f16: Q stays #fa.shared, so fa.qk_scores reads its A fragments
-// with ldmatrix inside the loop, next to K's; f16 operands stay
+// with ldmatrix inside the loop, next to K's (Q's shift 0, K's 32768 in
+// the immediates, on the shared memory's address); f16 operands stay
 // vector<2xf16>.
 // CHECK-LABEL: gpu.func @d256_f16
-// CHECK: %[[QS:[^ ]+]] = memref.cast %{{.*}} : memref<64x256xf16, [[WG:#gpu.address_space<workgroup>]]> to memref<64x256xf16, strided<[256, 1], offset: ?>, [[WG]]>
+// CHECK: %[[SMEM:[^ ]+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [163840], strides: [1]
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[QV:[^ ]+]] = memref.view %[[SMEM]][%{{.*}}][] : memref<163840xi8, [[WG:#gpu.address_space<workgroup>]]> to memref<64x256xf16, [[WG]]>
+// CHECK-NEXT: arith.constant 32768 : index
+// CHECK-NEXT: %[[KV:[^ ]+]] = memref.view %[[SMEM]][%{{.*}}][] : memref<163840xi8, [[WG]]> to memref<2x64x256xf16, [[WG]]>
+// CHECK: %[[QS:[^ ]+]] = memref.cast %[[QV]] : memref<64x256xf16, [[WG]]> to memref<64x256xf16, strided<[256, 1], offset: ?>, [[WG]]>
 // CHECK-NOT: ldmatrix.sync
 // CHECK: scf.for
 // CHECK-SAME: -> (vector<2xf32>, vector<2xf32>, vector<128xf32>)
-// CHECK: memref.extract_aligned_pointer_as_index %[[QS]]
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
+// CHECK: %[[KT:[^ ]+]] = memref.subview %[[KV]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+0];
+// CHECK: memref.extract_strided_metadata %[[KT]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+32768];
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: arith.truncf %{{.*}} : vector<32xf32> to vector<32xf16>
 // CHECK: gpu.return

@@ -38,7 +38,7 @@
 // LOWER-NEXT: %[[CD2:[^ ]+]] = arith.mulf %[[C2]], %[[D]] : f32
 // LOWER: %[[X:[^ ]+]] = arith.mulf %{{.*}}, %[[CD2]] fastmath<contract> : f32
 // LOWER-NEXT: %[[E:[^ ]+]] = arith.subf %[[X]], %{{.*}} fastmath<contract> : f32
-// LOWER-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[E]])
+// LOWER-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[E]])
 
 // In the PTX, the producer's transpose (4-byte shared loads, byte permutes,
 // 4-byte stores), P's pairs through cvt.rn.satfinite.e4m3x2, and only

@@ -12,11 +12,14 @@
 // CHECK-SAME: .target sm_80
 // CHECK-SAME: .extern .shared .align 1024 .b8 fa_smem[]
 // CHECK-SAME: .entry attention(
-// CPASYNC: cp.async.cg.shared.global
+// cp.async on a 32-bit shared address (%r) plus an immediate, from a
+// 64-bit global one (%rd), with its source size in a register (0 past the
+// sequence).
+// CPASYNC: cp.async.cg.shared.global [%r{{[0-9]+}}+{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // LDMATRIX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // TRANS: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // MMA: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// EXP2: ex2.approx.f32
+// EXP2: ex2.approx.ftz.f32
 // SHUFFLE: shfl.sync.bfly.b32
 func.func @attention(%q: tensor<1x1x128x128xbf16>, %k: tensor<1x1x128x128xbf16>, %v: tensor<1x1x128x128xbf16>)
     -> tensor<1x1x128x128xbf16> {

@@ -70,6 +70,13 @@ inline BackwardColumnGroups backwardColumnGroups(const AttentionKernelConfig &c)
   return {groupsOver(c.blockM), groupsOver(c.blockN)};
 }
 
+/// α of dK_j += α·dSᵀQ_i and dQ_i += α·dS·K_j when they share it (the
+/// softmax scale), else null. The GPU kernels apply it once at the end —
+/// to dK_j before its store (BackwardMath::finalGradients) and to dQ in
+/// the postprocess — rather than to every dS element of every step, as
+/// FA2 does; both sums are linear in dS.
+FloatAttr deferredGradientScale(const AttentionBackward &backward);
+
 /// The Q-block loop body, placed in a kernel.
 class BackwardMath {
 public:
@@ -80,6 +87,10 @@ public:
 
   /// dK_j and dV_j before the first Q block: zeros.
   SmallVector<Value> initialGradients(OpBuilder &b, Location loc);
+  /// dK_j and dV_j (f32) as stored, after the last Q block: dK_j times the
+  /// deferred α (deferredGradientScale).
+  SmallVector<Value> finalGradients(OpBuilder &b, Location loc,
+                                    ValueRange gradients) const;
 
   /// Where the body's inputs come from and where dQ_i goes; each is called
   /// once per body, right before the first op that needs it.
@@ -143,6 +154,10 @@ private:
   /// K_j's column parts, each handed to accumulateGradQuery.
   LogicalResult emitGradQueryParts(OpBuilder &b, Operation *op,
                                    const IRMapping &operands);
+  void findUnscaledScores();
+  /// Whether the clone of `matmul` drops its α (folded into its left
+  /// operand, or deferred to the end).
+  bool dropsAlpha(TileMatmulOp matmul) const;
 
   AttentionBackward backward; // op handles: cheap to copy, not const-correct
   FragmentLayoutAttr queryRows, keyRows;
@@ -150,12 +165,19 @@ private:
   llvm::DenseSet<Operation *> math;
   /// L2 values of block_n rows (dK_j, dV_j and their updates).
   llvm::DenseSet<Value> keyRowValues;
+  /// S and its masked form, held as q·k: the scale folds into the
+  /// exponent's FFMA (the layout's deferredScale), where only the mask and
+  /// fa.exp_shifted read them (no softcap, no ALiBi).
+  llvm::DenseSet<Value> unscaledScores;
+  FloatAttr scoreScale;
   IRMapping mapping;
   /// P and dS rounded to the MMA type (times the α folded into them), once
   /// per body.
   DenseMap<Value, Value> roundedOf;
   /// The α each rounded L2 value carries (FloatAttr() if none).
   DenseMap<Value, FloatAttr> foldedAlpha;
+  /// deferredGradientScale(backward): applied at the end, not per step.
+  FloatAttr gradientScale;
   /// Matmuls whose transposed operand is written, to be cloned last.
   SmallVector<std::pair<Operation *, IRMapping>> deferred;
   /// The shared tile transposedOperand returned, per L2 left operand.

@@ -336,9 +336,10 @@ LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
   if (failed(result))
     return failure();
   // dK_j, dV_j in the input type, by the rows that exist.
+  SmallVector<Value> gradients = math.finalGradients(b, loc, members.getResults());
   static constexpr StringLiteral kGradients[] = {"dk", "dv"};
   for (auto [i, name] : llvm::enumerate(kGradients)) {
-    Value grad = members.getResult(i);
+    Value grad = gradients[i];
     auto type = cast<RankedTensorType>(grad.getType());
     Value cast = arith::TruncFOp::create(b, loc, type.clone(c.elementType), grad);
     StoreFragmentOp::create(b, loc, cast, args[name],

@@ -190,6 +190,18 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
   }
 };
 
+/// Elements `first` and `first + 1` of a thread's fragment vector, as the
+/// 2-element vector one 32-bit shared store writes.
+static Value elementPair(OpBuilder &b, Location loc, Value fragment,
+                         int64_t first) {
+  auto type = cast<VectorType>(fragment.getType());
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({2}, type.getElementType()),
+      ValueRange{vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{first}),
+                 vector::ExtractOp::create(b, loc, fragment,
+                                           ArrayRef<int64_t>{first + 1})});
+}
+
 /// fa.store_shared: each thread writes its 32-bit pairs at the swizzled
 /// column of #fa.shared (or of #fa.tma_shared's panel: the same swizzle
 /// within 64-column rows); the four lanes of a quad fill one 16-byte chunk
@@ -275,12 +287,7 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
           physical = arith::AddIOp::create(rewriter, loc, start, within);
         }
         indices.push_back(physical);
-        Value pair = vector::FromElementsOp::create(
-            rewriter, loc, VectorType::get({2}, type.getElementType()),
-            ValueRange{vector::ExtractOp::create(rewriter, loc, tile,
-                                                 ArrayRef<int64_t>{first}),
-                       vector::ExtractOp::create(rewriter, loc, tile,
-                                                 ArrayRef<int64_t>{first + 1})});
+        Value pair = elementPair(rewriter, loc, tile, first);
         vector::StoreOp::create(rewriter, loc, pair, adaptor.getBuffer(),
                                 indices,
                                 /*nontemporal=*/false,
@@ -331,12 +338,7 @@ void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
       int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
       int64_t immediate =
           window.bytes + (16 * (slot / 2) + 8 * (slot % 2)) * rowElements * bytes;
-      Value pair = vector::FromElementsOp::create(
-          rewriter, loc, VectorType::get({2}, type.getElementType()),
-          ValueRange{vector::ExtractOp::create(rewriter, loc, tile,
-                                               ArrayRef<int64_t>{first}),
-                     vector::ExtractOp::create(rewriter, loc, tile,
-                                               ArrayRef<int64_t>{first + 1})});
+      Value pair = elementPair(rewriter, loc, tile, first);
       Value word = vector::ExtractOp::create(
           rewriter, loc,
           vector::BitCastOp::create(rewriter, loc, VectorType::get({1}, i32), pair),

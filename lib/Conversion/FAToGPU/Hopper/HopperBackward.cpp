@@ -834,9 +834,10 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
     return failure();
   // dK_j, dV_j in the input type, by the rows that exist.
   GridCoords kv = block.coords(b, Value());
+  SmallVector<Value> stored = math.finalGradients(b, loc, *gradients);
   static constexpr StringLiteral kGradients[] = {"dk", "dv"};
   for (auto [i, name] : llvm::enumerate(kGradients)) {
-    Value grad = (*gradients)[i];
+    Value grad = stored[i];
     auto type = cast<RankedTensorType>(grad.getType());
     Value cast = arith::TruncFOp::create(b, loc, type.clone(c.elementType), grad);
     StoreFragmentOp::create(b, loc, cast, block.args[name],
