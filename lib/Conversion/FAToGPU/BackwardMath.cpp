@@ -11,9 +11,12 @@
 // * the operands read transposed (P by dV += Pᵀ·dO, dS by dK += dSᵀ·Q) are
 //   rounded to the MMA type and handed to the strategy, which writes them
 //   to shared memory and returns the readable tile;
-// * dQ_i = α·dS·K_j starts from zero in registers and the strategy adds it
+// * dQ_i = dS·K_j starts from zero in registers and the strategy adds it
 //   into the f32 accumulator (the L2 IR's slice of dQ and its
-//   insert_slice are that accumulator's, not tiles).
+//   insert_slice are that accumulator's, not tiles); dK's and dQ's common
+//   α is applied once at the end (deferredGradientScale);
+// * S is held as q·k where only the mask and the exponent read it, its
+//   scale folded into the exponent's FFMA (findUnscaledScores).
 //
 //===----------------------------------------------------------------------===//
 

@@ -33,6 +33,13 @@
 // CHECK-NOT: cp.reduce
 // CHECK: fa.mma_wait %[[DV]] pending = 1
 // CHECK: fa.mma_wait %[[DK]] pending = 0
+// dK's and dQ's α (the scale, 0.0883883461 at D = 128) is left out of dS
+// and applied once: to dK_j before its store, and to dQ in the
+// postprocess (deferredGradientScale; the postprocess is both chips' and
+// checked in backward-sm80.mlir).
+// CHECK: %[[DKA:.+]] = arith.mulf %{{.*}}, %{{.*}} : tensor<128x128xf32, [[KEYS]]>
+// CHECK: %[[DK16:.+]] = arith.truncf %[[DKA]]
+// CHECK: fa.store_fragment %[[DK16]]
 
 // Lowered: S on each warpgroup's 64 keys (m64n64), dQ_i from dS's
 // descriptor with K's panel of the warpgroup's columns (N-major), dV and

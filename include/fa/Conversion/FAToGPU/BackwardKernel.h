@@ -73,8 +73,8 @@ inline BackwardColumnGroups backwardColumnGroups(const AttentionKernelConfig &c)
 /// α of dK_j += α·dSᵀQ_i and dQ_i += α·dS·K_j when they share it (the
 /// softmax scale), else null. The GPU kernels apply it once at the end —
 /// to dK_j before its store (BackwardMath::finalGradients) and to dQ in
-/// the postprocess — rather than to every dS element of every step, as
-/// FA2 does; both sums are linear in dS.
+/// the postprocess, as FA2 does — rather than to every dS element of every
+/// step; both sums are linear in dS.
 FloatAttr deferredGradientScale(const AttentionBackward &backward);
 
 /// The Q-block loop body, placed in a kernel.
@@ -105,7 +105,8 @@ public:
     /// Makes every tile transposedOperand wrote readable (a barrier); called
     /// once, before the first matmul that reads one.
     std::function<void(OpBuilder &)> sharedWritten;
-    /// dQ_i (f32, with α applied) added into the accumulator: part `part`
+    /// dQ_i (f32; α applied unless deferred to the postprocess,
+    /// deferredGradientScale) added into the accumulator: part `part`
     /// of gradQueryParts (its columns [part·D/n, (part+1)·D/n)).
     std::function<void(OpBuilder &, Value gradQuery, int64_t part)>
         accumulateGradQuery;
@@ -131,8 +132,9 @@ public:
   /// matmuls that read an operand transposed (dV += Pᵀ dO, dK += dSᵀ Q)
   /// come last, after every operand is written, so that one barrier
   /// serves them all and dQ_i's MMAs run while the writes land; and an
-  /// α that every matmul reading dS applies (scale) is applied to dS once
-  /// before it is rounded to the MMA type, instead of to each product.
+  /// α that every matmul reading dS applies (scale) is applied once at the
+  /// end (deferredGradientScale), or else to dS once before it is rounded
+  /// to the MMA type, instead of to each product.
   FailureOr<SmallVector<Value>> emitBody(OpBuilder &b, const GridCoords &grid,
                                          Value keyStart, ValueRange gradients,
                                          Value alibiSlope,

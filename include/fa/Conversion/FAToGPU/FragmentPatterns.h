@@ -88,12 +88,6 @@ struct FragmentLoweringOptions {
   /// per tile. Faster where registers allow (sm_90a); on sm_80 the warp's
   /// first row is a register too many (docs/perf-notes.md).
   bool maskPerWarp = false;
-  /// Each element of a masked tile tested against its row's visible keys,
-  /// one 32-bit interval relative to the thread's first column, with its
-  /// column offset as an immediate; otherwise 64-bit index arithmetic per
-  /// element, whose columns LLVM hoists out of the key-invariant loops (the
-  /// backward's Q-block loop: 16 64-bit registers at sm_80 D128).
-  bool maskByInterval = false;
 };
 
 /// The chip-neutral patterns (one per op; see the .cpp's list).

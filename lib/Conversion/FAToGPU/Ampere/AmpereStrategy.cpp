@@ -126,15 +126,6 @@ public:
     return buildAmpereBackwardMain(builder, module, backward, c, name);
   }
 
-  // The per-tile decision (per warp, the warp's first row is a register
-  // too many here); each element by interval, so that no column of the
-  // thread is live across the backward's Q-block loop (docs/perf-notes.md).
-  FragmentLoweringOptions fragmentLoweringOptions() const override {
-    FragmentLoweringOptions options;
-    options.maskByInterval = true;
-    return options;
-  }
-
   void populateFragmentLoweringPatterns(
       const TypeConverter &converter,
       RewritePatternSet &patterns) const override {

@@ -8,7 +8,6 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <optional>
@@ -33,6 +32,10 @@ void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
   int64_t chunks = rows * chunksPerRow;
   Value lastRow = arith::SubIOp::create(b, loc, src.rowLimit, cst(1));
   auto dstType = cast<MemRefType>(dst.getType());
+  // Lane offsets are row · rowElements + column and stages whole tiles
+  // apart: a dense row-major buffer, the whole ring (not a stage's slice).
+  assert(dstType.getLayout().isIdentity() && !dst.getDefiningOp<memref::SubViewOp>() &&
+         "cp.async tiles are dense row-major buffers, staged by `stage`");
   int64_t bytes = dstType.getElementTypeBitWidth() / 8;
   int64_t rowElements = dstType.getShape().back();
   // The tile's (the stage's) 32-bit shared-window address, and the global
@@ -138,9 +141,8 @@ void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
   }
 }
 
-// Groups and waits as NVVM ops: the copies sit in scf.if regions, so their
-// tokens cannot reach an nvgpu.device_async_create_group (and an empty one
-// does not re-parse in MLIR 22). PTX counts groups; it names none.
+// Groups and waits as NVVM ops: the copies are inline PTX (no tokens), and
+// PTX counts groups; it names none.
 void ampere::commitGroup(OpBuilder &b, Location loc) {
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
 }

@@ -312,6 +312,8 @@ void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
   auto type = op.getTile().getType();
   FragmentShape shape = FragmentShape::of(type);
   auto bufferType = cast<MemRefType>(buffer.getType());
+  assert(bufferType.getLayout().isIdentity() &&
+         "lane offsets are row · rowElements + column");
   int64_t rowElements = bufferType.getShape().back(), bytes = 2;
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
   SharedWindowAddress window = splitSharedWindowAddress(rewriter, loc, buffer);

@@ -27,18 +27,19 @@ namespace {
 
 /// fa.apply_mask: -inf where the key is invisible, only where the mask
 /// cuts (MaskUtils' classification); elsewhere the scores pass through
-/// untouched. By default the decision is per tile and each element's
-/// visibility is 64-bit index arithmetic (buildKeyVisible). With
-/// `maskPerWarp` the decision is per warp (warp-uniform; on a diagonal
-/// tile most warps' rows see every key). With `maskByInterval` per row the
-/// visible keys are one interval (buildVisibleKeyInterval) taken relative
-/// to the tile and clamped to [-1, C], so that an element costs a 32-bit
-/// compare against its column (two for a window) and a select.
+/// untouched. The decision is per tile, or with `maskPerWarp` per warp
+/// (warp-uniform; on a diagonal tile most warps' rows see every key). Per
+/// row the visible keys are one interval (buildVisibleKeyInterval) taken
+/// relative to the tile and clamped to [-1, C], so that an element costs a
+/// 32-bit compare against its column offset, an immediate (two for a
+/// window), and a select. (Testing each element's (row, column) in 64-bit
+/// index arithmetic instead, as buildKeyVisible does, made LLVM hoist the
+/// thread's columns out of the key-invariant loops: 16 64-bit registers
+/// across the sm_80 D128 backward's Q-block loop.)
 struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
   ApplyMaskLowering(const TypeConverter &converter, MLIRContext *ctx,
-                    bool perWarp, bool byInterval)
-      : OpConversionPattern(converter, ctx), perWarp(perWarp),
-        byInterval(byInterval) {}
+                    bool perWarp)
+      : OpConversionPattern(converter, ctx), perWarp(perWarp) {}
 
   LogicalResult
   matchAndRewrite(ApplyMaskOp op, OpAdaptor adaptor,
@@ -72,10 +73,7 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
         rewriter, loc, needMask,
         [&](OpBuilder &b, Location loc) {
           SmallVector<Value> values = unpackVector(b, loc, scores);
-          if (byInterval)
-            maskByIntervals(b, loc, op, adaptor, values);
-          else
-            maskByIndex(b, loc, op, adaptor, values);
+          maskByIntervals(b, loc, op, adaptor, values);
           scf::YieldOp::create(b, loc,
                                packVector(b, loc, scores.getType(), values));
         },
@@ -88,24 +86,6 @@ private:
   static Value minusInf(OpBuilder &b, Location loc) {
     return arith::ConstantOp::create(
         b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
-  }
-
-  /// Each element's (row, key) through buildKeyVisible, in index math.
-  static void maskByIndex(OpBuilder &b, Location loc, ApplyMaskOp op,
-                          OpAdaptor adaptor, SmallVector<Value> &values) {
-    auto type = op.getScores().getType();
-    FragmentShape shape = FragmentShape::of(type);
-    ThreadFragment thread(b, loc, cast<FragmentLayoutAttr>(type.getEncoding()));
-    Value inf = minusInf(b, loc);
-    for (auto [i, s] : llvm::enumerate(values)) {
-      Value row = arith::AddIOp::create(b, loc, adaptor.getQueryOffset(),
-                                        thread.row(shape.rowSlot(i)));
-      Value col = arith::AddIOp::create(b, loc, adaptor.getKeyOffset(),
-                                        thread.column(shape, i));
-      Value visible = buildKeyVisible(b, loc, op.getMask(), row, col,
-                                      adaptor.getQueryLen(), adaptor.getKeyLen());
-      s = arith::SelectOp::create(b, loc, visible, s, inf);
-    }
   }
 
   /// Per row slot the visible keys' interval relative to the tile (clamped
@@ -157,7 +137,7 @@ private:
     }
   }
 
-  bool perWarp, byInterval;
+  bool perWarp;
 };
 
 /// fa.alibi_bias: S - c·slope·|i + N - M - j| per element, c = log2(e) in
@@ -229,6 +209,6 @@ void mlir::fa::populateScoreModPatterns(const TypeConverter &converter,
                                         RewritePatternSet &patterns,
                                         const FragmentLoweringOptions &options) {
   patterns.add<ApplyMaskLowering>(converter, patterns.getContext(),
-                                  options.maskPerWarp, options.maskByInterval);
+                                  options.maskPerWarp);
   patterns.add<AlibiBiasLowering>(converter, patterns.getContext());
 }

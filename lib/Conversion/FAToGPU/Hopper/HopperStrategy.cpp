@@ -211,7 +211,6 @@ public:
   FragmentLoweringOptions fragmentLoweringOptions() const override {
     FragmentLoweringOptions options;
     options.maskPerWarp = true;
-    options.maskByInterval = true;
     return options;
   }
 
