@@ -127,20 +127,12 @@ void BackwardMath::findUnscaledScores() {
   if (!(scale > 0) || scores.getSoftcapAttr() || scores.getDescale() ||
       scores.getLog2Domain())
     return;
-  SmallVector<Value> worklist = {scores.getResult()};
-  llvm::DenseSet<Value> held;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    held.insert(value);
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<ApplyMaskOp>(user) && use.getOperandNumber() == 0)
-        worklist.push_back(user->getResult(0));
-      else if (!(isa<ExpShiftedOp>(user) && use.getOperandNumber() == 0 &&
-                 !cast<ExpShiftedOp>(user).getBase2()))
-        return;
-    }
-  }
+  llvm::DenseSet<Value> held = scoresHeldUnscaled(scores, [](OpOperand &use) {
+    auto exp = dyn_cast<ExpShiftedOp>(use.getOwner());
+    return exp && use.getOperandNumber() == 0 && !exp.getBase2();
+  });
+  if (held.empty())
+    return;
   unscaledScores = std::move(held);
   scoreScale = FloatAttr::get(Float32Type::get(scores.getContext()), scale);
 }

@@ -103,6 +103,24 @@ void DistributedMath::findQuadPartialRows() {
     quadPartial.insert(attention.kvLoop.getResult(i));
 }
 
+llvm::DenseSet<Value>
+mlir::fa::scoresHeldUnscaled(QKScoresOp scores,
+                             llvm::function_ref<bool(OpOperand &)> mayRead) {
+  SmallVector<Value> worklist = {scores.getResult()};
+  llvm::DenseSet<Value> held;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    held.insert(value);
+    for (OpOperand &use : value.getUses()) {
+      if (isa<ApplyMaskOp>(use.getOwner()) && use.getOperandNumber() == 0)
+        worklist.push_back(use.getOwner()->getResult(0));
+      else if (!mayRead(use))
+        return {};
+    }
+  }
+  return held;
+}
+
 void DistributedMath::findDeferredScores(bool deferDescale) {
   // S = c·q·k in log2 units (c = scale·log2 e) is held as q·k, and a
   // softcapped S = c'·tanh(scale·q·k / cap) as the tanh (c' = cap·log2 e),
@@ -118,20 +136,13 @@ void DistributedMath::findDeferredScores(bool deferDescale) {
   double factor = scale * M_LOG2E;
   if (auto softcap = scores.getSoftcapAttr())
     factor = softcap.getValueAsDouble() * M_LOG2E;
-  SmallVector<Value> worklist = {scores.getResult()};
-  llvm::DenseSet<Value> held;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    held.insert(value);
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<ApplyMaskOp>(user) && use.getOperandNumber() == 0)
-        worklist.push_back(user->getResult(0));
-      else if (!isa<RowMaxOp>(user) &&
-               !(isa<ExpShiftedOp>(user) && use.getOperandNumber() == 0))
-        return;
-    }
-  }
+  llvm::DenseSet<Value> held = scoresHeldUnscaled(scores, [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    return isa<RowMaxOp>(user) ||
+           (isa<ExpShiftedOp>(user) && use.getOperandNumber() == 0);
+  });
+  if (held.empty())
+    return;
   deferredScale = std::move(held);
   scoreDescaleDeferred =
       deferDescale && scores.getDescale() && !scores.getSoftcapAttr();

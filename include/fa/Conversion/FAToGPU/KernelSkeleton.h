@@ -167,6 +167,15 @@ Value sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module, Location loc,
 /// cloning them.
 Attribute splatOf(Value value);
 
+/// S (`scores`) and its masked forms, if besides fa.apply_mask (which
+/// keeps -inf, whatever the scale) only uses `mayRead` accepts read them:
+/// the values a kernel may hold as q·k, their scale deferred to where it
+/// folds into other work (the exponent's FFMA). Empty if another op reads
+/// one.
+llvm::DenseSet<Value>
+scoresHeldUnscaled(QKScoresOp scores,
+                   llvm::function_ref<bool(OpOperand &)> mayRead);
+
 /// The fused loop's math, placed in a kernel.
 class DistributedMath {
 public:
