@@ -16,6 +16,10 @@ manifest says.
 
 usage: python3 bench/bwd_variants.py LIBFA_RUNTIME.so FWD_MANIFEST
            LABEL=BWD_MANIFEST [LABEL=BWD_MANIFEST ...] [--b 4 --h 16 --n 4096]
+
+A label ending in "@det" launches its kernel in the deterministic mode
+(the manifest must have one); the cross-check then also compares it bit
+for bit with a second run.
 """
 import argparse
 import ctypes
@@ -58,22 +62,22 @@ def make_set(b, h, n, d, dtype):
                 fwd=make_args(q, k, v, o, lse))
 
 
-def backward_args(s, workspace):
+def backward_args(s, workspace, deterministic):
     a = BackwardArgs()
     a.forward = s["fwd"]
     a.d_out, a.dq, a.dk, a.dv = (s[t].data_ptr() for t in ("do", "dq", "dk", "dv"))
     for field, t in (("d_out_stride", "do"), ("dq_stride", "dq"), ("dk_stride", "dk"),
                      ("dv_stride", "dv")):
         getattr(a, field)[:] = list(s[t].stride()[:3])
-    a.workspace, a.deterministic = workspace.data_ptr(), 0
+    a.workspace, a.deterministic = workspace.data_ptr(), int(deterministic)
     return a
 
 
-def fa_step(lib, forward, backward, workspace):
+def fa_step(lib, forward, backward, workspace, deterministic):
     def run(s):
-        key = ("args", backward)
+        key = ("args", backward, deterministic)
         if key not in s:
-            s[key] = backward_args(s, workspace)
+            s[key] = backward_args(s, workspace, deterministic)
         args = s[key]
         if lib.fa_kernel_forward(forward, ctypes.byref(s["fwd"]), None) != 0 or \
            lib.fa_kernel_backward(backward, ctypes.byref(args), None) != 0:
@@ -125,7 +129,8 @@ def main():
     sets = [make_set(a.b, a.h, a.n, d, dtype) for _ in range(2)]
     size = max(lib.fa_backward_workspace_size(k, a.b, a.h, a.n) for _, k in variants)
     workspace = torch.empty(max(size, 256), device="cuda", dtype=torch.uint8)
-    launches = [(label, fa_step(lib, forward, kernel, workspace)) for label, kernel in variants]
+    launches = [(label, fa_step(lib, forward, kernel, workspace, label.endswith("@det")))
+                for label, kernel in variants]
     launches += [("FA2", sdpa_step(SDPBackend.FLASH_ATTENTION, causal)),
                  ("cuDNN", sdpa_step(SDPBackend.CUDNN_ATTENTION, causal))]
     reference = sdpa_gradients(sets[0], causal)
@@ -134,8 +139,15 @@ def main():
         torch.cuda.synchronize()
         diffs = [((sets[0][t].float() - r.float()).norm() / r.float().norm()).item()
                  for t, r in zip(("dq", "dk", "dv"), reference)]
+        same = ""
+        if label.endswith("@det"):
+            first = [sets[0][t].clone() for t in ("dq", "dk", "dv")]
+            run(sets[0])
+            torch.cuda.synchronize()
+            same = ", bit-identical on a second run: " + str(all(
+                torch.equal(x, sets[0][t]) for x, t in zip(first, ("dq", "dk", "dv"))))
         print(f"{label}: relative difference to SDPA flash dQ {diffs[0]:.2e} "
-              f"dK {diffs[1]:.2e} dV {diffs[2]:.2e}")
+              f"dK {diffs[1]:.2e} dV {diffs[2]:.2e}{same}")
     ms = time_interleaved([run for _, run in launches], sets)
     flops = 3.5 * 4 * a.b * a.h * a.n * a.n * d / (2 if causal else 1)
     print(f"device: {torch.cuda.get_device_name()}  B={a.b} H={a.h} N={a.n} D={d} "

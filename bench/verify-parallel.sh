@@ -6,14 +6,15 @@
 # stdin, the line being fa-run's arguments (shell quoting allowed, e.g.
 # --spec "d=96,mask=window(64,16)"); each job gets --seed <its line number>.
 # Prints each failure with the end of its log, then "verify: X of Y passed".
-# Usage: jobs | [FA_PARALLEL=12] bash bench/verify-parallel.sh [FA_RUN] [LABEL]
+# Each job may take FA_JOB_TIMEOUT seconds (300), else it fails (124).
+# Usage: jobs | [FA_PARALLEL=12] [FA_JOB_TIMEOUT=300] bash bench/verify-parallel.sh [FA_RUN] [LABEL]
 set -u
 FA_RUN="${1:-build-gpu/bin/fa-run}"
 label="${2:-verify}"
 logs=$(mktemp -d)
 run_one() {
   local id=$1; shift
-  if timeout 300 "$FA_RUN" --device cuda "$@" --seed "$id" --verify > "$logs/$id.log" 2>&1; then
+  if timeout "${FA_JOB_TIMEOUT:-300}" "$FA_RUN" --device cuda "$@" --seed "$id" --verify > "$logs/$id.log" 2>&1; then
     touch "$logs/$id.pass"
   else
     { echo "FAIL (exit $?) $*"; tail -4 "$logs/$id.log"; } > "$logs/$id.fail"

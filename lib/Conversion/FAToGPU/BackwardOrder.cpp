@@ -4,32 +4,39 @@
 //
 // Built deterministic (AttentionKernelConfig::deterministic) and launched
 // with `deterministic`, the KV blocks that see Q block i add their share of
-// dQ_i in increasing order: the block of KV block j waits until the Q
-// block's counter (dq_semaphore, [B, Hq, ceil(M / 16)], zeroed per launch:
-// KernelAbi.h) equals j minus the first KV block Q block i sees, adds, and
-// increments it. Blocks with smaller j are launched first and never wait on
-// larger ones, so the waits cannot deadlock. Each chip's schedule decides
-// which threads add and how it knows they are done.
+// dQ_i in a fixed order: the block of KV block j waits until the Q block's
+// counter (dq_semaphore, [B, Hq, ceil(M / 16)], zeroed per launch:
+// KernelAbi.h) equals its rank among those blocks, adds, and increments
+// it. A block only ever waits on blocks launched before it, so the waits
+// cannot deadlock. Each chip's schedule decides which threads add and how
+// it knows they are done.
 //
-// The blocks resident together should rarely wait on each other: KV block
-// j's first turn comes only after blocks 0 .. j-1 have each added theirs, a
-// chain of hand-offs (a reduce's completion, a fence, an atomic) that the
-// blocks started together pay at their first Q block. With KV blocks fastest
-// in launch order a head's blocks all start together, in every wave, and
-// the chain cost 1.45-2.5x (docs/perf-notes.md); with the (KV head, batch)
-// pairs fastest a wave holds one or two KV blocks per head, whose
-// predecessors ran in earlier waves, but every head's Q, dO and dq_acc
-// rows are in flight at once, far past L2 at long sequences. So, without
-// a mask, the pairs are fastest within sections of as many pairs as fit
-// ~32 MB: a wave holds a few KV blocks of each pair of its section, the
-// section's rows stay in L2 (under a causal or window mask the sections
-// bring the chain back: every KV block's first turn waits for its
-// predecessors to reach the diagonal). The order stays the launch order,
-// so the waits still cannot deadlock.
+// The order is the one in which the blocks would reach Q block i anyway,
+// so that blocks resident together rarely wait on each other:
+// - Without a mask every KV block walks the Q blocks from the first, so
+//   they all reach Q block 0 together: the turns go in increasing j, and
+//   KV block j's first turn comes after blocks 0 .. j-1 have each added
+//   theirs (a chain of hand-offs: a reduce's completion, a fence, an
+//   atomic). With KV blocks fastest in launch order a head's blocks all
+//   start together, in every wave, and the chain cost 1.45-2.5x
+//   (docs/perf-notes.md); so the (KV head, batch) pairs are fastest, and a
+//   wave holds only a few KV blocks of each pair, whose predecessors ran
+//   in earlier waves.
+// - Under a causal or window mask KV block j walks the Q blocks from its
+//   diagonal, so at Q block i the block with the largest visible j
+//   arrives first (it started there) and block j after i - diagonal(j)
+//   steps: the turns go in decreasing j, and the blocks are launched last
+//   KV block first. In increasing order every block's first turn waited
+//   for its predecessors to walk down to its diagonal (2.08x the default
+//   kernel at D256 on the H100).
+// Either way the pairs are taken in sections of as many as keep their Q,
+// dO and dq_acc rows within ~32 MB of L2 (with every pair in flight at
+// once those rows are far past L2 at long sequences).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
+#include "fa/Conversion/FAToGPU/FragmentPatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -71,9 +78,9 @@ KeyBlockPlace KeyBlockPlace::build(OpBuilder &b, Location loc,
     p.batch = blockId(gpu::Dimension::z);
     return p;
   }
-  // The launch's linear block index x + X (y + Y z), read with the (KV
-  // head, batch) pairs fastest, without a mask in sections of S pairs (the
-  // last may hold fewer): in 32 bits, as the grid's size is.
+  // The launch's linear block index x + X (y + Y z), read in sections of S
+  // (KV head, batch) pairs (the last may hold fewer), the pairs fastest
+  // within a section: in 32 bits, as the grid's size is.
   Type i32 = b.getI32Type();
   auto narrow = [&](Value v) { return arith::IndexCastUIOp::create(b, loc, i32, v); };
   auto widen = [&](Value v) {
@@ -89,27 +96,24 @@ KeyBlockPlace KeyBlockPlace::build(OpBuilder &b, Location loc,
           arith::AddIOp::create(
               b, loc, narrow(blockId(gpu::Dimension::y)),
               arith::MulIOp::create(b, loc, heads, narrow(blockId(gpu::Dimension::z))))));
-  Value pair, keyBlock;
-  if (c.mask.isMasking()) {
-    // One section: under a causal or window mask, KV block j's first turn
-    // waits for j hand-offs at its first visible Q block, and sections
-    // bring that chain back (measured: sections of 8 took D128 causal from
-    // 1.07x to 1.37x the default kernel on the H200).
-    pair = arith::RemUIOp::create(b, loc, linear, pairs);
-    keyBlock = widen(arith::DivUIOp::create(b, loc, linear, pairs));
-  } else {
-    Value perSection = narrow(sectionPairs(b, loc, args, c, widen(pairs)));
-    Value sectionBlocks = arith::MulIOp::create(b, loc, perSection, keyBlocks);
-    Value section = arith::DivUIOp::create(b, loc, linear, sectionBlocks);
-    Value firstPair = arith::MulIOp::create(b, loc, section, perSection);
-    Value size = arith::MinUIOp::create(
-        b, loc, perSection, arith::SubIOp::create(b, loc, pairs, firstPair));
-    Value within = arith::SubIOp::create(
-        b, loc, linear, arith::MulIOp::create(b, loc, section, sectionBlocks));
-    pair = arith::AddIOp::create(b, loc, firstPair,
-                                 arith::RemUIOp::create(b, loc, within, size));
-    keyBlock = widen(arith::DivUIOp::create(b, loc, within, size));
-  }
+  Value perSection = narrow(sectionPairs(b, loc, args, c, widen(pairs)));
+  Value sectionBlocks = arith::MulIOp::create(b, loc, perSection, keyBlocks);
+  Value section = arith::DivUIOp::create(b, loc, linear, sectionBlocks);
+  Value firstPair = arith::MulIOp::create(b, loc, section, perSection);
+  Value size = arith::MinUIOp::create(
+      b, loc, perSection, arith::SubIOp::create(b, loc, pairs, firstPair));
+  Value within = arith::SubIOp::create(
+      b, loc, linear, arith::MulIOp::create(b, loc, section, sectionBlocks));
+  Value pair = arith::AddIOp::create(b, loc, firstPair,
+                                     arith::RemUIOp::create(b, loc, within, size));
+  Value launched = arith::DivUIOp::create(b, loc, within, size);
+  if (c.mask.isMasking()) // last KV block first (the turns' order)
+    launched = arith::SubIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, keyBlocks,
+                              arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1))),
+        launched);
+  Value keyBlock = widen(launched);
   p.kvHead = widen(arith::RemUIOp::create(b, loc, pair, heads));
   p.batch = widen(arith::DivUIOp::create(b, loc, pair, heads));
   p.keyStart = arith::MulIOp::create(b, loc, keyBlock, cst(c.blockN));
@@ -133,34 +137,53 @@ GradQueryTurn GradQueryTurn::build(OpBuilder &b, Location loc,
   turn.counter = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, head, perHead),
       arith::DivUIOp::create(b, loc, at.queryStart, cst(16)));
-  Value firstKey = at.visibleKeyBlocks(b, loc, c).first;
-  Value rank = arith::SubIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, keyStart, cst(c.blockN)),
-      arith::DivUIOp::create(b, loc, firstKey, cst(c.blockN)));
+  auto [firstKey, visible] = at.visibleKeyBlocks(b, loc, c);
+  Value keyBlock = arith::DivUIOp::create(b, loc, keyStart, cst(c.blockN));
+  Value firstBlock = arith::DivUIOp::create(b, loc, firstKey, cst(c.blockN));
+  Value rank;
+  if (c.mask.isMasking()) { // decreasing j from the last visible KV block
+    Value lastBlock = arith::SubIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, firstBlock, visible), cst(1));
+    rank = arith::SubIOp::create(b, loc, lastBlock, keyBlock);
+  } else {
+    rank = arith::SubIOp::create(b, loc, keyBlock, firstBlock);
+  }
   turn.expected = arith::IndexCastOp::create(b, loc, b.getI32Type(), rank);
   return turn;
 }
 
+/// The 64-bit address of the turn's counter in dq_semaphore.
+static Value counterAddress(OpBuilder &b, Location loc, const GradQueryTurn &turn) {
+  return arith::AddIOp::create(
+      b, loc, globalElementAddress(b, loc, turn.semaphores),
+      arith::MulIOp::create(
+          b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), turn.counter),
+          arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(4))));
+}
+
 void GradQueryTurn::await(OpBuilder &b, Location loc) const {
-  auto zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  // Acquire loads: once the count is ours, the earlier blocks' additions
+  // (released with their increments) are visible to this thread; no
+  // separate fence, and no atomic round trip per poll.
+  Value address = counterAddress(b, loc, *this);
   scf::WhileOp::create(
       b, loc, TypeRange{}, ValueRange{},
       [&](OpBuilder &cb, Location, ValueRange) {
-        Value now = memref::AtomicRMWOp::create(
-            cb, loc, arith::AtomicRMWKind::addi, zero, semaphores,
-            ValueRange{counter});
+        Value now = inlinePtx(cb, loc, cb.getI32Type(), ValueRange{address},
+                              "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l")
+                        ->getResult(0);
         Value waiting =
             arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::ne, now, expected);
         scf::ConditionOp::create(cb, loc, waiting, ValueRange{});
       },
       [&](OpBuilder &db, Location, ValueRange) { scf::YieldOp::create(db, loc); });
-  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
 }
 
 void GradQueryTurn::pass(OpBuilder &b, Location loc) const {
-  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-  memref::AtomicRMWOp::create(
-      b, loc, arith::AtomicRMWKind::addi,
-      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1)), semaphores,
-      ValueRange{counter});
+  // A release reduction: this thread's earlier writes (and those ordered
+  // before it by a barrier or, for the async proxy, by a completed bulk
+  // group and a proxy fence) are visible before the next block sees the
+  // count; nothing waits for the increment itself.
+  inlinePtx(b, loc, Type(), ValueRange{counterAddress(b, loc, *this)},
+            "red.release.gpu.global.add.u32 [$0], 1;", "l");
 }

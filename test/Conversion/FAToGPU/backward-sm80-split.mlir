@@ -33,12 +33,13 @@
 
 // Lowered: per warp and Q block, S and dP on its group's 64 keys (2 × 64
 // m16n8k16), dV and dK on its 16 keys (2 × 64) and dQ_i on its group's 64
-// head dims over all 128 keys (64), 32 atomic adds; no fa op left.
+// head dims over all 128 keys (64), 32 reductions (red.global.add.f32);
+// no fa op left.
 // LOWER-LABEL: gpu.func @grad_main
 // LOWER-COUNT-128: nvvm.mma.sync
 // LOWER: gpu.barrier
 // LOWER-COUNT-192: nvvm.mma.sync
-// LOWER-COUNT-32: memref.atomic_rmw addf
+// LOWER-COUNT-32: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
 // LOWER-NOT: fa.
 // LOWER: gpu.return
 

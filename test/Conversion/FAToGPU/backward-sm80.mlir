@@ -121,23 +121,32 @@
 // LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+58368], $1;", "r,r" %[[NT0]], %{{.*}} : (i32, i32) -> ()
 // LOWER: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // LOWER: nvvm.mma.sync
-// LOWER: memref.atomic_rmw addf
+// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
 // LOWER-NOT: fa.
 // At D = 128 there is no room to stage dQ_i beside two blocks per SM: its
 // fragment is added in place (fa.accumulate_fragment, tested in
 // fa-compile.test's PTX).
 
 // deterministic: when the launch's "deterministic" is set, the KV blocks
-// that see a Q block add in increasing order: thread 0 polls the Q block's
-// counter in dq_semaphore, the block adds, fences, and bumps it.
+// that see a Q block add in a fixed order (BackwardOrder.cpp): every thread
+// fences its additions to the previous Q block, thread 0 passes that
+// block's turn (a release increment of its counter in dq_semaphore) and
+// polls this one's (acquire loads), then the block adds. The last Q
+// block's turn is passed after the loop.
 // DET-LABEL: gpu.func @grad_main
-// DET: scf.if
+// DET: scf.for
+// DET: nvvm.memory.barrier <gpu>
+// DET-NEXT: gpu.barrier
+// DET: llvm.inline_asm has_side_effects "red.release.gpu.global.add.u32 [$0], 1;", "l" %[[PREV:[0-9]+]]
 // DET: scf.while
-// DET: memref.atomic_rmw addi %{{.*}}, %[[SEM:[a-z0-9_]+]]
+// DET-NEXT: llvm.inline_asm has_side_effects "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l" %[[THIS:[0-9]+]]
+// DET: gpu.barrier
+// DET-NEXT: }
+// DET-NEXT: fa.accumulate_shared
+// DET: scf.yield
 // DET: nvvm.memory.barrier <gpu>
-// DET: fa.accumulate_shared
-// DET: nvvm.memory.barrier <gpu>
-// DET: memref.atomic_rmw addi %{{.*}}, %[[SEM]]
+// DET-NEXT: gpu.barrier
+// DET: llvm.inline_asm has_side_effects "red.release.gpu.global.add.u32 [$0], 1;", "l"
 
 // The negative control: the main kernel reads no D, dS = P ∘ dP.
 // NOROWDOT-LABEL: gpu.func @grad_main

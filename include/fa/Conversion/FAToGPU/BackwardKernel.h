@@ -192,7 +192,8 @@ private:
 /// The main kernel block's place in the problem: its first key, KV head and
 /// batch, from the grid (ceil(N / block_n), Hkv, B). Built deterministic,
 /// the blocks are taken in launch order with the (KV head, batch) pairs
-/// fastest within sections sized to L2 (BackwardOrder.cpp says why).
+/// fastest within sections sized to L2, under a mask the last KV block
+/// first (BackwardOrder.cpp says why).
 struct KeyBlockPlace {
   Value keyStart, kvHead, batch;
   static KeyBlockPlace build(OpBuilder &b, Location loc, const KernelArgs &args,
@@ -208,10 +209,12 @@ struct GradQueryTurn {
   static GradQueryTurn build(OpBuilder &b, Location loc, const KernelArgs &args,
                              const AttentionKernelConfig &c, const GridCoords &at,
                              Value keyStart);
-  /// The calling thread spins until the turn is this block's, then fences
-  /// (the earlier blocks' additions seen).
+  /// The calling thread spins (acquire loads) until the turn is this
+  /// block's: the earlier blocks' additions are then visible to it.
   void await(OpBuilder &b, Location loc) const;
-  /// Fences (this block's additions performed) and passes the turn on.
+  /// Passes the turn on with a release increment: the caller must have
+  /// ordered this block's additions before it (their completion, and a
+  /// barrier or a proxy fence).
   void pass(OpBuilder &b, Location loc) const;
   /// Runs `body` only when the launch asked for the order.
   void whenEnabled(OpBuilder &b, Location loc,

@@ -145,6 +145,10 @@ Value sharedSwizzledColumn(OpBuilder &b, Location loc, Value row, Value chunk);
 /// instructions): half the registers of a 64-bit generic address.
 Value sharedWindowAddress(OpBuilder &b, Location loc, Value memref);
 
+/// The 64-bit generic address (i64) of a global memref's first element
+/// (its aligned pointer plus its offset), as PTX's `.global` forms take it.
+Value globalElementAddress(OpBuilder &b, Location loc, Value memref);
+
 /// A workgroup memref's first element as `base + bytes`, the compile-time
 /// part apart: a tile carved out of the kernel's shared memory by a
 /// memref.view at a constant shift (through a cast or a stage's subview)

@@ -144,11 +144,15 @@ GridCoords memberCoords(OpBuilder &b, const BackwardBlock &block, Value head) {
 }
 
 /// dQ_i (staged in shared memory, or `gradQuery`'s fragment) added into
-/// dq_acc; built deterministic and launched so, in KV-block order
-/// (GradQueryTurn): thread 0 waits for the turn while the others wait at
-/// a barrier, and passes it on once every thread's additions are done.
+/// dq_acc; built deterministic and launched so, in the order of
+/// GradQueryTurn: thread 0 waits for the turn while the others wait at a
+/// barrier. The turn is passed on a step late: before waiting for Q block
+/// i's turn, every thread fences its additions to the previous Q block
+/// (`afterFirst`), by then long performed, and thread 0 passes that
+/// block's turn (the fence right after the additions waited for them,
+/// ~1-2 us a step; passTurnAfterLoop passes the last one).
 void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
-                      const GridCoords &at, Value gradQuery) {
+                      const GridCoords &at, Value gradQuery, Value afterFirst) {
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
   KernelArgs &args = block.args;
@@ -170,15 +174,44 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
   }
   GradQueryTurn turn = GradQueryTurn::build(b, loc, args, c, at, block.keyStart);
   turn.whenEnabled(b, loc, [&](OpBuilder &wb) {
-    inFirstThread(wb, loc, block.threadId, [&](OpBuilder &tb) { turn.await(tb, loc); });
+    NVVM::MembarOp::create(wb, loc, NVVM::MemScopeKind::GPU);
+    gpu::BarrierOp::create(wb, loc);
+    inFirstThread(wb, loc, block.threadId, [&](OpBuilder &tb) {
+      buildIf(tb, loc, afterFirst, [&](OpBuilder &pb) {
+        GradQueryTurn previous = turn;
+        previous.counter = arith::SubIOp::create(pb, loc, turn.counter,
+                                                 block.cst(pb, c.blockM / 16));
+        previous.pass(pb, loc);
+      });
+      turn.await(tb, loc);
+    });
     gpu::BarrierOp::create(wb, loc);
   });
   add(b);
-  // Every thread's additions performed, then the next block's turn.
-  turn.whenEnabled(b, loc, [&](OpBuilder &sb) {
-    NVVM::MembarOp::create(sb, loc, NVVM::MemScopeKind::GPU);
-    gpu::BarrierOp::create(sb, loc);
-    inFirstThread(sb, loc, block.threadId, [&](OpBuilder &tb) { turn.pass(tb, loc); });
+}
+
+/// After a query head's Q-block loop (`blocks` steps from row `begin`), the
+/// deterministic mode's last turn: every thread's additions performed, then
+/// passed on.
+void passTurnAfterLoop(OpBuilder &b, const BackwardBlock &block, GridCoords at,
+                       Value begin, Value blocks) {
+  const AttentionKernelConfig &c = block.c;
+  if (!c.deterministic)
+    return;
+  Location loc = block.loc;
+  at.queryStart = arith::AddIOp::create(
+      b, loc, begin,
+      arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, blocks, block.cst(b, 1)),
+                            block.cst(b, c.blockM)));
+  GradQueryTurn turn = GradQueryTurn::build(b, loc, block.args, c, at, block.keyStart);
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, blocks,
+                                    block.cst(b, 0));
+  turn.whenEnabled(b, loc, [&](OpBuilder &wb) {
+    buildIf(wb, loc, any, [&](OpBuilder &ab) {
+      NVVM::MembarOp::create(ab, loc, NVVM::MemScopeKind::GPU);
+      gpu::BarrierOp::create(ab, loc);
+      inFirstThread(ab, loc, block.threadId, [&](OpBuilder &tb) { turn.pass(tb, loc); });
+    });
   });
 }
 
@@ -228,6 +261,8 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
                        arith::SubIOp::create(lb, loc, block.cst(lb, 1), stage));
         GridCoords at = grid;
         at.queryStart = q0;
+        Value afterFirst =
+            arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ne, i, block.cst(lb, 0));
         BackwardMath::Sources sources;
         sources.tile = [&](OpBuilder &tb, Value l2Tile) -> Value {
           if (l2Tile == backward.queryTile)
@@ -260,7 +295,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
               StoreSharedOp::create(tb, loc, gradQuery, block.staging);
               gpu::BarrierOp::create(tb, loc);
             }
-            emitGradQueryAdd(tb, block, at, gradQuery);
+            emitGradQueryAdd(tb, block, at, gradQuery, afterFirst);
           } else if (block.staging) {
             StoreSharedOp::create(tb, loc, gradQuery, block.staging);
           } else {
@@ -270,7 +305,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
         sources.sharedWritten = [&](OpBuilder &tb) {
           gpu::BarrierOp::create(tb, loc);
           if (!sources.gradQueryFromShared)
-            emitGradQueryAdd(tb, block, at, unstaged);
+            emitGradQueryAdd(tb, block, at, unstaged, afterFirst);
         };
         FailureOr<SmallVector<Value>> yielded =
             math.emitBody(lb, at, block.keyStart, carried, slope, sources);
@@ -283,6 +318,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
       });
   if (failed(result))
     return failure();
+  passTurnAfterLoop(b, block, grid, begin, blocks);
   return SmallVector<Value>(loop.getResults());
 }
 

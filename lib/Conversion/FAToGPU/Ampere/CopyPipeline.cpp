@@ -50,14 +50,7 @@ void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
             b, loc, b.getI32Type(),
             arith::MulIOp::create(b, loc, stage, cst(stageBytes))));
   }
-  Value globalAddress = arith::IndexCastUIOp::create(
-      b, loc, b.getI64Type(),
-      arith::AddIOp::create(
-          b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, src.buffer),
-          arith::MulIOp::create(
-              b, loc,
-              memref::ExtractStridedMetadataOp::create(b, loc, src.buffer).getOffset(),
-              cst(bytes))));
+  Value globalAddress = globalElementAddress(b, loc, src.buffer);
   // Where a round covers whole rows, a thread's chunks of every round share
   // its first round's (row, chunk), the rows a constant apart: the shared
   // address of each round is the first's plus an immediate. (LLVM hoists

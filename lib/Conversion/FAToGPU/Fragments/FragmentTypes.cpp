@@ -95,6 +95,16 @@ Value mlir::fa::sharedWindowAddress(OpBuilder &b, Location loc, Value memref) {
   return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), address);
 }
 
+Value mlir::fa::globalElementAddress(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value offsetBytes = arith::MulIOp::create(
+      b, loc, memref::ExtractStridedMetadataOp::create(b, loc, memref).getOffset(),
+      arith::ConstantIndexOp::create(b, loc, type.getElementTypeBitWidth() / 8));
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                      arith::AddIOp::create(b, loc, base, offsetBytes));
+}
+
 SharedWindowAddress mlir::fa::splitSharedWindowAddress(OpBuilder &b, Location loc,
                                                       Value memref) {
   Value tile = memref;

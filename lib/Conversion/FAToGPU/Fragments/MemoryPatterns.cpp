@@ -351,8 +351,25 @@ void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
   }
 }
 
-/// fa.accumulate_fragment: an atomic f32 add per element of the rows that
-/// exist (the result unused, so ptxas issues RED, not ATOM).
+/// `value` added into f32 element `offset` of the global `buffer` by a
+/// reduction (red.global.add.f32): nothing waits for it. As an atomic with
+/// its result unused (memref.atomic_rmw), ptxas chose RED in the default
+/// kernels but ATOM in the deterministic ones, whose turns put fences in
+/// the kernel: that alone made the sm_80 D64 deterministic backward 2.5x
+/// slower even with the mode off (docs/perf-notes.md).
+static void reduceAddGlobal(OpBuilder &b, Location loc, Value buffer, Value offset,
+                            Value value) {
+  Value address = arith::AddIOp::create(
+      b, loc, globalElementAddress(b, loc, buffer),
+      arith::MulIOp::create(b, loc,
+                            arith::IndexCastUIOp::create(b, loc, b.getI64Type(), offset),
+                            arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(4))));
+  inlinePtx(b, loc, Type(), ValueRange{address, value}, "red.global.add.f32 [$0], $1;",
+            "l,f");
+}
+
+/// fa.accumulate_fragment: an f32 reduction per element of the rows that
+/// exist.
 struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -376,9 +393,7 @@ struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
           int64_t i = shape.index(slot / 2, nt, 2 * (slot % 2) + parity);
           Value offset = arith::AddIOp::create(rewriter, loc, rowBase,
                                                thread.column(shape, i));
-          memref::AtomicRMWOp::create(rewriter, loc, arith::AtomicRMWKind::addf,
-                                      values[i], adaptor.getBuffer(),
-                                      ValueRange{offset});
+          reduceAddGlobal(rewriter, loc, adaptor.getBuffer(), offset, values[i]);
         }
     });
     rewriter.eraseOp(op);
@@ -387,7 +402,7 @@ struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
 };
 
 /// fa.accumulate_shared: thread t adds elements t, t + threads, ... of
-/// the staged tile (row-major), so each warp's atomics cover 128
+/// the staged tile (row-major), so each warp's reductions cover 128
 /// contiguous bytes of a row.
 struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -426,8 +441,7 @@ struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
                 arith::AddIOp::create(rewriter, loc, adaptor.getRow0(), row),
                 adaptor.getRowStride())),
         column);
-    memref::AtomicRMWOp::create(rewriter, loc, arith::AtomicRMWKind::addf,
-                                value, adaptor.getBuffer(), ValueRange{offset});
+    reduceAddGlobal(rewriter, loc, adaptor.getBuffer(), offset, value);
     rewriter.eraseOp(op);
     return success();
   }

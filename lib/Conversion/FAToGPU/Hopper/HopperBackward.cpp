@@ -321,10 +321,11 @@ struct BackwardBlock {
   /// are out of the map's bounds and skipped); the buffer is released once
   /// they have read it. Built deterministic and launched so, the writer
   /// first waits for this KV block's turn at the Q block (GradQueryTurn,
-  /// built into `turn` at the first part), and passes it on once the last
-  /// part's reduce-adds have completed.
+  /// built into `turn` at the first part); after the first part it passes
+  /// on the turn of the member's previous Q block (if `afterFirst`) once
+  /// that block's reduce-adds have completed (passTurn).
   void reduceStagedPart(OpBuilder &b, const GridCoords &at, Value stage, int64_t part,
-                        std::optional<GradQueryTurn> &turn) const {
+                        std::optional<GradQueryTurn> &turn, Value afterFirst) const {
     auto whenDeterministic = [&](OpBuilder &ib, function_ref<void(OpBuilder &)> body) {
       if (turn)
         turn->whenEnabled(ib, loc, body);
@@ -350,13 +351,35 @@ struct BackwardBlock {
     bulkCommit(b, loc);
     bulkWait(b, loc, 0, /*readOnly=*/true);
     arrive(b, loc, gradQueryBarrier(b, stage, /*empty=*/true));
-    if (part + 1 < plan.gradQueryParts)
+    if (part != 0)
       return;
+    // After the first part: the only bulk group younger than the previous
+    // Q block's is this one's.
     whenDeterministic(b, [&](OpBuilder &pb) {
-      bulkWait(pb, loc, 0, /*readOnly=*/false);
-      fenceProxyAsyncAll(pb, loc);
-      turn->pass(pb, loc);
+      buildIf(pb, loc, afterFirst, [&](OpBuilder &ib) {
+        GradQueryTurn previous = *turn;
+        previous.counter = arith::SubIOp::create(ib, loc, turn->counter,
+                                                 idx(ib, c.blockM / 16));
+        passTurn(ib, previous, /*inFlight=*/1);
+      });
     });
+  }
+  /// Passes `turn` on once the bulk groups before the last `inFlight` have
+  /// completed (the additions it orders).
+  ///
+  /// The writer passes a Q block's turn only after the first reduce-adds
+  /// of its next Q block are issued, so that it does not wait for its own
+  /// additions to complete (~1-2 us, as long as a step at D128: waiting,
+  /// the deterministic writer fell behind the consumers, 1.24x the default
+  /// kernel against 1.16x). The next KV block sees the turn up to a step
+  /// later, but it arrives at this Q block steps after this one anyway
+  /// (BackwardOrder.cpp); at D256, two parts a step, after the whole next
+  /// step it waited (1.26x against 1.21x). No deadlock: a block only waits
+  /// on blocks ranked before it, at every Q block alike.
+  void passTurn(OpBuilder &b, const GradQueryTurn &turn, int64_t inFlight) const {
+    bulkWait(b, loc, inFlight, /*readOnly=*/false);
+    fenceProxyAsyncAll(b, loc);
+    turn.pass(b, loc);
   }
   /// Named barrier 1 over the consumer warpgroups.
   void consumerBarrier(OpBuilder &b) const {
@@ -516,22 +539,38 @@ void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block) {
       b, {}, [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n, ValueRange)
           -> FailureOr<SmallVector<Value>> {
         GridCoords grid = block.coords(mb, m.head);
-        return block.forEachQueryBlock(
+        FailureOr<SmallVector<Value>> done = block.forEachQueryBlock(
             mb, m, n, {},
             [&](OpBuilder &lb, Value step, Value i, ValueRange)
                 -> FailureOr<SmallVector<Value>> {
               GridCoords at = grid;
               std::optional<GradQueryTurn> turn;
+              Value afterFirst =
+                  arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ne, i, block.idx(lb, 0));
               for (int64_t part = 0; part < block.plan.gradQueryParts; ++part) {
                 auto [stage, parity] = block.stagingPosition(lb, step, part);
                 waitParity(lb, loc, block.gradQueryBarrier(lb, stage, /*empty=*/false),
                            parity);
                 if (part == 0)
                   at.queryStart = block.queryRowOf(lb, m, i);
-                block.reduceStagedPart(lb, at, stage, part, turn);
+                block.reduceStagedPart(lb, at, stage, part, turn, afterFirst);
               }
               return SmallVector<Value>();
             });
+        // The member's last Q block's turn, passed once all is complete.
+        if (block.c.deterministic) {
+          GridCoords last = grid;
+          last.queryStart = block.queryRowOf(
+              mb, m, arith::SubIOp::create(mb, loc, m.blocks, block.idx(mb, 1)));
+          GradQueryTurn turn =
+              GradQueryTurn::build(mb, loc, block.args, block.c, last, block.keyStart);
+          Value any = arith::CmpIOp::create(mb, loc, arith::CmpIPredicate::ne, m.blocks,
+                                            block.idx(mb, 0));
+          turn.whenEnabled(mb, loc, [&](OpBuilder &eb) {
+            buildIf(eb, loc, any, [&](OpBuilder &pb) { block.passTurn(pb, turn, 0); });
+          });
+        }
+        return done;
       });
   bulkWait(b, loc, 0, /*readOnly=*/false);
 }
