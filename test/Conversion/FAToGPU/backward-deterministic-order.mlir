@@ -57,3 +57,27 @@ func.func @unmasked(%q: tensor<1x4x96x64xbf16>, %k: tensor<1x2x80x64xbf16>, %v: 
       -> (tensor<1x4x96x64xbf16>, tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16>)
   return %dq, %dk, %dv : tensor<1x4x96x64xbf16>, tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16>
 }
+
+// -----
+
+// A KV block none of whose keys any query sees (top-left causal, N > M:
+// keys at or past M) walks no Q block: its first visible row clamps to M,
+// and the range is made empty there rather than rounded down onto the
+// last Q block, which that Q block's own count of its KV blocks leaves
+// out (its turns, taken in decreasing order, would never come).
+// CHECK-LABEL: gpu.func @top_left_main
+// CHECK: %[[NONE:.+]] = arith.cmpi sge, %[[FIRST:.+]], %[[QLEN:.+]] : index
+// CHECK-NEXT: %[[BLOCKS:.+]] = arith.divui %[[FIRST]], %c64 : index
+// CHECK-NEXT: %[[ROUNDED:.+]] = arith.muli %[[BLOCKS]], %c64 : index
+// CHECK-NEXT: %[[END:.+]] = arith.select %[[NONE]], %[[ROUNDED]], %[[QLEN]] : index
+// CHECK-NEXT: arith.subi %[[END]], %[[ROUNDED]] : index
+func.func @top_left(%q: tensor<1x4x96x64xbf16>, %k: tensor<1x2x200x64xbf16>, %v: tensor<1x2x200x64xbf16>,
+                    %o: tensor<1x4x96x64xbf16>, %do: tensor<1x4x96x64xbf16>, %lse: tensor<1x4x96xf32>)
+    -> (tensor<1x4x96x64xbf16>, tensor<1x2x200x64xbf16>, tensor<1x2x200x64xbf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      {mask = #fa.mask<causal_top_left>}
+      : (tensor<1x4x96x64xbf16>, tensor<1x2x200x64xbf16>, tensor<1x2x200x64xbf16>,
+         tensor<1x4x96x64xbf16>, tensor<1x4x96x64xbf16>, tensor<1x4x96xf32>)
+      -> (tensor<1x4x96x64xbf16>, tensor<1x2x200x64xbf16>, tensor<1x2x200x64xbf16>)
+  return %dq, %dk, %dv : tensor<1x4x96x64xbf16>, tensor<1x2x200x64xbf16>, tensor<1x2x200x64xbf16>
+}

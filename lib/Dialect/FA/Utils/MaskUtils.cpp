@@ -152,8 +152,15 @@ mlir::fa::buildVisibleQueryRange(OpBuilder &b, Location loc, MaskAttr mask,
       end = clamp(m.add(m.sub(lastKey, shift), m.constant(mask.getLeft() + 1)));
     break;
   }
+  // Keys no query sees (past the last query's reach: `begin` clamped to
+  // M) visit no Q block; rounded down, `begin` would make them visit the
+  // last one, which the Q blocks' own count of the KV blocks they see
+  // (buildVisibleKeyRange) leaves out: the deterministic mode's turns in
+  // decreasing KV-block order would then never come.
+  Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, begin, end);
   Value blocks = arith::DivUIOp::create(b, loc, begin, m.constant(blockM));
   begin = arith::MulIOp::create(b, loc, blocks, m.constant(blockM));
+  end = arith::SelectOp::create(b, loc, none, begin, end);
   return {begin, end};
 }
 

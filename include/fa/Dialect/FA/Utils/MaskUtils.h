@@ -43,8 +43,9 @@ std::pair<Value, Value> buildVisibleKeyRange(OpBuilder &b, Location loc,
 
 /// The transpose of buildVisibleKeyRange, for the backward's KV-outer
 /// loop: [begin, end), the queries that see some key of [k0, k0 + cols),
-/// `begin` rounded down to a multiple of `blockM`. For no mask [0,
-/// queryLen). All index values.
+/// `begin` rounded down to a multiple of `blockM`; empty (end = begin)
+/// where no query sees any of them. For no mask [0, queryLen). All index
+/// values.
 std::pair<Value, Value> buildVisibleQueryRange(OpBuilder &b, Location loc,
                                                MaskAttr mask, Value k0,
                                                Value cols, Value queryLen,
