@@ -108,12 +108,7 @@ static void buildPostprocess(OpBuilder &b, gpu::GPUModuleOp module,
   Value accumulated = kernel.load(b, loc, "dq_acc", c.headDim, b.getF32Type());
   // The α the main kernel left out of every dS (deferredGradientScale).
   if (FloatAttr alpha = deferredGradientScale(backward))
-    accumulated = arith::MulFOp::create(
-        b, loc, accumulated,
-        arith::ConstantOp::create(
-            b, loc,
-            DenseElementsAttr::get(cast<RankedTensorType>(accumulated.getType()),
-                                   alpha)));
+    accumulated = scaleTile(b, loc, accumulated, alpha);
   operands.map(a.gradQueryCast.getIn(), accumulated);
   Operation *gradQuery = b.clone(*a.gradQueryCast, operands);
   gradQuery->getResult(0).setType(kernel.tileType({c.headDim}, c.elementType));

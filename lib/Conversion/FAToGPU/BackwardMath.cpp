@@ -107,13 +107,8 @@ bool BackwardMath::dropsAlpha(TileMatmulOp matmul) const {
 SmallVector<Value> BackwardMath::finalGradients(OpBuilder &b, Location loc,
                                                 ValueRange gradients) const {
   SmallVector<Value> values(gradients.begin(), gradients.end());
-  if (gradientScale) {
-    auto type = cast<RankedTensorType>(values[0].getType());
-    values[0] = arith::MulFOp::create(
-        b, loc, values[0],
-        arith::ConstantOp::create(b, loc,
-                                  DenseElementsAttr::get(type, gradientScale)));
-  }
+  if (gradientScale)
+    values[0] = scaleTile(b, loc, values[0], gradientScale);
   return values;
 }
 
@@ -235,10 +230,7 @@ LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
         b.setInsertionPointAfterValue(lhs);
         Value scaled = lhs;
         if (folded)
-          scaled = arith::MulFOp::create(
-              b, op->getLoc(), lhs,
-              arith::ConstantOp::create(
-                  b, op->getLoc(), DenseElementsAttr::get(lhsType, folded)));
+          scaled = scaleTile(b, op->getLoc(), lhs, folded);
         rounded = arith::TruncFOp::create(b, op->getLoc(),
                                           lhsType.clone(mmaType), scaled);
       }

@@ -42,6 +42,13 @@ Attribute mlir::fa::splatOf(Value value) {
   return Attribute();
 }
 
+Value mlir::fa::scaleTile(OpBuilder &b, Location loc, Value tile, FloatAttr factor) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  return arith::MulFOp::create(
+      b, loc, tile,
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, factor)));
+}
+
 static bool isRows(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   return type && type.getRank() == 1;

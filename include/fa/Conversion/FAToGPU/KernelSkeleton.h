@@ -167,6 +167,10 @@ Value sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module, Location loc,
 /// cloning them.
 Attribute splatOf(Value value);
 
+/// `tile` (a ranked f32 tensor, any layout) times the constant `factor`,
+/// one multiply per element: how the backward applies a deferred scale.
+Value scaleTile(OpBuilder &b, Location loc, Value tile, FloatAttr factor);
+
 /// S (`scores`) and its masked forms, if besides fa.apply_mask (which
 /// keeps -inf, whatever the scale) only uses `mayRead` accepts read them:
 /// the values a kernel may hold as q·k, their scale deferred to where it
