@@ -106,8 +106,11 @@
 // ex2.approx.ftz; P and dS to shared memory as inline st.shared.b32, one
 // 32-bit address per n-tile shared by both, the tile's shift (P 49152, dS
 // 57344) and the row slot's (8 rows: 1024 bytes) in the immediate;
-// ldmatrix.trans for Pᵀ, dSᵀ (and dO, Q as B by columns), atomic adds for
-// dQ, no fa ops left.
+// ldmatrix.trans for Pᵀ, dSᵀ (and dO, Q as B by columns), no fa ops left.
+// dQ_i, staged, is added unrolled: 128 threads over 64 columns keep one
+// column each and visit every second row (32 of the 64), each under the
+// row existing (remaining > 2k), one 64-bit add of two rows' stride
+// between the reductions.
 // LOWER-LABEL: gpu.func @grad_main
 // LOWER: %[[C:[^ ]+]] = arith.constant 0.180336878 : f32
 // LOWER: %[[LOG2E:[^ ]+]] = arith.constant 1.44269502 : f32
@@ -121,7 +124,13 @@
 // LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+58368], $1;", "r,r" %[[NT0]], %{{.*}} : (i32, i32) -> ()
 // LOWER: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // LOWER: nvvm.mma.sync
-// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
+// LOWER: arith.cmpi sgt, %[[REMAIN:[^ ]+]], %c0 : index
+// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f" %[[A0:[^ ,]+]],
+// LOWER: %[[A1:[^ ]+]] = arith.addi %[[A0]], %[[STEP:[^ ]+]] : i64
+// LOWER: arith.cmpi sgt, %[[REMAIN]], %c2 : index
+// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f" %[[A1]],
+// LOWER-COUNT-30: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
+// LOWER-NOT: red.global.add.f32
 // LOWER-NOT: fa.
 // At D = 128 there is no room to stage dQ_i beside two blocks per SM: its
 // fragment is added in place (fa.accumulate_fragment, tested in

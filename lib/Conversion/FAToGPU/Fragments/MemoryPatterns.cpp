@@ -351,19 +351,22 @@ void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
   }
 }
 
-/// `value` added into f32 element `offset` of the global `buffer` by a
-/// reduction (red.global.add.f32): nothing waits for it. As an atomic with
-/// its result unused (memref.atomic_rmw), ptxas chose RED in the default
-/// kernels but ATOM in the deterministic ones, whose turns put fences in
-/// the kernel: that alone made the sm_80 D64 deterministic backward 2.5x
-/// slower even with the mode off (docs/perf-notes.md).
-static void reduceAddGlobal(OpBuilder &b, Location loc, Value buffer, Value offset,
-                            Value value) {
-  Value address = arith::AddIOp::create(
+/// The 64-bit global address of f32 element `offset` of `buffer`.
+static Value f32ElementAddress(OpBuilder &b, Location loc, Value buffer, Value offset) {
+  return arith::AddIOp::create(
       b, loc, globalElementAddress(b, loc, buffer),
       arith::MulIOp::create(b, loc,
                             arith::IndexCastUIOp::create(b, loc, b.getI64Type(), offset),
                             arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(4))));
+}
+
+/// `value` added into the f32 at `address` by a reduction
+/// (red.global.add.f32): nothing waits for it. As an atomic with its result
+/// unused (memref.atomic_rmw), ptxas chose RED in the default kernels but
+/// ATOM in the deterministic ones, whose turns put fences in the kernel:
+/// that alone made the sm_80 D64 deterministic backward 2.5x slower even
+/// with the mode off (docs/perf-notes.md).
+static void reduceAddGlobal(OpBuilder &b, Location loc, Value address, Value value) {
   inlinePtx(b, loc, Type(), ValueRange{address, value}, "red.global.add.f32 [$0], $1;",
             "l,f");
 }
@@ -393,7 +396,9 @@ struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
           int64_t i = shape.index(slot / 2, nt, 2 * (slot % 2) + parity);
           Value offset = arith::AddIOp::create(rewriter, loc, rowBase,
                                                thread.column(shape, i));
-          reduceAddGlobal(rewriter, loc, adaptor.getBuffer(), offset, values[i]);
+          reduceAddGlobal(rewriter, loc,
+                          f32ElementAddress(rewriter, loc, adaptor.getBuffer(), offset),
+                          values[i]);
         }
     });
     rewriter.eraseOp(op);
@@ -403,7 +408,13 @@ struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
 
 /// fa.accumulate_shared: thread t adds elements t, t + threads, ... of
 /// the staged tile (row-major), so each warp's reductions cover 128
-/// contiguous bytes of a row.
+/// contiguous bytes of a row. Where the threads cover whole rows (threads
+/// a multiple of the columns, the rows a multiple of the rows they cover
+/// at once) each thread keeps one column and its additions are unrolled,
+/// one per row it visits, each under its row existing: a shared load at a
+/// constant offset and a RED. (The loop form spent 16 instructions per
+/// element on 64-bit index arithmetic: 512 a step per thread in the sm_80
+/// D64 backward, against ~720 for the rest of the step.)
 struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -416,32 +427,78 @@ struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
     int64_t rows = op.getStaging().getType().getDimSize(0);
     int64_t columns = op.getColumns(), threads = op.getThreads();
     Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
-    // Rows past the limit are not added: count the elements that exist.
+    // Rows past the limit are not added: count the rows that exist.
     Value existing = arith::MaxSIOp::create(
         rewriter, loc, cst(0),
         arith::MinSIOp::create(
             rewriter, loc, cst(rows),
             arith::SubIOp::create(rewriter, loc, adaptor.getRowLimit(),
                                   adaptor.getRow0())));
+    auto addElement = [&](OpBuilder &b, Value row, Value column) {
+      Value value = memref::LoadOp::create(b, loc, adaptor.getStaging(),
+                                           ValueRange{row, column});
+      Value offset = arith::AddIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, adaptor.getBase(),
+              arith::MulIOp::create(b, loc,
+                                    arith::AddIOp::create(b, loc, adaptor.getRow0(), row),
+                                    adaptor.getRowStride())),
+          column);
+      reduceAddGlobal(b, loc, f32ElementAddress(b, loc, adaptor.getBuffer(), offset),
+                      value);
+    };
+    if (threads % columns == 0 && rows % (threads / columns) == 0) {
+      int64_t rowStep = threads / columns;
+      Value column = arith::RemUIOp::create(rewriter, loc, tid, cst(columns));
+      Value firstRow = arith::DivUIOp::create(rewriter, loc, tid, cst(columns));
+      // The first element's global address, then one 64-bit add per row
+      // visited (LLVM keeps a multiply per element otherwise).
+      Value address = f32ElementAddress(
+          rewriter, loc, adaptor.getBuffer(),
+          arith::AddIOp::create(
+              rewriter, loc,
+              arith::AddIOp::create(
+                  rewriter, loc, adaptor.getBase(),
+                  arith::MulIOp::create(
+                      rewriter, loc,
+                      arith::AddIOp::create(rewriter, loc, adaptor.getRow0(), firstRow),
+                      adaptor.getRowStride())),
+              column));
+      Value rowBytes = arith::MulIOp::create(
+          rewriter, loc,
+          arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                       adaptor.getRowStride()),
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getI64IntegerAttr(4 * rowStep)));
+      // Row firstRow + k·rowStep exists while k·rowStep < existing - firstRow
+      // (a compare against an immediate).
+      Value remaining = arith::SubIOp::create(rewriter, loc, existing, firstRow);
+      for (int64_t k = 0; k < rows / rowStep; ++k) {
+        if (k > 0)
+          address = arith::AddIOp::create(rewriter, loc, address, rowBytes);
+        Value row = arith::AddIOp::create(rewriter, loc, firstRow, cst(k * rowStep));
+        scf::IfOp::create(
+            rewriter, loc,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, remaining,
+                                  cst(k * rowStep)),
+            [&](OpBuilder &b, Location) {
+              Value value = memref::LoadOp::create(b, loc, adaptor.getStaging(),
+                                                   ValueRange{row, column});
+              reduceAddGlobal(b, loc, address, value);
+              scf::YieldOp::create(b, loc);
+            });
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     Value elements = arith::MulIOp::create(rewriter, loc, existing, cst(columns));
     auto loop = scf::ForOp::create(rewriter, loc, tid, elements, cst(threads));
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(loop.getBody());
     Value index = loop.getInductionVar();
-    Value row = arith::DivUIOp::create(rewriter, loc, index, cst(columns));
-    Value column = arith::RemUIOp::create(rewriter, loc, index, cst(columns));
-    Value value = memref::LoadOp::create(rewriter, loc, adaptor.getStaging(),
-                                         ValueRange{row, column});
-    Value offset = arith::AddIOp::create(
-        rewriter, loc,
-        arith::AddIOp::create(
-            rewriter, loc, adaptor.getBase(),
-            arith::MulIOp::create(
-                rewriter, loc,
-                arith::AddIOp::create(rewriter, loc, adaptor.getRow0(), row),
-                adaptor.getRowStride())),
-        column);
-    reduceAddGlobal(rewriter, loc, adaptor.getBuffer(), offset, value);
+    addElement(rewriter, arith::DivUIOp::create(rewriter, loc, index, cst(columns)),
+               arith::RemUIOp::create(rewriter, loc, index, cst(columns)));
     rewriter.eraseOp(op);
     return success();
   }
