@@ -40,8 +40,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -150,6 +149,28 @@ GradQueryTurn GradQueryTurn::build(OpBuilder &b, Location loc,
   }
   turn.expected = arith::IndexCastOp::create(b, loc, b.getI32Type(), rank);
   return turn;
+}
+
+std::pair<GradQueryTurn, Value>
+GradQueryTurn::buildLast(OpBuilder &b, Location loc, const KernelArgs &args,
+                         const AttentionKernelConfig &c, GridCoords at, Value keyStart,
+                         Value begin, Value blocks) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  at.queryStart = arith::AddIOp::create(
+      b, loc, begin,
+      arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, blocks, cst(1)),
+                            cst(c.blockM)));
+  GradQueryTurn turn = build(b, loc, args, c, at, keyStart);
+  Value ran = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, blocks, cst(0));
+  return {turn, ran};
+}
+
+GradQueryTurn GradQueryTurn::before(OpBuilder &b, Location loc, int64_t rows) const {
+  assert(rows % 16 == 0 && "a counter covers 16 query rows");
+  GradQueryTurn earlier = *this;
+  earlier.counter = arith::SubIOp::create(
+      b, loc, counter, arith::ConstantIndexOp::create(b, loc, rows / 16));
+  return earlier;
 }
 
 /// The 64-bit address of the turn's counter in dq_semaphore.

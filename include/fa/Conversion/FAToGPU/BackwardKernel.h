@@ -209,6 +209,16 @@ struct GradQueryTurn {
   static GradQueryTurn build(OpBuilder &b, Location loc, const KernelArgs &args,
                              const AttentionKernelConfig &c, const GridCoords &at,
                              Value keyStart);
+  /// The turn at the last of a Q-block loop's `blocks` Q blocks (block_m
+  /// rows each from row `begin` of `at`'s head), whose pass the loop leaves
+  /// to after it; and whether the loop ran at all (blocks > 0).
+  static std::pair<GradQueryTurn, Value>
+  buildLast(OpBuilder &b, Location loc, const KernelArgs &args,
+            const AttentionKernelConfig &c, GridCoords at, Value keyStart, Value begin,
+            Value blocks);
+  /// This block's turn at the Q block `rows` rows above (a multiple of 16:
+  /// the counters' rows), whose pass a step late is due now.
+  GradQueryTurn before(OpBuilder &b, Location loc, int64_t rows) const;
   /// The calling thread spins (acquire loads) until the turn is this
   /// block's: the earlier blocks' additions are then visible to it.
   void await(OpBuilder &b, Location loc) const;

@@ -177,12 +177,8 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
     NVVM::MembarOp::create(wb, loc, NVVM::MemScopeKind::GPU);
     gpu::BarrierOp::create(wb, loc);
     inFirstThread(wb, loc, block.threadId, [&](OpBuilder &tb) {
-      buildIf(tb, loc, afterFirst, [&](OpBuilder &pb) {
-        GradQueryTurn previous = turn;
-        previous.counter = arith::SubIOp::create(pb, loc, turn.counter,
-                                                 block.cst(pb, c.blockM / 16));
-        previous.pass(pb, loc);
-      });
+      buildIf(tb, loc, afterFirst,
+              [&](OpBuilder &pb) { turn.before(pb, loc, c.blockM).pass(pb, loc); });
       turn.await(tb, loc);
     });
     gpu::BarrierOp::create(wb, loc);
@@ -193,21 +189,16 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
 /// After a query head's Q-block loop (`blocks` steps from row `begin`), the
 /// deterministic mode's last turn: every thread's additions performed, then
 /// passed on.
-void passTurnAfterLoop(OpBuilder &b, const BackwardBlock &block, GridCoords at,
+void passTurnAfterLoop(OpBuilder &b, const BackwardBlock &block, const GridCoords &at,
                        Value begin, Value blocks) {
   const AttentionKernelConfig &c = block.c;
   if (!c.deterministic)
     return;
   Location loc = block.loc;
-  at.queryStart = arith::AddIOp::create(
-      b, loc, begin,
-      arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, blocks, block.cst(b, 1)),
-                            block.cst(b, c.blockM)));
-  GradQueryTurn turn = GradQueryTurn::build(b, loc, block.args, c, at, block.keyStart);
-  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, blocks,
-                                    block.cst(b, 0));
+  auto [turn, ran] =
+      GradQueryTurn::buildLast(b, loc, block.args, c, at, block.keyStart, begin, blocks);
   turn.whenEnabled(b, loc, [&](OpBuilder &wb) {
-    buildIf(wb, loc, any, [&](OpBuilder &ab) {
+    buildIf(wb, loc, ran, [&](OpBuilder &ab) {
       NVVM::MembarOp::create(ab, loc, NVVM::MemScopeKind::GPU);
       gpu::BarrierOp::create(ab, loc);
       inFirstThread(ab, loc, block.threadId, [&](OpBuilder &tb) { turn.pass(tb, loc); });

@@ -357,10 +357,7 @@ struct BackwardBlock {
     // Q block's is this one's.
     whenDeterministic(b, [&](OpBuilder &pb) {
       buildIf(pb, loc, afterFirst, [&](OpBuilder &ib) {
-        GradQueryTurn previous = *turn;
-        previous.counter = arith::SubIOp::create(ib, loc, turn->counter,
-                                                 idx(ib, c.blockM / 16));
-        passTurn(ib, previous, /*inFlight=*/1);
+        passTurn(ib, turn->before(ib, loc, c.blockM), /*inFlight=*/1);
       });
     });
   }
@@ -559,15 +556,10 @@ void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block) {
             });
         // The member's last Q block's turn, passed once all is complete.
         if (block.c.deterministic) {
-          GridCoords last = grid;
-          last.queryStart = block.queryRowOf(
-              mb, m, arith::SubIOp::create(mb, loc, m.blocks, block.idx(mb, 1)));
-          GradQueryTurn turn =
-              GradQueryTurn::build(mb, loc, block.args, block.c, last, block.keyStart);
-          Value any = arith::CmpIOp::create(mb, loc, arith::CmpIPredicate::ne, m.blocks,
-                                            block.idx(mb, 0));
+          auto [turn, ran] = GradQueryTurn::buildLast(mb, loc, block.args, block.c, grid,
+                                                      block.keyStart, m.begin, m.blocks);
           turn.whenEnabled(mb, loc, [&](OpBuilder &eb) {
-            buildIf(eb, loc, any, [&](OpBuilder &pb) { block.passTurn(pb, turn, 0); });
+            buildIf(eb, loc, ran, [&](OpBuilder &pb) { block.passTurn(pb, turn, 0); });
           });
         }
         return done;
