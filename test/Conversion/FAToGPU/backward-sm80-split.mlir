@@ -1,7 +1,7 @@
 // RUN: fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s
 // RUN: fa-opt %s --fa-recompute-backward --convert-fa-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=LOWER
 // RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 128 -o %t && FileCheck %s --check-prefix=D128 < %t/fa_bwd_sm80_bf16_d128_none.json
-// RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 64 --bwd-block-m=64 --bwd-block-n=128 -o %t && FileCheck %s --check-prefix=D64 < %t/fa_bwd_sm80_bf16_d64_none.json
+// RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 96 --bwd-block-m=64 --bwd-block-n=128 -o %t && FileCheck %s --check-prefix=D96 < %t/fa_bwd_sm80_bf16_d96_none.json
 // RUN: sed 's/block_n = 128/block_n = 64/' %s | not fa-opt --fa-recompute-backward --fa-gpu-distribute="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BADTILE
 
 // The sm_80 backward's 64 x 128 tile on 8 warps (FA2's 2-D warp layout at
@@ -43,10 +43,11 @@
 // LOWER-NOT: fa.
 // LOWER: gpu.return
 
-// fa-compile's tuned D = 128 tile is this one; other head dims keep 4
-// warps on any tile (64 x 128 at D = 64: 32 key rows per warp).
+// fa-compile's tuned D = 128 tile is this one (and D = 64's:
+// backward-sm80-split-d64.mlir); other head dims keep 4 warps on any tile
+// (64 x 128 at D = 96: 32 key rows per warp).
 // D128: "tile": {"block_m": 64, "block_n": 128, "stages": 2, "warps": 8}
-// D64: "tile": {"block_m": 64, "block_n": 128, "stages": 2, "warps": 4}
+// D96: "tile": {"block_m": 64, "block_n": 128, "stages": 2, "warps": 4}
 
 // BADTILE: error: sm_80: the sm_80 backward needs block_m and block_n multiples of 128 (16 rows per warp), or 64 x 128 on 8 warps, got 64 x 64 (8 warps)
 

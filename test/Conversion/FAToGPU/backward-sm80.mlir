@@ -137,15 +137,17 @@
 // fa-compile.test's PTX).
 
 // deterministic: when the launch's "deterministic" is set, the KV blocks
-// that see a Q block add in a fixed order (BackwardOrder.cpp): every thread
-// fences its additions to the previous Q block, thread 0 passes that
-// block's turn (a release increment of its counter in dq_semaphore) and
-// polls this one's (acquire loads), then the block adds. The last Q
-// block's turn is passed after the loop.
+// that see a Q block add in a fixed order (BackwardOrder.cpp): after the
+// body's barrier thread 0 passes the previous Q block's turn (a release
+// increment of its counter in dq_semaphore, cumulative over the additions
+// every thread issued before the barrier: no per-thread fence) and polls
+// this one's (acquire loads); a barrier, then the block adds. The last Q
+// block's turn is passed after the loop, behind a barrier.
 // DET-LABEL: gpu.func @grad_main
 // DET: scf.for
-// DET: nvvm.memory.barrier <gpu>
-// DET-NEXT: gpu.barrier
+// DET-NOT: nvvm.memory.barrier
+// DET: gpu.barrier
+// DET-NEXT: scf.if
 // DET: llvm.inline_asm has_side_effects "red.release.gpu.global.add.u32 [$0], 1;", "l" %[[PREV:[0-9]+]]
 // DET: scf.while
 // DET-NEXT: llvm.inline_asm has_side_effects "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l" %[[THIS:[0-9]+]]
@@ -153,8 +155,8 @@
 // DET-NEXT: }
 // DET-NEXT: fa.accumulate_shared
 // DET: scf.yield
-// DET: nvvm.memory.barrier <gpu>
-// DET-NEXT: gpu.barrier
+// DET-NOT: nvvm.memory.barrier
+// DET: gpu.barrier
 // DET: llvm.inline_asm has_side_effects "red.release.gpu.global.add.u32 [$0], 1;", "l"
 
 // The negative control: the main kernel reads no D, dS = P ∘ dP.

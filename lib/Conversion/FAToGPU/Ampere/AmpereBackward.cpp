@@ -30,7 +30,6 @@
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
 
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include <limits>
@@ -52,12 +51,14 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   bytes = gradScoresOffset + elementBytes * c.blockM * probsRow;
   // Staging dQ_i halves the L2 sectors its atomics touch (the main
   // kernel's bound at D = 64: docs/perf-notes.md, backward v2), but not at
-  // the price of the second block per SM (registers allow two; 113 KB is
-  // half an H100's shared memory per SM, less the per-block reserve).
-  // Rows of D + 8 floats: the fragment's 8-row writes fall on 2 ways of
-  // banks rather than 8.
+  // the price of the second block per SM of 4 warps (registers allow two;
+  // 113 KB is half an H100's shared memory per SM, less the per-block
+  // reserve). 8 warps take ~245 registers each: one block per SM, which
+  // may use what an A100 allows. Rows of D + 8 floats: the fragment's
+  // 8-row writes fall on 2 ways of banks rather than 8.
   int64_t row = c.headDim + 8, staging = 4 * c.blockM * row;
-  if (bytes + staging <= 113 * 1024) {
+  int64_t budget = c.warps == 8 ? kMaxSharedMemoryBytes : 113 * 1024;
+  if (bytes + staging <= budget) {
     stagingOffset = bytes;
     stagingRow = row;
     bytes += staging;
@@ -145,12 +146,13 @@ GridCoords memberCoords(OpBuilder &b, const BackwardBlock &block, Value head) {
 
 /// dQ_i (staged in shared memory, or `gradQuery`'s fragment) added into
 /// dq_acc; built deterministic and launched so, in the order of
-/// GradQueryTurn: thread 0 waits for the turn while the others wait at a
-/// barrier. The turn is passed on a step late: before waiting for Q block
-/// i's turn, every thread fences its additions to the previous Q block
-/// (`afterFirst`), by then long performed, and thread 0 passes that
-/// block's turn (the fence right after the additions waited for them,
-/// ~1-2 us a step; passTurnAfterLoop passes the last one).
+/// GradQueryTurn. Called right after a barrier: thread 0 passes the
+/// previous Q block's turn (a step late, its additions long issued) and
+/// waits for this one while the others wait at a second barrier. No thread
+/// fences its own additions: they precede this step's first barrier, and
+/// the release is cumulative over what a barrier ordered before it (the
+/// PTX memory model; CUTLASS's Semaphore::release is the same pattern).
+/// passTurnAfterLoop passes the last turn.
 void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
                       const GridCoords &at, Value gradQuery, Value afterFirst) {
   const AttentionKernelConfig &c = block.c;
@@ -174,8 +176,6 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
   }
   GradQueryTurn turn = GradQueryTurn::build(b, loc, args, c, at, block.keyStart);
   turn.whenEnabled(b, loc, [&](OpBuilder &wb) {
-    NVVM::MembarOp::create(wb, loc, NVVM::MemScopeKind::GPU);
-    gpu::BarrierOp::create(wb, loc);
     inFirstThread(wb, loc, block.threadId, [&](OpBuilder &tb) {
       buildIf(tb, loc, afterFirst,
               [&](OpBuilder &pb) { turn.before(pb, loc, c.blockM).pass(pb, loc); });
@@ -187,8 +187,8 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
 }
 
 /// After a query head's Q-block loop (`blocks` steps from row `begin`), the
-/// deterministic mode's last turn: every thread's additions performed, then
-/// passed on.
+/// deterministic mode's last turn: every thread's additions ordered by a
+/// barrier before thread 0's release.
 void passTurnAfterLoop(OpBuilder &b, const BackwardBlock &block, const GridCoords &at,
                        Value begin, Value blocks) {
   const AttentionKernelConfig &c = block.c;
@@ -199,7 +199,6 @@ void passTurnAfterLoop(OpBuilder &b, const BackwardBlock &block, const GridCoord
       GradQueryTurn::buildLast(b, loc, block.args, c, at, block.keyStart, begin, blocks);
   turn.whenEnabled(b, loc, [&](OpBuilder &wb) {
     buildIf(wb, loc, ran, [&](OpBuilder &ab) {
-      NVVM::MembarOp::create(ab, loc, NVVM::MemScopeKind::GPU);
       gpu::BarrierOp::create(ab, loc);
       inFirstThread(ab, loc, block.threadId, [&](OpBuilder &tb) { turn.pass(tb, loc); });
     });

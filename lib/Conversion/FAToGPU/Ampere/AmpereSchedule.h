@@ -28,6 +28,10 @@ LogicalResult buildAmpereForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,
                                        const AttentionKernelConfig &c,
                                        StringRef name);
 
+/// An A100's opt-in maximum of shared memory per block (227 KB on the
+/// H100): what every sm_80 kernel must fit.
+constexpr int64_t kMaxSharedMemoryBytes = 163 * 1024;
+
 /// The backward's main kernel: K_j, V_j once; Q_i, dO_i in a two-stage
 /// ring; P and dS through shared memory (AmpereBackward.cpp).
 struct BackwardSharedMemoryPlan {
@@ -36,8 +40,9 @@ struct BackwardSharedMemoryPlan {
   int64_t valueOffset, queryOffset, gradOutOffset, probsOffset,
       gradScoresOffset; ///< bytes (K at 0)
   /// dQ_i staged as f32 [block_m, D + 8] for coalesced atomics
-  /// (fa.accumulate_shared), when it leaves room for two blocks per SM;
-  /// stagingRow 0 without.
+  /// (fa.accumulate_shared), when it leaves room for two blocks per SM of
+  /// 4 warps, or fits beside the one block per SM of 8; stagingRow 0
+  /// without.
   int64_t stagingOffset = 0, stagingRow = 0;
   int64_t bytes;
 };

@@ -81,9 +81,9 @@ public:
       os << "the sm_80 backward needs block_m and block_n multiples of "
          << 16 * c.warps << " (16 rows per warp), or 64 x 128 on 8 warps, got "
          << c.blockM << " x " << c.blockN << " (" << c.warps << " warps)";
-    else if (splitKeys && c.headDim % 128)
+    else if (splitKeys && c.headDim != 64 && c.headDim != 128)
       os << "the sm_80 backward on 64 x 128 splits dQ's head dims over two warp "
-            "groups in 64-column spans: D must be 128, got "
+            "groups of 32 or 64 columns: D must be 64 or 128, got "
          << c.headDim;
     else if (c.blockN > 128)
       os << "the sm_80 backward takes block_n up to 128, got " << c.blockN;
@@ -100,19 +100,20 @@ public:
 
   int64_t backwardWarpsFor(int64_t blockM, int64_t blockN, int64_t headDim,
                            int64_t) const override {
-    // D = 128 on 64 x 128: 8 warps, 16 key rows each (dK_j, dV_j), S's keys
-    // split over two groups of four (FA2's 2-D warp layout,
-    // docs/perf-notes.md); every other tile on 4, as before.
-    return blockM == 64 && blockN == 128 && headDim == 128 ? 8 : 4;
+    // D = 64 or 128 on 64 x 128: 8 warps, 16 key rows each (dK_j, dV_j),
+    // S's keys split over two groups of four (FA2's 2-D warp layout,
+    // docs/perf-notes.md); every other tile on 4.
+    return blockM == 64 && blockN == 128 && (headDim == 64 || headDim == 128) ? 8 : 4;
   }
 
   Tile tunedBackwardTile(int64_t headDim, int64_t, bool, bool) const override {
-    // D = 128: 64 x 128 on 8 warps (S's keys split over two groups of
-    // four): dK_j and dV_j over 8 warps instead of 4 (the 64 x 64 kernel
-    // spills 344 B under the H100's JIT, 216 B here), and half the dQ
-    // atomics of block_n 64. Otherwise 16 rows per warp of 4 warps on both
+    // D = 64 and 128: 64 x 128 on 8 warps (S's keys split over two groups
+    // of four): dK_j and dV_j over 8 warps instead of 4 (at D = 128 the
+    // 64 x 64 kernel spills 344 B under the H100's JIT), and half the dQ
+    // atomics of block_n 64 (D = 64: 5% faster forward + backward,
+    // docs/perf-notes.md). Otherwise 16 rows per warp of 4 warps on both
     // sides.
-    if (headDim == 128)
+    if (headDim == 64 || headDim == 128)
       return {64, 128};
     return {64, 64};
   }
@@ -131,10 +132,6 @@ public:
       RewritePatternSet &patterns) const override {
     populateAmpereMmaPatterns(converter, patterns);
   }
-
-private:
-  /// An A100's opt-in maximum per block (227 KB on the H100).
-  static constexpr int64_t kMaxSharedMemoryBytes = 163 * 1024;
 };
 
 } // namespace

@@ -49,6 +49,13 @@ bool areLdmatrixTiles(ValueRange values) {
   });
 }
 
+/// Whether a result's column groups start where WarpMma::ldmatrix can
+/// place them within the swizzle: none, whole 64-column spans (D = 128 on
+/// two groups), or 32 columns each (D = 64 on two groups).
+bool isSpanAlignedGroup(const FragmentShape &out) {
+  return out.columnGroups == 1 || out.columns % 64 == 0 || out.columns == 32;
+}
+
 /// Index math and ldmatrix at one location, for one warp's lane.
 struct WarpMma {
   OpBuilder &b;
@@ -89,12 +96,14 @@ struct WarpMma {
     assert(areLdmatrixTiles(tile) && "a row-major workgroup tile with a static row stride");
     int64_t rowElements = type.getStridesAndOffset().first[0];
     // (8·hi + lo + laneChunk) ^ phase = 8·hi + ((lo + laneChunk) ^ phase):
-    // lo + laneChunk < 8, so the XOR leaves the high part alone; so does it
-    // a group's `spanColumn` (a multiple of 64: whole 8-chunk spans).
+    // lo + laneChunk < 8, so the XOR leaves the high part alone. A group's
+    // `spanColumn` is a multiple of 64 (whole 8-chunk spans: the XOR is an
+    // add) or of 32 with the group's chunks below 4 (a 32-column group:
+    // (4 + c) ^ phase = 4 ^ (c ^ phase) for c < 4), so it is XORed in.
     int64_t hi = chunkStep / 8, lo = chunkStep % 8;
     Value column = swizzledColumn(b, loc, laneRow, add(laneChunk, cst(lo)));
     if (spanColumn)
-      column = add(column, spanColumn);
+      column = arith::XOrIOp::create(b, loc, column, spanColumn);
     Value laneOffset = mul(add(mul(laneRow, rowElements), column), bytes);
     SharedWindowAddress window = splitSharedWindowAddress(b, loc, tile);
     Value address = arith::AddIOp::create(
@@ -162,7 +171,8 @@ struct WarpMma {
   /// The same from a tile stored [k][n] (V for O = PV), via ldmatrix.trans:
   /// matrix i covers k rows 16·kc + 8·(i % 2) .. +7 at n chunk n0/8 + i/2.
   /// `groupColumn`, if given, is the first column of the warp's column
-  /// group (a multiple of 64).
+  /// group (a multiple of 64, or of 32 for groups of 32 columns:
+  /// isSpanAlignedGroup).
   std::array<BFragment, 2> loadBFromColumns(Value tile, int64_t n0, int64_t kc,
                                             Value groupColumn = Value()) {
     Value matrix = div(lane, 8);
@@ -420,8 +430,9 @@ struct TransposedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
       return rewriter.notifyMatchFailure(op, "not row-major workgroup tiles");
     Location loc = op.getLoc();
     FragmentShape out = FragmentShape::of(op.getAcc().getType());
-    if (out.columnGroups > 1 && out.columns % 64)
-      return rewriter.notifyMatchFailure(op, "a column group is not whole 64-column spans");
+    if (!isSpanAlignedGroup(out))
+      return rewriter.notifyMatchFailure(
+          op, "a column group is neither whole 64-column spans nor 32 columns");
     WarpMma w(rewriter, loc);
     SmallVector<Fragment> acc = fragmentsOf(rewriter, loc, adaptor.getAcc());
     Value groupColumn = w.groupColumn(out);
@@ -469,8 +480,9 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
     if (!areLdmatrixTiles({adaptor.getLhs(), adaptor.getRhs()}))
       return rewriter.notifyMatchFailure(op, "not row-major workgroup tiles");
     FragmentShape out = FragmentShape::of(op.getAcc().getType());
-    if (out.columnGroups > 1 && out.columns % 64)
-      return rewriter.notifyMatchFailure(op, "a column group is not whole 64-column spans");
+    if (!isSpanAlignedGroup(out))
+      return rewriter.notifyMatchFailure(
+          op, "a column group is neither whole 64-column spans nor 32 columns");
     Location loc = op.getLoc();
     Type mmaType = op.getRhs().getType().getElementType();
     bool lhsShared = isa<MemRefType>(adaptor.getLhs().getType());

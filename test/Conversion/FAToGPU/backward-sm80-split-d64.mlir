@@ -1,0 +1,45 @@
+// RUN: fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s
+// RUN: fa-opt %s --fa-recompute-backward --convert-fa-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=LOWER
+// RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 64 -o %t && FileCheck %s --check-prefix=TUNED < %t/fa_bwd_sm80_bf16_d64_none.json
+
+// The sm_80 backward's 64 x 128 tile on 8 warps at D = 64 (the tuned
+// tile, as at D = 128: backward-sm80-split.mlir). dQ_i = dS·K_j splits
+// D's 64 columns over the two groups of four warps: 32 each, whose K
+// columns ldmatrix.trans reads with the group's 32 XORed into the
+// swizzled column (WarpMma::ldmatrix). One block of 8 warps per SM leaves
+// room to stage dQ_i (f32 rows of D + 8) for the coalesced addition.
+// CHECK-LABEL: gpu.func @grad_main(
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: fa.qk_scores {{.*}} -> tensor<64x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = 1.250000e-01 : f32, columnGroups = 2>>
+// CHECK: gpu.barrier
+// CHECK: %[[DQ:.+]] = fa.matmul %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xbf16, #fa.shared<rowElements = 128>>, tensor<128x64xbf16, #fa.shared<rowElements = 64>>, tensor<64x64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
+// CHECK-NEXT: fa.store_shared %[[DQ]], %{{.*}} : tensor<64x64xf32, [[SPLIT]]>, memref<64x72xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK: fa.accumulate_shared {{.*}} {columns = 64 : i64, threads = 256 : i64}
+
+// Lowered: per warp and Q block, S and dP on its group's 64 keys (2 × 32
+// m16n8k16), then dV and dK on its 16 keys (2 × 32) and dQ_i on its
+// group's 32 head dims over all 128 keys (32); staged, then added.
+// LOWER-LABEL: gpu.func @grad_main
+// LOWER-COUNT-64: nvvm.mma.sync
+// LOWER: gpu.barrier
+// LOWER-COUNT-96: nvvm.mma.sync
+// LOWER-NOT: nvvm.mma.sync
+// LOWER: gpu.barrier
+// LOWER: red.global.add.f32
+// LOWER-NOT: fa.
+// LOWER: gpu.return
+
+// TUNED: "tile": {"block_m": 64, "block_n": 128, "stages": 2, "warps": 8}
+// TUNED: "dynamic_shared_memory": 116736
+
+func.func @grad(%q: tensor<1x4x96x64xbf16>, %k: tensor<1x2x160x64xbf16>, %v: tensor<1x2x160x64xbf16>,
+                %o: tensor<1x4x96x64xbf16>, %do: tensor<1x4x96x64xbf16>, %lse: tensor<1x4x96xf32>)
+    -> (tensor<1x4x96x64xbf16>, tensor<1x2x160x64xbf16>, tensor<1x2x160x64xbf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      {mask = #fa.mask<causal>, tile = #fa.tile<block_m = 64, block_n = 128, stages = 2, warps = 8>}
+      : (tensor<1x4x96x64xbf16>, tensor<1x2x160x64xbf16>, tensor<1x2x160x64xbf16>,
+         tensor<1x4x96x64xbf16>, tensor<1x4x96x64xbf16>, tensor<1x4x96xf32>)
+      -> (tensor<1x4x96x64xbf16>, tensor<1x2x160x64xbf16>, tensor<1x2x160x64xbf16>)
+  return %dq, %dk, %dv : tensor<1x4x96x64xbf16>, tensor<1x2x160x64xbf16>, tensor<1x2x160x64xbf16>
+}
