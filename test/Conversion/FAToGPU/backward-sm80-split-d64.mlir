@@ -8,17 +8,21 @@
 // columns ldmatrix.trans reads with the group's 32 XORed into the
 // swizzled column (WarpMma::ldmatrix). One block of 8 warps per SM leaves
 // room to stage dQ_i (f32 rows of D + 8) for the coalesced addition.
+// dK_j's and dV_j's head dims are split over two groups too (32 each,
+// also XORed in), each warp 32 keys (ampereBackwardColumnGroups).
 // CHECK-LABEL: gpu.func @grad_main(
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK: fa.qk_scores {{.*}} -> tensor<64x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = 1.250000e-01 : f32, columnGroups = 2>>
 // CHECK: gpu.barrier
+// dK_j and dV_j: each warp 32 keys of its group's 32 head dims.
+// CHECK: fa.matmul {{.*}} {transpose_a} {{.*}} tensor<128x64xf32, #fa.fragment<warps = 8, mTiles = 2, columnGroups = 2>>
 // CHECK: %[[DQ:.+]] = fa.matmul %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xbf16, #fa.shared<rowElements = 128>>, tensor<128x64xbf16, #fa.shared<rowElements = 64>>, tensor<64x64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
 // CHECK-NEXT: fa.store_shared %[[DQ]], %{{.*}} : tensor<64x64xf32, [[SPLIT]]>, memref<64x72xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: gpu.barrier
 // CHECK: fa.accumulate_shared {{.*}} {columns = 64 : i64, threads = 256 : i64}
 
 // Lowered: per warp and Q block, S and dP on its group's 64 keys (2 × 32
-// m16n8k16), then dV and dK on its 16 keys (2 × 32) and dQ_i on its
+// m16n8k16), then dV and dK on its 32 keys and 32 head dims (2 × 32) and dQ_i on its
 // group's 32 head dims over all 128 keys (32); staged, then added.
 // LOWER-LABEL: gpu.func @grad_main
 // LOWER-COUNT-64: nvvm.mma.sync

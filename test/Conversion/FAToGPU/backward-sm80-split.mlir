@@ -5,9 +5,10 @@
 // RUN: sed 's/block_n = 128/block_n = 64/' %s | not fa-opt --fa-recompute-backward --fa-gpu-distribute="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BADTILE
 
 // The sm_80 backward's 64 x 128 tile on 8 warps (FA2's 2-D warp layout at
-// D = 128): each warp owns 16 keys of dK_j and dV_j; S's (and P's, dP's,
-// dS's) 128 keys are split over two groups of four warps (#fa.fragment
-// columnGroups = 2), each on the 64 query rows. dQ_i = dS·K_j needs every
+// D = 128): dK_j's and dV_j's head dims are split over two groups of four
+// warps, each warp 32 keys (two m-tiles) of its group's 64 head dims;
+// S's (and P's, dP's, dS's) 128 keys are split over two groups of four
+// warps (#fa.fragment columnGroups = 2), each on the 64 query rows. dQ_i = dS·K_j needs every
 // key: it reads dS from shared memory after the body's barrier, each
 // group 64 of D's columns (K's columns of its group), and is added into
 // dq_acc from the fragment.
@@ -24,7 +25,7 @@
 // CHECK: fa.store_shared %{{.*}}, %[[DSBUF:.+]] : tensor<64x128xbf16, [[SPLIT]]>, memref<64x128xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[DS:.+]] = fa.shared_tile %[[DSBUF]]
 // CHECK: gpu.barrier
-// CHECK: fa.matmul {{.*}} {transpose_a} {{.*}} tensor<128x128xf32, [[KEYS:#fa.fragment<warps = 8, mTiles = 1>]]>
+// CHECK: fa.matmul {{.*}} {transpose_a} {{.*}} tensor<128x128xf32, [[KEYS:#fa.fragment<warps = 8, mTiles = 2, columnGroups = 2>]]>
 // CHECK: fa.matmul %[[DS]], %[[Q]], %{{.*}} {transpose_a} {{.*}} tensor<128x128xf32, [[KEYS]]>
 // CHECK: %[[DQ:.+]] = fa.matmul %[[DS]], %[[K]], %{{.*}} : tensor<64x128xbf16, #fa.shared<rowElements = 128>>, tensor<128x128xbf16, #fa.shared<rowElements = 128>>, tensor<64x128xf32, [[SPLIT]]>
 // CHECK-NOT: gpu.barrier
@@ -32,7 +33,7 @@
 // CHECK: fa.store_fragment {{.*}} : tensor<128x128xbf16, [[KEYS]]>
 
 // Lowered: per warp and Q block, S and dP on its group's 64 keys (2 × 64
-// m16n8k16), dV and dK on its 16 keys (2 × 64) and dQ_i on its group's 64
+// m16n8k16), dV and dK on its 32 keys and 64 head dims (2 × 64) and dQ_i on its group's 64
 // head dims over all 128 keys (64), 32 reductions (red.global.add.f32);
 // no fa op left.
 // LOWER-LABEL: gpu.func @grad_main

@@ -14,10 +14,12 @@
 //     barrier; dQ_i added into dq_acc (red.global.add: coalesced from the
 //     staging, else from the fragment); dV += Pᵀ dO_i, dK += dSᵀ Q_i
 //     (ldmatrix.trans of P, dS)
-//   On 64 x 128 with 8 warps (D = 128), S's keys are split over two groups
-//   of four warps (BackwardColumnGroups): dQ_i, which needs every key,
-//   comes after the barrier from the shared dS (ldmatrix), each group 64
-//   of D's columns, and is added from the fragment.
+//   On 64 x 128 with 8 warps (D = 64 and 128), S's keys are split over two
+//   groups of four warps and dK_j's and dV_j's head dims over two groups
+//   of 32 keys (ampereBackwardColumnGroups): dQ_i, which needs every key,
+//   comes after the barrier from the shared dS (ldmatrix), each group half
+//   of D's columns, staged where there is room (D = 64), else added from
+//   the fragment.
 //   (the next iteration's barrier orders P/dS's reuse and the ring's)
 //
 // After the last Q block, dK_j and dV_j are stored by the rows that exist.
@@ -277,7 +279,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
         // S's keys split over warp groups, dQ_i = dS·K_j reads dS from
         // shared memory and so comes after that barrier: added at once
         // (staged behind a second barrier).
-        sources.gradQueryFromShared = backwardColumnGroups(c).queryRows > 1;
+        sources.gradQueryFromShared = ampereBackwardColumnGroups(c).queryRows > 1;
         Value unstaged;
         sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery, int64_t) {
           if (sources.gradQueryFromShared) {
@@ -339,7 +341,7 @@ LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
     return FragmentLayoutAttr::get(b.getContext(), c.warps,
                                    rows * columnGroups / (16 * c.warps), columnGroups);
   };
-  BackwardColumnGroups groups = backwardColumnGroups(c);
+  BackwardColumnGroups groups = ampereBackwardColumnGroups(c);
   BackwardMath math(backward, layoutFor(c.blockM, groups.queryRows),
                     layoutFor(c.blockN, groups.keyRows));
   // GQA: every query head of the group adds into dK_j, dV_j.

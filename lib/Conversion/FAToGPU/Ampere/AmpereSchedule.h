@@ -8,6 +8,7 @@
 #define FA_LIB_CONVERSION_FATOGPU_AMPERE_AMPERESCHEDULE_H
 
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
+#include "fa/Conversion/FAToGPU/BackwardKernel.h"
 
 namespace mlir {
 namespace fa {
@@ -31,6 +32,18 @@ LogicalResult buildAmpereForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,
 /// An A100's opt-in maximum of shared memory per block (227 KB on the
 /// H100): what every sm_80 kernel must fit.
 constexpr int64_t kMaxSharedMemoryBytes = 163 * 1024;
+
+/// The sm_80 backward's warp layout (BackwardColumnGroups). On 64 x 128
+/// with 8 warps, FA2's 2-D layout on both sides: S's keys over two groups
+/// of four warps (16 query rows each) and dK_j's and dV_j's head dims over
+/// two groups (32 keys each, two m-tiles): per warp and step, 1/4 fewer
+/// shared-memory reads for dK and dV than 16 keys of every head dim, the
+/// same registers (docs/perf-notes.md: 2.3-4.9% faster forward + backward).
+inline BackwardColumnGroups ampereBackwardColumnGroups(const AttentionKernelConfig &c) {
+  if (c.warps == 8 && c.blockM == 64 && c.blockN == 128)
+    return {2, 2};
+  return backwardColumnGroups(c);
+}
 
 /// The backward's main kernel: K_j, V_j once; Q_i, dO_i in a two-stage
 /// ring; P and dS through shared memory (AmpereBackward.cpp).
