@@ -208,3 +208,35 @@ void GradQueryTurn::pass(OpBuilder &b, Location loc) const {
   inlinePtx(b, loc, Type(), ValueRange{counterAddress(b, loc, *this)},
             "red.release.gpu.global.add.u32 [$0], 1;", "l");
 }
+
+Value GradQueryTurn::peek(OpBuilder &b, Location loc) const {
+  return inlinePtx(b, loc, b.getI32Type(), ValueRange{counterAddress(b, loc, *this)},
+                   "ld.relaxed.gpu.global.u32 $0, [$1];", "=r,l")
+      ->getResult(0);
+}
+
+void GradQueryTurn::awaitPeeked(
+    OpBuilder &b, Location loc, Value peeked,
+    const std::function<void(OpBuilder &, bool released)> &passEarlier) const {
+  Value arrived = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, peeked, expected);
+  scf::IfOp::create(
+      b, loc, arrived,
+      [&](OpBuilder &tb, Location) {
+        // A relaxed load that saw the count, then a fence: an acquire
+        // pattern (PTX memory model); the fence also releases this
+        // thread's earlier writes and what a barrier ordered before it.
+        inlinePtx(tb, loc, Type(), ValueRange{}, "fence.acq_rel.gpu;", "");
+        passEarlier(tb, /*released=*/true);
+        scf::YieldOp::create(tb, loc);
+      },
+      [&](OpBuilder &eb, Location) {
+        passEarlier(eb, /*released=*/false);
+        await(eb, loc);
+        scf::YieldOp::create(eb, loc);
+      });
+}
+
+void GradQueryTurn::passAfterFence(OpBuilder &b, Location loc) const {
+  inlinePtx(b, loc, Type(), ValueRange{counterAddress(b, loc, *this)},
+            "red.relaxed.gpu.global.add.u32 [$0], 1;", "l");
+}

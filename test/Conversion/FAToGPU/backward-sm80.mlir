@@ -137,20 +137,27 @@
 // fa-compile.test's PTX).
 
 // deterministic: when the launch's "deterministic" is set, the KV blocks
-// that see a Q block add in a fixed order (BackwardOrder.cpp): after the
-// body's barrier thread 0 passes the previous Q block's turn (a release
-// increment of its counter in dq_semaphore, cumulative over the additions
-// every thread issued before the barrier: no per-thread fence) and polls
-// this one's (acquire loads); a barrier, then the block adds. The last Q
-// block's turn is passed after the loop, behind a barrier.
+// that see a Q block add in a fixed order (BackwardOrder.cpp). At the
+// step's start thread 0 reads this Q block's counter in dq_semaphore (a
+// relaxed load, a step ahead). After the body's barrier, if that read saw
+// the turn come, one acq_rel fence makes it an acquire and releases the
+// additions every thread issued before the barrier (cumulative: no
+// per-thread fence), and the previous Q block's turn is passed with a
+// relaxed increment; else the previous turn is passed with a release
+// increment and thread 0 polls (acquire loads). A barrier, then the block
+// adds. The last Q block's turn is passed after the loop, behind a barrier.
 // DET-LABEL: gpu.func @grad_main
 // DET: scf.for
 // DET-NOT: nvvm.memory.barrier
 // DET: gpu.barrier
-// DET-NEXT: scf.if
-// DET: llvm.inline_asm has_side_effects "red.release.gpu.global.add.u32 [$0], 1;", "l" %[[PREV:[0-9]+]]
+// DET: llvm.inline_asm has_side_effects "ld.relaxed.gpu.global.u32 $0, [$1];", "=r,l"
+// DET: gpu.barrier
+// DET: llvm.inline_asm has_side_effects "fence.acq_rel.gpu;", ""
+// DET: llvm.inline_asm has_side_effects "red.relaxed.gpu.global.add.u32 [$0], 1;", "l"
+// DET: } else {
+// DET: llvm.inline_asm has_side_effects "red.release.gpu.global.add.u32 [$0], 1;", "l"
 // DET: scf.while
-// DET-NEXT: llvm.inline_asm has_side_effects "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l" %[[THIS:[0-9]+]]
+// DET-NEXT: llvm.inline_asm has_side_effects "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l"
 // DET: gpu.barrier
 // DET-NEXT: }
 // DET-NEXT: fa.accumulate_shared

@@ -156,7 +156,8 @@ GridCoords memberCoords(OpBuilder &b, const BackwardBlock &block, Value head) {
 /// PTX memory model; CUTLASS's Semaphore::release is the same pattern).
 /// passTurnAfterLoop passes the last turn.
 void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
-                      const GridCoords &at, Value gradQuery, Value afterFirst) {
+                      const GridCoords &at, Value gradQuery, Value afterFirst,
+                      Value peeked) {
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
   KernelArgs &args = block.args;
@@ -179,13 +180,42 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
   GradQueryTurn turn = GradQueryTurn::build(b, loc, args, c, at, block.keyStart);
   turn.whenEnabled(b, loc, [&](OpBuilder &wb) {
     inFirstThread(wb, loc, block.threadId, [&](OpBuilder &tb) {
-      buildIf(tb, loc, afterFirst,
-              [&](OpBuilder &pb) { turn.before(pb, loc, c.blockM).pass(pb, loc); });
-      turn.await(tb, loc);
+      turn.awaitPeeked(tb, loc, peeked, [&](OpBuilder &pb, bool released) {
+        buildIf(pb, loc, afterFirst, [&](OpBuilder &ib) {
+          GradQueryTurn earlier = turn.before(ib, loc, c.blockM);
+          if (released)
+            earlier.passAfterFence(ib, loc);
+          else
+            earlier.pass(ib, loc);
+        });
+      });
     });
     gpu::BarrierOp::create(wb, loc);
   });
   add(b);
+}
+
+/// Deterministic: thread 0 reads this step's turn counter at the step's
+/// start (GradQueryTurn::peek), the rest -1; null otherwise.
+Value peekTurn(OpBuilder &b, const BackwardBlock &block, const GridCoords &at) {
+  const AttentionKernelConfig &c = block.c;
+  if (!c.deterministic)
+    return Value();
+  Location loc = block.loc;
+  GradQueryTurn turn = GradQueryTurn::build(b, loc, block.args, c, at, block.keyStart);
+  Value first = arith::AndIOp::create(
+      b, loc, turn.enabled,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, block.threadId,
+                            block.cst(b, 0)));
+  Type i32 = b.getI32Type();
+  auto ifOp = scf::IfOp::create(
+      b, loc, first,
+      [&](OpBuilder &tb, Location) { scf::YieldOp::create(tb, loc, turn.peek(tb, loc)); },
+      [&](OpBuilder &eb, Location) {
+        scf::YieldOp::create(eb, loc, ValueRange{arith::ConstantOp::create(
+                                          eb, loc, eb.getIntegerAttr(i32, -1))});
+      });
+  return ifOp.getResult(0);
 }
 
 /// After a query head's Q-block loop (`blocks` steps from row `begin`), the
@@ -255,6 +285,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
         at.queryStart = q0;
         Value afterFirst =
             arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ne, i, block.cst(lb, 0));
+        Value peeked = peekTurn(lb, block, at);
         BackwardMath::Sources sources;
         sources.tile = [&](OpBuilder &tb, Value l2Tile) -> Value {
           if (l2Tile == backward.queryTile)
@@ -287,7 +318,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
               StoreSharedOp::create(tb, loc, gradQuery, block.staging);
               gpu::BarrierOp::create(tb, loc);
             }
-            emitGradQueryAdd(tb, block, at, gradQuery, afterFirst);
+            emitGradQueryAdd(tb, block, at, gradQuery, afterFirst, peeked);
           } else if (block.staging) {
             StoreSharedOp::create(tb, loc, gradQuery, block.staging);
           } else {
@@ -297,7 +328,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
         sources.sharedWritten = [&](OpBuilder &tb) {
           gpu::BarrierOp::create(tb, loc);
           if (!sources.gradQueryFromShared)
-            emitGradQueryAdd(tb, block, at, unstaged, afterFirst);
+            emitGradQueryAdd(tb, block, at, unstaged, afterFirst, peeked);
         };
         FailureOr<SmallVector<Value>> yielded =
             math.emitBody(lb, at, block.keyStart, carried, slope, sources);
