@@ -215,9 +215,24 @@ Value GradQueryTurn::peek(OpBuilder &b, Location loc) const {
       ->getResult(0);
 }
 
-void GradQueryTurn::awaitPeeked(
-    OpBuilder &b, Location loc, Value peeked,
-    const std::function<void(OpBuilder &, bool released)> &passEarlier) const {
+/// Passes `turn` on with a relaxed increment, after a fence that released
+/// this block's additions.
+static void passAfterFence(OpBuilder &b, Location loc, const GradQueryTurn &turn) {
+  inlinePtx(b, loc, Type(), ValueRange{counterAddress(b, loc, turn)},
+            "red.relaxed.gpu.global.add.u32 [$0], 1;", "l");
+}
+
+void GradQueryTurn::awaitPeeked(OpBuilder &b, Location loc, Value peeked,
+                                Value passEarlier, int64_t rows) const {
+  auto passEarlierTurn = [&](OpBuilder &pb, bool fenced) {
+    buildIf(pb, loc, passEarlier, [&](OpBuilder &ib) {
+      GradQueryTurn earlier = before(ib, loc, rows);
+      if (fenced)
+        passAfterFence(ib, loc, earlier);
+      else
+        earlier.pass(ib, loc);
+    });
+  };
   Value arrived = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, peeked, expected);
   scf::IfOp::create(
       b, loc, arrived,
@@ -226,17 +241,12 @@ void GradQueryTurn::awaitPeeked(
         // pattern (PTX memory model); the fence also releases this
         // thread's earlier writes and what a barrier ordered before it.
         inlinePtx(tb, loc, Type(), ValueRange{}, "fence.acq_rel.gpu;", "");
-        passEarlier(tb, /*released=*/true);
+        passEarlierTurn(tb, /*fenced=*/true);
         scf::YieldOp::create(tb, loc);
       },
       [&](OpBuilder &eb, Location) {
-        passEarlier(eb, /*released=*/false);
+        passEarlierTurn(eb, /*fenced=*/false);
         await(eb, loc);
         scf::YieldOp::create(eb, loc);
       });
-}
-
-void GradQueryTurn::passAfterFence(OpBuilder &b, Location loc) const {
-  inlinePtx(b, loc, Type(), ValueRange{counterAddress(b, loc, *this)},
-            "red.relaxed.gpu.global.add.u32 [$0], 1;", "l");
 }

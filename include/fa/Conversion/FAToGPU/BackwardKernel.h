@@ -20,7 +20,6 @@
 #ifndef FA_CONVERSION_FATOGPU_BACKWARDKERNEL_H
 #define FA_CONVERSION_FATOGPU_BACKWARDKERNEL_H
 
-#include <functional>
 #include "fa/Conversion/FAToGPU/KernelSkeleton.h"
 
 #include "fa/runtime/KernelAbi.h"
@@ -232,15 +231,14 @@ struct GradQueryTurn {
   /// apart, a fence instead of a load's round trip (awaitPeeked).
   Value peek(OpBuilder &b, Location loc) const;
   /// The calling thread waits for the turn given the count `peeked`
-  /// earlier: if it was already this block's, one acq_rel fence makes the
-  /// relaxed load an acquire (and releases what came before, so `earlier`,
-  /// if given, is passed with a relaxed increment); else `earlier` is
-  /// passed (release) and the thread spins as await does.
-  void awaitPeeked(OpBuilder &b, Location loc, Value peeked,
-                   const std::function<void(OpBuilder &, bool released)> &passEarlier) const;
-  /// Passes the turn on with a relaxed increment, after a fence that
-  /// released this block's additions.
-  void passAfterFence(OpBuilder &b, Location loc) const;
+  /// earlier, and where `passEarlier` (i1) holds first passes on its turn
+  /// `rows` rows above (before). If the peeked count was already this
+  /// block's, one acq_rel fence makes the relaxed load an acquire and
+  /// releases what came before, so the earlier turn takes a relaxed
+  /// increment; else the earlier turn is passed (release) and the thread
+  /// spins as await does.
+  void awaitPeeked(OpBuilder &b, Location loc, Value peeked, Value passEarlier,
+                   int64_t rows) const;
   /// Runs `body` only when the launch asked for the order.
   void whenEnabled(OpBuilder &b, Location loc,
                    function_ref<void(OpBuilder &)> body) const {

@@ -146,9 +146,32 @@ GridCoords memberCoords(OpBuilder &b, const BackwardBlock &block, Value head) {
   return g;
 }
 
+/// Deterministic: thread 0 reads this step's turn counter at the step's
+/// start (GradQueryTurn::peek), the rest -1; null otherwise.
+Value peekTurn(OpBuilder &b, const BackwardBlock &block, const GridCoords &at) {
+  const AttentionKernelConfig &c = block.c;
+  if (!c.deterministic)
+    return Value();
+  Location loc = block.loc;
+  GradQueryTurn turn = GradQueryTurn::build(b, loc, block.args, c, at, block.keyStart);
+  Value first = arith::AndIOp::create(
+      b, loc, turn.enabled,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, block.threadId,
+                            block.cst(b, 0)));
+  Type i32 = b.getI32Type();
+  auto ifOp = scf::IfOp::create(
+      b, loc, first,
+      [&](OpBuilder &tb, Location) { scf::YieldOp::create(tb, loc, turn.peek(tb, loc)); },
+      [&](OpBuilder &eb, Location) {
+        scf::YieldOp::create(eb, loc, ValueRange{arith::ConstantOp::create(
+                                          eb, loc, eb.getIntegerAttr(i32, -1))});
+      });
+  return ifOp.getResult(0);
+}
+
 /// dQ_i (staged in shared memory, or `gradQuery`'s fragment) added into
-/// dq_acc; built deterministic and launched so, in the order of
-/// GradQueryTurn. Called right after a barrier: thread 0 passes the
+/// dq_acc; built deterministic (`peeked`: peekTurn) and launched so, in
+/// the order of GradQueryTurn. Called right after a barrier: thread 0 passes the
 /// previous Q block's turn (a step late, its additions long issued) and
 /// waits for this one while the others wait at a second barrier. No thread
 /// fences its own additions: they precede this step's first barrier, and
@@ -173,49 +196,21 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
       AccumulateFragmentOp::create(ab, loc, gradQuery, args["dq_acc"], base,
                                    at.queryStart, at.queryLen, stride);
   };
-  if (!c.deterministic) {
+  if (!peeked) {
     add(b);
     return;
   }
+  // Built here again rather than kept from peekTurn: built at the step's
+  // start, the masked kernels' turn arithmetic moved and D64 causal ran
+  // 1.4% slower in one round (bench/results/2026-11-26d-review-verify-h100.log).
   GradQueryTurn turn = GradQueryTurn::build(b, loc, args, c, at, block.keyStart);
   turn.whenEnabled(b, loc, [&](OpBuilder &wb) {
     inFirstThread(wb, loc, block.threadId, [&](OpBuilder &tb) {
-      turn.awaitPeeked(tb, loc, peeked, [&](OpBuilder &pb, bool released) {
-        buildIf(pb, loc, afterFirst, [&](OpBuilder &ib) {
-          GradQueryTurn earlier = turn.before(ib, loc, c.blockM);
-          if (released)
-            earlier.passAfterFence(ib, loc);
-          else
-            earlier.pass(ib, loc);
-        });
-      });
+      turn.awaitPeeked(tb, loc, peeked, afterFirst, c.blockM);
     });
     gpu::BarrierOp::create(wb, loc);
   });
   add(b);
-}
-
-/// Deterministic: thread 0 reads this step's turn counter at the step's
-/// start (GradQueryTurn::peek), the rest -1; null otherwise.
-Value peekTurn(OpBuilder &b, const BackwardBlock &block, const GridCoords &at) {
-  const AttentionKernelConfig &c = block.c;
-  if (!c.deterministic)
-    return Value();
-  Location loc = block.loc;
-  GradQueryTurn turn = GradQueryTurn::build(b, loc, block.args, c, at, block.keyStart);
-  Value first = arith::AndIOp::create(
-      b, loc, turn.enabled,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, block.threadId,
-                            block.cst(b, 0)));
-  Type i32 = b.getI32Type();
-  auto ifOp = scf::IfOp::create(
-      b, loc, first,
-      [&](OpBuilder &tb, Location) { scf::YieldOp::create(tb, loc, turn.peek(tb, loc)); },
-      [&](OpBuilder &eb, Location) {
-        scf::YieldOp::create(eb, loc, ValueRange{arith::ConstantOp::create(
-                                          eb, loc, eb.getIntegerAttr(i32, -1))});
-      });
-  return ifOp.getResult(0);
 }
 
 /// After a query head's Q-block loop (`blocks` steps from row `begin`), the

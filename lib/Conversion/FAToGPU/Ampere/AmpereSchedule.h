@@ -33,6 +33,11 @@ LogicalResult buildAmpereForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,
 /// H100): what every sm_80 kernel must fit.
 constexpr int64_t kMaxSharedMemoryBytes = 163 * 1024;
 
+/// The head dims the sm_80 backward runs on 64 x 128 with 8 warps: dQ_i's
+/// columns split into two groups of 32 or 64 (whole swizzle spans or half
+/// ones, WarpMma::ldmatrix).
+inline bool isSplitTileHeadDim(int64_t headDim) { return headDim == 64 || headDim == 128; }
+
 /// The sm_80 backward's warp layout (BackwardColumnGroups). On 64 x 128
 /// with 8 warps, FA2's 2-D layout on both sides: S's keys over two groups
 /// of four warps (16 query rows each) and dK_j's and dV_j's head dims over

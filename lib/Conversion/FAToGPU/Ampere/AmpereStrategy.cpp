@@ -81,7 +81,7 @@ public:
       os << "the sm_80 backward needs block_m and block_n multiples of "
          << 16 * c.warps << " (16 rows per warp), or 64 x 128 on 8 warps, got "
          << c.blockM << " x " << c.blockN << " (" << c.warps << " warps)";
-    else if (splitKeys && c.headDim != 64 && c.headDim != 128)
+    else if (splitKeys && !isSplitTileHeadDim(c.headDim))
       os << "the sm_80 backward on 64 x 128 splits dQ's head dims over two warp "
             "groups of 32 or 64 columns: D must be 64 or 128, got "
          << c.headDim;
@@ -100,10 +100,10 @@ public:
 
   int64_t backwardWarpsFor(int64_t blockM, int64_t blockN, int64_t headDim,
                            int64_t) const override {
-    // D = 64 or 128 on 64 x 128: 8 warps, 16 key rows each (dK_j, dV_j),
-    // S's keys split over two groups of four (FA2's 2-D warp layout,
-    // docs/perf-notes.md); every other tile on 4.
-    return blockM == 64 && blockN == 128 && (headDim == 64 || headDim == 128) ? 8 : 4;
+    // D = 64 or 128 on 64 x 128: 8 warps in FA2's 2-D layout
+    // (ampereBackwardColumnGroups, docs/perf-notes.md); every other tile
+    // on 4.
+    return blockM == 64 && blockN == 128 && isSplitTileHeadDim(headDim) ? 8 : 4;
   }
 
   Tile tunedBackwardTile(int64_t headDim, int64_t, bool, bool) const override {
@@ -113,7 +113,7 @@ public:
     // atomics of block_n 64 (D = 64: 5% faster forward + backward,
     // docs/perf-notes.md). Otherwise 16 rows per warp of 4 warps on both
     // sides.
-    if (headDim == 64 || headDim == 128)
+    if (isSplitTileHeadDim(headDim))
       return {64, 128};
     return {64, 64};
   }

@@ -434,9 +434,8 @@ struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
             rewriter, loc, cst(rows),
             arith::SubIOp::create(rewriter, loc, adaptor.getRowLimit(),
                                   adaptor.getRow0())));
-    auto addElement = [&](OpBuilder &b, Value row, Value column) {
-      Value value = memref::LoadOp::create(b, loc, adaptor.getStaging(),
-                                           ValueRange{row, column});
+    // The global address of the staged element (row, column).
+    auto addressOf = [&](OpBuilder &b, Value row, Value column) {
       Value offset = arith::AddIOp::create(
           b, loc,
           arith::AddIOp::create(
@@ -445,8 +444,7 @@ struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
                                     arith::AddIOp::create(b, loc, adaptor.getRow0(), row),
                                     adaptor.getRowStride())),
           column);
-      reduceAddGlobal(b, loc, f32ElementAddress(b, loc, adaptor.getBuffer(), offset),
-                      value);
+      return f32ElementAddress(b, loc, adaptor.getBuffer(), offset);
     };
     if (threads % columns == 0 && rows % (threads / columns) == 0) {
       int64_t rowStep = threads / columns;
@@ -454,17 +452,7 @@ struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
       Value firstRow = arith::DivUIOp::create(rewriter, loc, tid, cst(columns));
       // The first element's global address, then one 64-bit add per row
       // visited (LLVM keeps a multiply per element otherwise).
-      Value address = f32ElementAddress(
-          rewriter, loc, adaptor.getBuffer(),
-          arith::AddIOp::create(
-              rewriter, loc,
-              arith::AddIOp::create(
-                  rewriter, loc, adaptor.getBase(),
-                  arith::MulIOp::create(
-                      rewriter, loc,
-                      arith::AddIOp::create(rewriter, loc, adaptor.getRow0(), firstRow),
-                      adaptor.getRowStride())),
-              column));
+      Value address = addressOf(rewriter, firstRow, column);
       Value rowBytes = arith::MulIOp::create(
           rewriter, loc,
           arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
@@ -497,8 +485,11 @@ struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(loop.getBody());
     Value index = loop.getInductionVar();
-    addElement(rewriter, arith::DivUIOp::create(rewriter, loc, index, cst(columns)),
-               arith::RemUIOp::create(rewriter, loc, index, cst(columns)));
+    Value row = arith::DivUIOp::create(rewriter, loc, index, cst(columns));
+    Value column = arith::RemUIOp::create(rewriter, loc, index, cst(columns));
+    Value value = memref::LoadOp::create(rewriter, loc, adaptor.getStaging(),
+                                         ValueRange{row, column});
+    reduceAddGlobal(rewriter, loc, addressOf(rewriter, row, column), value);
     rewriter.eraseOp(op);
     return success();
   }
