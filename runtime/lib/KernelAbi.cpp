@@ -186,10 +186,11 @@ BackwardWorkspace BackwardWorkspace::of(int64_t batch, int64_t queryHeads,
   auto align = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
   BackwardWorkspace w;
   int64_t rows = batch * queryHeads * queryLen;
+  int64_t accumulatorRows = batch * queryHeads * gradQueryAccumulatorRows(queryLen);
   int64_t semaphores = batch * queryHeads * ((queryLen + 15) / 16);
   w.deltaOffset = 0;
   w.dqAccOffset = align(rows * 4);
-  w.semaphoreOffset = w.dqAccOffset + align(rows * headDim * 4);
+  w.semaphoreOffset = w.dqAccOffset + align(accumulatorRows * headDim * 4);
   w.bytes = w.semaphoreOffset + align(semaphores * 4);
   w.zeroOffset = w.dqAccOffset;
   w.zeroBytes = w.bytes - w.dqAccOffset;
@@ -233,8 +234,11 @@ static const std::vector<BackwardBinding> &backwardBindings() {
   auto semaphores = [workspace](const A &a, int64_t d) {
     return int64_t(a.workspace) + workspace(a, d).semaphoreOffset;
   };
-  // delta is [B, Hq, M] and dq_acc [B, Hq, M, D], both contiguous.
+  // delta is [B, Hq, M] and dq_acc [B, Hq, M', D], both contiguous.
   auto rows = [](const A &a) { return a.forward.queryLen; };
+  auto accumulatorRows = [](const A &a) {
+    return gradQueryAccumulatorRows(a.forward.queryLen);
+  };
   auto heads = [](const A &a) { return a.forward.queryHeads; };
   auto none = [](const A &, int64_t) { return int64_t(0); };
   static const std::vector<BackwardBinding> table = {
@@ -290,9 +294,9 @@ static const std::vector<BackwardBinding> &backwardBindings() {
        own([=](const A &a) { return heads(a) * rows(a); })},
       {{"delta_stride_h", P::Int64, U::Always}, kPre | kMain, own(rows)},
       {{"dq_acc_stride_b", P::Int64, U::Always}, kMain | kPost,
-       [=](const A &a, int64_t d) { return heads(a) * rows(a) * d; }},
+       [=](const A &a, int64_t d) { return heads(a) * accumulatorRows(a) * d; }},
       {{"dq_acc_stride_h", P::Int64, U::Always}, kMain | kPost,
-       [=](const A &a, int64_t d) { return rows(a) * d; }},
+       [=](const A &a, int64_t d) { return accumulatorRows(a) * d; }},
       {{"dq_acc_stride_s", P::Int64, U::Always}, kMain | kPost,
        [](const A &, int64_t d) { return d; }},
       {{"alibi_stride_b", P::Int64, U::Alibi}, kMain,

@@ -204,7 +204,7 @@ TEST(BackwardAbi, EveryParamHasItsValue) {
 }
 
 /// delta and dq_acc are where BackwardWorkspace puts them, with the strides
-/// of dense [B, Hq, M] and [B, Hq, M, D].
+/// of dense [B, Hq, M] and [B, Hq, M', D] (M' = M rounded up to 8).
 TEST(BackwardAbi, WorkspaceParamsFollowItsLayout) {
   BackwardArgs a = distinctArgs();
   const ForwardArgs &f = a.forward;
@@ -217,8 +217,9 @@ TEST(BackwardAbi, WorkspaceParamsFollowItsLayout) {
     EXPECT_EQ(valueOf(a, d, "dq_semaphore"), base + w.semaphoreOffset);
     EXPECT_EQ(valueOf(a, d, "delta_stride_b"), f.queryHeads * f.queryLen);
     EXPECT_EQ(valueOf(a, d, "delta_stride_h"), f.queryLen);
-    EXPECT_EQ(valueOf(a, d, "dq_acc_stride_b"), f.queryHeads * f.queryLen * d);
-    EXPECT_EQ(valueOf(a, d, "dq_acc_stride_h"), f.queryLen * d);
+    int64_t bandRows = (f.queryLen + 7) / 8 * 8;
+    EXPECT_EQ(valueOf(a, d, "dq_acc_stride_b"), f.queryHeads * bandRows * d);
+    EXPECT_EQ(valueOf(a, d, "dq_acc_stride_h"), bandRows * d);
     EXPECT_EQ(valueOf(a, d, "dq_acc_stride_s"), d);
   }
 }
@@ -241,20 +242,20 @@ TEST(BackwardWorkspaceTest, OffsetsAlignedAndLargeEnough) {
                                            {4, 32, 4096, 128},
                                            {1, 1, int64_t(1) << 33, 64}}) {
     BackwardWorkspace w = BackwardWorkspace::of(b, h, m, d);
-    int64_t rows = b * h * m;
+    int64_t rows = b * h * m, accumulatorRows = b * h * ((m + 7) / 8 * 8);
     EXPECT_EQ(w.deltaOffset % 256, 0);
     EXPECT_EQ(w.dqAccOffset % 256, 0);
     EXPECT_EQ(w.bytes % 256, 0);
     EXPECT_GE(w.deltaOffset, 0);
     // delta ends before dq_acc starts, and dq_acc ends inside the total.
     EXPECT_LE(w.deltaOffset + rows * 4, w.dqAccOffset);
-    EXPECT_LE(w.dqAccOffset + rows * d * 4, w.bytes);
+    EXPECT_LE(w.dqAccOffset + accumulatorRows * d * 4, w.bytes);
     // The counters: one i32 per 16 query rows (the smallest block_m) of
     // each (batch, head), after dq_acc, and ending the workspace (up to
     // the alignment).
     int64_t counters = b * h * ((m + 15) / 16);
     EXPECT_EQ(w.semaphoreOffset % 256, 0);
-    EXPECT_LE(w.dqAccOffset + rows * d * 4, w.semaphoreOffset);
+    EXPECT_LE(w.dqAccOffset + accumulatorRows * d * 4, w.semaphoreOffset);
     EXPECT_LE(w.semaphoreOffset + counters * 4, w.bytes);
     EXPECT_GT(w.semaphoreOffset + counters * 4 + 256, w.bytes);
     // The range the runtime zeroes is dq_acc and the counters, exactly:
@@ -263,14 +264,14 @@ TEST(BackwardWorkspaceTest, OffsetsAlignedAndLargeEnough) {
     EXPECT_EQ(w.zeroOffset + w.zeroBytes, w.bytes);
     EXPECT_EQ(w.zeroBytes % 4, 0);
   }
-  // M = 17, D = 64: delta's 68 bytes take 256, dq_acc's 4352 (17 · 256)
-  // exactly theirs, and the two counters (a partial block of rows has
-  // one) 256.
+  // M = 17, D = 64: delta's 68 bytes take 256, dq_acc's 24 rows (three
+  // 8-row bands) 6144 exactly, and the two counters (a partial block of
+  // rows has one) 256.
   BackwardWorkspace w = BackwardWorkspace::of(1, 1, 17, 64);
   EXPECT_EQ(w.dqAccOffset, 256);
-  EXPECT_EQ(w.semaphoreOffset, 256 + 4352);
-  EXPECT_EQ(w.bytes, 256 + 4352 + 256);
-  EXPECT_EQ(w.zeroBytes, 4352 + 256);
+  EXPECT_EQ(w.semaphoreOffset, 256 + 6144);
+  EXPECT_EQ(w.bytes, 256 + 6144 + 256);
+  EXPECT_EQ(w.zeroBytes, 6144 + 256);
 }
 
 //===----------------------------------------------------------------------===//

@@ -58,14 +58,17 @@ struct EdgeKernel {
     return RankedTensorType::get(shape, element, layout);
   }
 
-  /// Rows [q0, q0 + 128) of tensor `name` ([B, H, M, width]).
+  /// Rows [q0, q0 + 128) of tensor `name` ([B, H, M, width]), in
+  /// fa.accumulate_fragment's MMA-block order if `mmaBlocks`.
   Value load(OpBuilder &b, Location loc, StringRef name, int64_t width,
-             Type element) const {
-    return LoadFragmentOp::create(
+             Type element, bool mmaBlocks = false) const {
+    auto load = LoadFragmentOp::create(
         b, loc, tileType({width}, element), args[name],
         grid.tensorBase(b, loc, args, name, grid.head), grid.queryStart,
         grid.queryLen, args.index(b, (name + "_stride_s").str()),
         b.getF32FloatAttr(0.0));
+    load.setMmaBlocks(mmaBlocks);
+    return load;
   }
 };
 } // namespace
@@ -99,13 +102,15 @@ static void buildPreprocess(OpBuilder &b, gpu::GPUModuleOp module,
 /// L2 arith.truncf.
 static void buildPostprocess(OpBuilder &b, gpu::GPUModuleOp module,
                              const AttentionBackward &backward,
-                             const AttentionKernelConfig &c, StringRef name) {
+                             const AttentionKernelConfig &c, StringRef name,
+                             GradQueryOrder order) {
   OpBuilder::InsertionGuard guard(b);
   EdgeKernel kernel(b, module, c, name, BackwardStep::Postprocess);
   Location loc = kernel.args.func().getLoc();
   AttentionBackward a = backward; // op handles are not const-correct
   IRMapping operands;
-  Value accumulated = kernel.load(b, loc, "dq_acc", c.headDim, b.getF32Type());
+  Value accumulated = kernel.load(b, loc, "dq_acc", c.headDim, b.getF32Type(),
+                                  order == GradQueryOrder::MmaBlocks);
   // The α the main kernel left out of every dS (deferredGradientScale).
   if (FloatAttr alpha = deferredGradientScale(backward))
     accumulated = scaleTile(b, loc, accumulated, alpha);
@@ -124,8 +129,9 @@ LogicalResult mlir::fa::buildBackwardEdgeKernels(OpBuilder &b,
                                                  gpu::GPUModuleOp module,
                                                  const AttentionBackward &backward,
                                                  const AttentionKernelConfig &c,
-                                                 StringRef name) {
+                                                 StringRef name,
+                                                 GradQueryOrder order) {
   buildPreprocess(b, module, backward, c, name);
-  buildPostprocess(b, module, backward, c, name);
+  buildPostprocess(b, module, backward, c, name, order);
   return success();
 }

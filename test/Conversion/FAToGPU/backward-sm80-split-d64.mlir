@@ -6,8 +6,8 @@
 // tile, as at D = 128: backward-sm80-split.mlir). dQ_i = dS·K_j splits
 // D's 64 columns over the two groups of four warps: 32 each, whose K
 // columns ldmatrix.trans reads with the group's 32 XORed into the
-// swizzled column (WarpMma::ldmatrix). One block of 8 warps per SM leaves
-// room to stage dQ_i (f32 rows of D + 8) for the coalesced addition.
+// swizzled column (WarpMma::ldmatrix); each group adds its part from the
+// fragment, in dq_acc's MMA-block order.
 // dK_j's and dV_j's head dims are split over two groups too (32 each,
 // also XORed in), each warp 32 keys (ampereBackwardColumnGroups).
 // CHECK-LABEL: gpu.func @grad_main(
@@ -17,25 +17,25 @@
 // dK_j and dV_j: each warp 32 keys of its group's 32 head dims.
 // CHECK: fa.matmul {{.*}} {transpose_a} {{.*}} tensor<128x64xf32, #fa.fragment<warps = 8, mTiles = 2, columnGroups = 2>>
 // CHECK: %[[DQ:.+]] = fa.matmul %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xbf16, #fa.shared<rowElements = 128>>, tensor<128x64xbf16, #fa.shared<rowElements = 64>>, tensor<64x64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
-// CHECK-NEXT: fa.store_shared %[[DQ]], %{{.*}} : tensor<64x64xf32, [[SPLIT]]>, memref<64x72xf32, #gpu.address_space<workgroup>>
-// CHECK-NEXT: gpu.barrier
-// CHECK: fa.accumulate_shared {{.*}} {columns = 64 : i64, threads = 256 : i64}
+// CHECK-NOT: gpu.barrier
+// CHECK: fa.accumulate_fragment %[[DQ]], {{.*}} mma_blocks : tensor<64x64xf32, [[SPLIT]]>
 
 // Lowered: per warp and Q block, S and dP on its group's 64 keys (2 × 32
 // m16n8k16), then dV and dK on its 32 keys and 32 head dims (2 × 32) and dQ_i on its
-// group's 32 head dims over all 128 keys (32); staged, then added.
+// group's 32 head dims over all 128 keys (32), then added: 2 row slots of
+// 4 n-tiles' 8 registers.
 // LOWER-LABEL: gpu.func @grad_main
 // LOWER-COUNT-64: nvvm.mma.sync
 // LOWER: gpu.barrier
 // LOWER-COUNT-96: nvvm.mma.sync
 // LOWER-NOT: nvvm.mma.sync
-// LOWER: gpu.barrier
-// LOWER: red.global.add.f32
+// LOWER-COUNT-16: red.global.add.f32
+// LOWER-NOT: red.global.add.f32
 // LOWER-NOT: fa.
 // LOWER: gpu.return
 
 // TUNED: "tile": {"block_m": 64, "block_n": 128, "stages": 2, "warps": 8}
-// TUNED: "dynamic_shared_memory": 116736
+// TUNED: "dynamic_shared_memory": 98304
 
 func.func @grad(%q: tensor<1x4x96x64xbf16>, %k: tensor<1x2x160x64xbf16>, %v: tensor<1x2x160x64xbf16>,
                 %o: tensor<1x4x96x64xbf16>, %do: tensor<1x4x96x64xbf16>, %lse: tensor<1x4x96xf32>)

@@ -29,7 +29,7 @@
 // CHECK: fa.matmul %[[DS]], %[[Q]], %{{.*}} {transpose_a} {{.*}} tensor<128x128xf32, [[KEYS]]>
 // CHECK: %[[DQ:.+]] = fa.matmul %[[DS]], %[[K]], %{{.*}} : tensor<64x128xbf16, #fa.shared<rowElements = 128>>, tensor<128x128xbf16, #fa.shared<rowElements = 128>>, tensor<64x128xf32, [[SPLIT]]>
 // CHECK-NOT: gpu.barrier
-// CHECK: fa.accumulate_fragment %[[DQ]]
+// CHECK: fa.accumulate_fragment %[[DQ]], {{.*}} mma_blocks
 // CHECK: fa.store_fragment {{.*}} : tensor<128x128xbf16, [[KEYS]]>
 
 // Lowered: per warp and Q block, S and dP on its group's 64 keys (2 × 64
@@ -40,7 +40,11 @@
 // LOWER-COUNT-128: nvvm.mma.sync
 // LOWER: gpu.barrier
 // LOWER-COUNT-192: nvvm.mma.sync
-// LOWER-COUNT-32: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
+// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
+// LOWER-COUNT-15: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
+// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
+// LOWER-COUNT-15: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
+// LOWER-NOT: red.global.add.f32
 // LOWER-NOT: fa.
 // LOWER: gpu.return
 

@@ -15,11 +15,11 @@
 // CHECK: %[[D:.+]] = fa.row_dot %[[DO]], %[[O]]
 // CHECK: fa.store_fragment %[[D]]
 
-// 3. dQ = the f32 accumulator times α (the scale dK's and dQ's matmuls
-// share, which the main kernel leaves out of every dS:
-// deferredGradientScale) in the input type.
+// 3. dQ = the f32 accumulator (in the main kernel's MMA-block order)
+// times α (the scale dK's and dQ's matmuls share, which the main kernel
+// leaves out of every dS: deferredGradientScale) in the input type.
 // CHECK-LABEL: gpu.func @grad_postprocess
-// CHECK: %[[ACC:.+]] = fa.load_fragment %{{.*}} : memref<?xf32> -> tensor<128x64xf32, [[EDGE2:#fa.fragment<warps = 8, mTiles = 1>]]>
+// CHECK: %[[ACC:.+]] = fa.load_fragment %{{.*}} mma_blocks : memref<?xf32> -> tensor<128x64xf32, [[EDGE2:#fa.fragment<warps = 8, mTiles = 1>]]>
 // CHECK: %[[ACCA:.+]] = arith.mulf %[[ACC]], %{{.*}} : tensor<128x64xf32, [[EDGE2]]>
 // CHECK: %[[DQ:.+]] = arith.truncf %[[ACCA]]
 // CHECK: fa.store_fragment %[[DQ]]
@@ -31,11 +31,11 @@
 // K_j and V_j copied once, before the loops: cp.async as inline PTX on a
 // 32-bit shared address, each tile's shift in the shared memory (K_j 0,
 // V_j 8192) and its rounds (2048 bytes apart) in the immediate.
-// CHECK: %[[SMEM:.+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [83968], strides: [1]
-// CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<83968xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK-NEXT: memref.view %[[SMEM]][%c8192][] : memref<83968xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK-NEXT: memref.view %[[SMEM]][%c16384][] : memref<83968xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK-NEXT: memref.view %[[SMEM]][%c32768][] : memref<83968xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[SMEM:.+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [65536], strides: [1]
+// CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c8192][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c16384][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c32768][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+0], [$1], 16, $2;", "r,l,r" %[[KVADDR:[^ ,]+]], %{{.*}}, %{{.*}} : (i32, i64, i32) -> ()
 // CHECK: "cp.async.cg.shared.global [$0+2048], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
 // CHECK: "cp.async.cg.shared.global [$0+4096], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
@@ -84,13 +84,13 @@
 // CHECK: %[[DS16:.+]] = arith.truncf %[[DS]]
 // CHECK: fa.store_shared %[[DS16]], %[[SDS:[^ ]+]]
 // CHECK: %[[DST:.+]] = fa.shared_tile %[[SDS]]
-// dQ_i = dS K_j from dS's registers, staged in f32 (D + 8 floats a row).
+// dQ_i = dS K_j from dS's registers.
 // CHECK: %[[DQI:.+]] = fa.matmul %[[DS16]], %[[KJ]], %{{.*}} : tensor<64x64xbf16, [[ROWS]]>
-// CHECK: fa.store_shared %[[DQI]], %[[STAGE:[^ ]+]] : tensor<64x64xf32, [[ROWS]]>, memref<64x72xf32, #gpu.address_space<workgroup>>
-// One barrier; dQ_i added into the accumulator, coalesced; then the
-// matmuls that read P and dS transposed.
+// One barrier; dQ_i added into the accumulator from its fragment, in
+// MMA-block order (coalesced); then the matmuls that read P and dS
+// transposed.
 // CHECK-NEXT: gpu.barrier
-// CHECK: fa.accumulate_shared %[[STAGE]], %{{.*}} {columns = 64 : i64, threads = 128 : i64}
+// CHECK: fa.accumulate_fragment %[[DQI]], %{{.*}} mma_blocks : tensor<64x64xf32, [[ROWS]]>, memref<?xf32>
 // CHECK-NEXT: %[[DVN:.+]] = fa.matmul %[[PT]], %[[DOI]], %[[DV]] {transpose_a}
 // CHECK-NEXT: %[[DKN:.+]] = fa.matmul %[[DST]], %[[QI]], %[[DK]] {transpose_a}
 // CHECK-NEXT: scf.yield %[[DKN]], %[[DVN]]
@@ -107,10 +107,9 @@
 // 32-bit address per n-tile shared by both, the tile's shift (P 49152, dS
 // 57344) and the row slot's (8 rows: 1024 bytes) in the immediate;
 // ldmatrix.trans for Pᵀ, dSᵀ (and dO, Q as B by columns), no fa ops left.
-// dQ_i, staged, is added unrolled: 128 threads over 64 columns keep one
-// column each and visit every second row (32 of the 64), each under the
-// row existing (remaining > 2k), one 64-bit add of two rows' stride
-// between the reductions.
+// dQ_i is added from the fragment (mma-blocks.mlir): per row slot one
+// 64-bit address, its 8 n-tiles' 16 registers at immediates 128 bytes
+// apart.
 // LOWER-LABEL: gpu.func @grad_main
 // LOWER: %[[C:[^ ]+]] = arith.constant 0.180336878 : f32
 // LOWER: %[[LOG2E:[^ ]+]] = arith.constant 1.44269502 : f32
@@ -124,17 +123,13 @@
 // LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+58368], $1;", "r,r" %[[NT0]], %{{.*}} : (i32, i32) -> ()
 // LOWER: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
 // LOWER: nvvm.mma.sync
-// LOWER: arith.cmpi sgt, %[[REMAIN:[^ ]+]], %c0 : index
 // LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f" %[[A0:[^ ,]+]],
-// LOWER: %[[A1:[^ ]+]] = arith.addi %[[A0]], %[[STEP:[^ ]+]] : i64
-// LOWER: arith.cmpi sgt, %[[REMAIN]], %c2 : index
-// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f" %[[A1]],
-// LOWER-COUNT-30: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
+// LOWER-NEXT: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+128], $1;", "l,f" %[[A0]],
+// LOWER-COUNT-14: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f" %[[A0]],
+// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f" %[[A1:[^ ,]+]],
+// LOWER-COUNT-15: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f" %[[A1]],
 // LOWER-NOT: red.global.add.f32
 // LOWER-NOT: fa.
-// At D = 128 there is no room to stage dQ_i beside two blocks per SM: its
-// fragment is added in place (fa.accumulate_fragment, tested in
-// fa-compile.test's PTX).
 
 // deterministic: when the launch's "deterministic" is set, the KV blocks
 // that see a Q block add in a fixed order (BackwardOrder.cpp). At the
@@ -160,7 +155,7 @@
 // DET-NEXT: llvm.inline_asm has_side_effects "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l"
 // DET: gpu.barrier
 // DET-NEXT: }
-// DET-NEXT: fa.accumulate_shared
+// DET-NEXT: fa.accumulate_fragment
 // DET: scf.yield
 // DET-NOT: nvvm.memory.barrier
 // DET: gpu.barrier

@@ -341,10 +341,9 @@ func.func @accumulate_fragment$bf16(%t: tensor<64x64xbf16, #fa.fragment<warps = 
 
 // -----
 
-func.func @accumulate_shared$columns(%s: memref<64x72xf32, #gpu.address_space<workgroup>>,
-                                     %b: memref<?xf32>, %i: index) {
-  // expected-error @+1 {{'fa.accumulate_shared' op columns must be in [1, 72], got 80}}
-  fa.accumulate_shared %s, %b[%i] rows [%i, %i] stride %i {columns = 80, threads = 128}
-      : memref<64x72xf32, #gpu.address_space<workgroup>>, memref<?xf32>
+func.func @load_fragment$mma_blocks_bf16(%b: memref<?xbf16>, %i: index) {
+  // expected-error @+1 {{'fa.load_fragment' op mma_blocks reads a 2-D f32 tile}}
+  %r = fa.load_fragment %b[%i] rows [%i, %i] stride %i padding 0.0 mma_blocks
+      : memref<?xbf16> -> tensor<128x64xbf16, #fa.fragment<warps = 8, mTiles = 1>>
   return
 }

@@ -122,11 +122,15 @@ func.func @backward_memory_ops(%lse: memref<?xf32>, %do: memref<?xbf16>, %acc: m
 
 // -----
 
-// CHECK-LABEL: func.func @accumulate_shared
-// CHECK: fa.accumulate_shared %{{.*}}, %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] stride %{{.*}} {columns = 64 : i64, threads = 128 : i64} : memref<64x72xf32, #gpu.address_space<workgroup>>, memref<?xf32>
-func.func @accumulate_shared(%staging: memref<64x72xf32, #gpu.address_space<workgroup>>,
-                             %acc: memref<?xf32>, %i: index) {
-  fa.accumulate_shared %staging, %acc[%i] rows [%i, %i] stride %i {columns = 64, threads = 128}
-      : memref<64x72xf32, #gpu.address_space<workgroup>>, memref<?xf32>
-  return
+// dq_acc in the MMA accumulator's lane order: written and read back.
+// CHECK-LABEL: func.func @mma_blocks
+// CHECK: fa.accumulate_fragment %{{.*}}, %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] stride %{{.*}} mma_blocks : tensor<64x64xf32
+// CHECK: fa.load_fragment %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] stride %{{.*}} padding 0.000000e+00 mma_blocks : memref<?xf32> -> tensor<128x64xf32
+func.func @mma_blocks(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>,
+                      %acc: memref<?xf32>, %i: index) -> tensor<128x64xf32, #fa.fragment<warps = 8, mTiles = 1>> {
+  fa.accumulate_fragment %t, %acc[%i] rows [%i, %i] stride %i mma_blocks
+      : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xf32>
+  %r = fa.load_fragment %acc[%i] rows [%i, %i] stride %i padding 0.0 mma_blocks
+      : memref<?xf32> -> tensor<128x64xf32, #fa.fragment<warps = 8, mTiles = 1>>
+  return %r : tensor<128x64xf32, #fa.fragment<warps = 8, mTiles = 1>>
 }

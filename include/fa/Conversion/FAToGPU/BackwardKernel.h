@@ -246,14 +246,21 @@ struct GradQueryTurn {
   }
 };
 
+/// How the main kernel orders dq_acc's 8-row bands (KernelAbi.h's
+/// gradQueryAccumulatorRows): row-major (what a TMA reduce-add or a staged,
+/// coalesced addition writes), or the MMA accumulator's lane order for
+/// additions straight from the fragment (fa.accumulate_fragment's
+/// `mma_blocks`). The postprocess reads it back the same way.
+enum class GradQueryOrder { RowMajor, MmaBlocks };
+
 /// The preprocess and postprocess kernels (chip-neutral): NAME_preprocess
 /// writes D = rowsum(dO ∘ O) (the L2 fa.row_dot) for kBackwardRowsPerBlock
-/// query rows per block, NAME_postprocess dQ = the accumulator in the
-/// input type (the L2 arith.truncf).
+/// query rows per block, NAME_postprocess dQ = the accumulator (in the
+/// main kernel's `order`) in the input type (the L2 arith.truncf).
 LogicalResult buildBackwardEdgeKernels(OpBuilder &b, gpu::GPUModuleOp module,
                                        const AttentionBackward &backward,
                                        const AttentionKernelConfig &c,
-                                       StringRef name);
+                                       StringRef name, GradQueryOrder order);
 
 /// Threads of the preprocess and postprocess blocks: 16 rows per warp.
 constexpr int64_t kBackwardEdgeThreads =

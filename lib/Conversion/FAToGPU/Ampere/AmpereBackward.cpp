@@ -11,15 +11,15 @@
 //   the L2 step (BackwardMath), with
 //     S, P (-> shared, fa.store_shared), dP, dS (-> shared)
 //     dQ_i = dS K_j from dS's registers (-> shared, f32, where there is room)
-//     barrier; dQ_i added into dq_acc (red.global.add: coalesced from the
-//     staging, else from the fragment); dV += Pᵀ dO_i, dK += dSᵀ Q_i
+//     barrier; dQ_i added into dq_acc from the fragment (red.global.add,
+//     into dq_acc's MMA-block order: coalesced as a staged row-major
+//     addition, without the staging); dV += Pᵀ dO_i, dK += dSᵀ Q_i
 //     (ldmatrix.trans of P, dS)
 //   On 64 x 128 with 8 warps (D = 64 and 128), S's keys are split over two
 //   groups of four warps and dK_j's and dV_j's head dims over two groups
 //   of 32 keys (ampereBackwardColumnGroups): dQ_i, which needs every key,
 //   comes after the barrier from the shared dS (ldmatrix), each group half
-//   of D's columns, staged where there is room (D = 64), else added from
-//   the fragment.
+//   of D's columns, added from its fragment.
 //   (the next iteration's barrier orders P/dS's reuse and the ring's)
 //
 // After the last Q block, dK_j and dV_j are stored by the rows that exist.
@@ -51,20 +51,6 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   probsOffset = gradOutOffset + elementBytes * 2 * c.blockM * valueRow;
   gradScoresOffset = probsOffset + elementBytes * c.blockM * probsRow;
   bytes = gradScoresOffset + elementBytes * c.blockM * probsRow;
-  // Staging dQ_i halves the L2 sectors its atomics touch (the main
-  // kernel's bound at D = 64: docs/perf-notes.md, backward v2), but not at
-  // the price of the second block per SM of 4 warps (registers allow two;
-  // 113 KB is half an H100's shared memory per SM, less the per-block
-  // reserve). 8 warps take ~245 registers each: one block per SM, which
-  // may use what an A100 allows. Rows of D + 8 floats: the fragment's
-  // 8-row writes fall on 2 ways of banks rather than 8.
-  int64_t row = c.headDim + 8, staging = 4 * c.blockM * row;
-  int64_t budget = c.warps == 8 ? kMaxSharedMemoryBytes : 113 * 1024;
-  if (bytes + staging <= budget) {
-    stagingOffset = bytes;
-    stagingRow = row;
-    bytes += staging;
-  }
 }
 
 namespace {
@@ -77,7 +63,6 @@ struct BackwardBlock {
   Value threadId, keyStart, batch, kvHead;
   Value sharedKey, sharedValue, sharedQuery, sharedGradOut, sharedProbs,
       sharedGradScores;
-  Value staging; ///< dQ_i's f32 staging, or null
   BackwardSharedMemoryPlan plan;
 
   BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
@@ -102,12 +87,6 @@ struct BackwardBlock {
     sharedGradOut = view(plan.gradOutOffset, {2, c.blockM, plan.valueRow});
     sharedProbs = view(plan.probsOffset, {c.blockM, plan.probsRow});
     sharedGradScores = view(plan.gradScoresOffset, {c.blockM, plan.probsRow});
-    if (plan.stagingRow) {
-      auto type = MemRefType::get({c.blockM, plan.stagingRow}, b.getF32Type(),
-                                  nullptr, workgroup);
-      staging = memref::ViewOp::create(b, loc, type, smem,
-                                       cst(b, plan.stagingOffset), ValueRange{});
-    }
   }
 
   Value cst(OpBuilder &b, int64_t v) const {
@@ -169,8 +148,7 @@ Value peekTurn(OpBuilder &b, const BackwardBlock &block, const GridCoords &at) {
   return ifOp.getResult(0);
 }
 
-/// dQ_i (staged in shared memory, or `gradQuery`'s fragment) added into
-/// dq_acc; built deterministic (`peeked`: peekTurn) and launched so, in
+/// dQ_i (`gradQuery`'s fragment) added into dq_acc; built deterministic (`peeked`: peekTurn) and launched so, in
 /// the order of GradQueryTurn. Called right after a barrier: thread 0 passes the
 /// previous Q block's turn (a step late, its additions long issued) and
 /// waits for this one while the others wait at a second barrier. No thread
@@ -186,15 +164,12 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
   KernelArgs &args = block.args;
   Value base = at.tensorBase(b, loc, args, "dq_acc", at.head);
   Value stride = args.index(b, "dq_acc_stride_s");
+  // In dq_acc's MMA-block order (GradQueryOrder::MmaBlocks): each warp's
+  // additions of an element slot fill 128 contiguous bytes.
   auto add = [&](OpBuilder &ab) {
-    if (block.staging)
-      AccumulateSharedOp::create(ab, loc, block.staging, args["dq_acc"], base,
+    AccumulateFragmentOp::create(ab, loc, gradQuery, args["dq_acc"], base,
                                  at.queryStart, at.queryLen, stride,
-                                 ab.getI64IntegerAttr(c.headDim),
-                                 ab.getI64IntegerAttr(32 * c.warps));
-    else
-      AccumulateFragmentOp::create(ab, loc, gradQuery, args["dq_acc"], base,
-                                   at.queryStart, at.queryLen, stride);
+                                 /*mma_blocks=*/true);
   };
   if (!peeked) {
     add(b);
@@ -300,30 +275,22 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
           StoreSharedOp::create(tb, loc, fragment, buffer);
           return block.tile(tb, buffer, Value(), c.blockM, c.blockN);
         };
-        // dQ_i: staged (where there is room) when computed, and added after
-        // the body's barrier, in KV-block order when deterministic. With
-        // S's keys split over warp groups, dQ_i = dS·K_j reads dS from
-        // shared memory and so comes after that barrier: added at once
-        // (staged behind a second barrier).
+        // dQ_i: added after the body's barrier, in KV-block order when
+        // deterministic. With S's keys split over warp groups, dQ_i =
+        // dS·K_j reads dS from shared memory and so comes after that
+        // barrier: added at once.
         sources.gradQueryFromShared = ampereBackwardColumnGroups(c).queryRows > 1;
-        Value unstaged;
+        Value pending;
         sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery, int64_t) {
-          if (sources.gradQueryFromShared) {
-            if (block.staging) {
-              StoreSharedOp::create(tb, loc, gradQuery, block.staging);
-              gpu::BarrierOp::create(tb, loc);
-            }
+          if (sources.gradQueryFromShared)
             emitGradQueryAdd(tb, block, at, gradQuery, afterFirst, peeked);
-          } else if (block.staging) {
-            StoreSharedOp::create(tb, loc, gradQuery, block.staging);
-          } else {
-            unstaged = gradQuery;
-          }
+          else
+            pending = gradQuery;
         };
         sources.sharedWritten = [&](OpBuilder &tb) {
           gpu::BarrierOp::create(tb, loc);
           if (!sources.gradQueryFromShared)
-            emitGradQueryAdd(tb, block, at, unstaged, afterFirst, peeked);
+            emitGradQueryAdd(tb, block, at, pending, afterFirst, peeked);
         };
         FailureOr<SmallVector<Value>> yielded =
             math.emitBody(lb, at, block.keyStart, carried, slope, sources);

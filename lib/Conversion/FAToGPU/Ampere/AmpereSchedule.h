@@ -57,11 +57,6 @@ struct BackwardSharedMemoryPlan {
   int64_t keyRow, valueRow, probsRow; ///< elements per shared row
   int64_t valueOffset, queryOffset, gradOutOffset, probsOffset,
       gradScoresOffset; ///< bytes (K at 0)
-  /// dQ_i staged as f32 [block_m, D + 8] for coalesced atomics
-  /// (fa.accumulate_shared), when it leaves room for two blocks per SM of
-  /// 4 warps, or fits beside the one block per SM of 8; stagingRow 0
-  /// without.
-  int64_t stagingOffset = 0, stagingRow = 0;
   int64_t bytes;
 };
 

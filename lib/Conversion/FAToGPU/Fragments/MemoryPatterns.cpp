@@ -76,6 +76,37 @@ Value rowStart(OpBuilder &b, Location loc, Value base, Value row, Value stride) 
                                arith::MulIOp::create(b, loc, row, stride));
 }
 
+/// The `mma_blocks` order (fa.accumulate_fragment): the offset of the
+/// thread's element (row, first column) of an 8 × 8 block, `base` +
+/// (row / 8)·8·stride + (row % 8)·4 + (column / 8)·64 + (column % 8) / 2
+/// for the even column `column` (its pair's first). The element 8·k + p
+/// columns further lies 64·k + 32·p floats on (mmaBlockStep), within the
+/// thread's column group and row.
+static Value mmaBlockOffset(OpBuilder &b, Location loc, Value base, Value row,
+                            Value stride, Value column) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value band = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, row, cst(8)),
+      arith::MulIOp::create(b, loc, stride, cst(8)));
+  Value inBand = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, row, cst(8)), cst(4));
+  Value block = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, column, cst(8)), cst(64));
+  Value lane = arith::DivUIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, column, cst(8)), cst(2));
+  Value offset = arith::AddIOp::create(b, loc, base, band);
+  offset = arith::AddIOp::create(b, loc, offset, inBand);
+  offset = arith::AddIOp::create(b, loc, offset, block);
+  return arith::AddIOp::create(b, loc, offset, lane);
+}
+
+/// Element i's distance from the thread's first element (n-tile 0, parity
+/// 0) of its row in the `mma_blocks` order: 64 floats per n-tile, 32 for
+/// the odd column.
+static int64_t mmaBlockStep(const FragmentShape &shape, int64_t i) {
+  return 64 * shape.nTile(i) + 32 * shape.columnParity(i);
+}
+
 /// fa.store_fragment: each thread writes its elements of the rows that
 /// exist; a 2-D tile as 32-bit pairs (two adjacent columns), a 1-D tile
 /// (row statistics) from the quad's first lane.
@@ -167,6 +198,23 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
                                              safeRow);
         values[slot] = padded(memref::LoadOp::create(
             rewriter, loc, adaptor.getBuffer(), ValueRange{offset}));
+        continue;
+      }
+      if (op.getMmaBlocks()) {
+        // Each element on its own: a pair's two columns are 32 floats
+        // apart, and the warp's loads of a slot read 128 contiguous bytes.
+        Value first = mmaBlockOffset(
+            rewriter, loc, adaptor.getBase(), safeRow, adaptor.getRowStride(),
+            thread.column(shape, shape.index(slot / 2, 0, 2 * (slot % 2))));
+        for (int64_t nt = 0; nt < shape.nTiles(); ++nt)
+          for (int64_t parity = 0; parity < 2; ++parity) {
+            int64_t i = shape.index(slot / 2, nt, 2 * (slot % 2) + parity);
+            Value offset = arith::AddIOp::create(
+                rewriter, loc, first,
+                arith::ConstantIndexOp::create(rewriter, loc, mmaBlockStep(shape, i)));
+            values[i] = padded(memref::LoadOp::create(
+                rewriter, loc, adaptor.getBuffer(), ValueRange{offset}));
+          }
         continue;
       }
       Value rowBase = rowStart(rewriter, loc, adaptor.getBase(), safeRow,
@@ -366,9 +414,12 @@ static Value f32ElementAddress(OpBuilder &b, Location loc, Value buffer, Value o
 /// ATOM in the deterministic ones, whose turns put fences in the kernel:
 /// that alone made the sm_80 D64 deterministic backward 2.5x slower even
 /// with the mode off (docs/perf-notes.md).
-static void reduceAddGlobal(OpBuilder &b, Location loc, Value address, Value value) {
-  inlinePtx(b, loc, Type(), ValueRange{address, value}, "red.global.add.f32 [$0], $1;",
-            "l,f");
+static void reduceAddGlobal(OpBuilder &b, Location loc, Value address, Value value,
+                            int64_t immediateBytes = 0) {
+  std::string target = immediateBytes ? "[$0+" + std::to_string(immediateBytes) + "]"
+                                      : std::string("[$0]");
+  inlinePtx(b, loc, Type(), ValueRange{address, value},
+            "red.global.add.f32 " + target + ", $1;", "l,f");
 }
 
 /// fa.accumulate_fragment: an f32 reduction per element of the rows that
@@ -389,6 +440,20 @@ struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
     forEachExistingRow(rewriter, loc, thread, shape, adaptor.getRow0(),
                        adaptor.getRowLimit(), Value(),
                        [&](int64_t slot, Value row) {
+      if (op.getMmaBlocks()) {
+        // One address per row slot, each element's place an immediate.
+        Value first = mmaBlockOffset(
+            rewriter, loc, adaptor.getBase(), row, adaptor.getRowStride(),
+            thread.column(shape, shape.index(slot / 2, 0, 2 * (slot % 2))));
+        Value address = f32ElementAddress(rewriter, loc, adaptor.getBuffer(), first);
+        for (int64_t nt = 0; nt < shape.nTiles(); ++nt)
+          for (int64_t parity = 0; parity < 2; ++parity) {
+            int64_t i = shape.index(slot / 2, nt, 2 * (slot % 2) + parity);
+            reduceAddGlobal(rewriter, loc, address, values[i],
+                            4 * mmaBlockStep(shape, i));
+          }
+        return;
+      }
       Value rowBase = rowStart(rewriter, loc, adaptor.getBase(), row,
                                adaptor.getRowStride());
       for (int64_t nt = 0; nt < shape.nTiles(); ++nt)
@@ -406,101 +471,11 @@ struct AccumulateFragmentLowering : OpConversionPattern<AccumulateFragmentOp> {
   }
 };
 
-/// fa.accumulate_shared: thread t adds elements t, t + threads, ... of
-/// the staged tile (row-major), so each warp's reductions cover 128
-/// contiguous bytes of a row. Where the threads cover whole rows (threads
-/// a multiple of the columns, the rows a multiple of the rows they cover
-/// at once) each thread keeps one column and its additions are unrolled,
-/// one per row it visits, each under its row existing: a shared load at a
-/// constant offset and a RED. (The loop form spent 16 instructions per
-/// element on 64-bit index arithmetic: 512 a step per thread in the sm_80
-/// D64 backward, against ~720 for the rest of the step.)
-struct AccumulateSharedLowering : OpConversionPattern<AccumulateSharedOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(AccumulateSharedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto cst = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(rewriter, loc, v);
-    };
-    int64_t rows = op.getStaging().getType().getDimSize(0);
-    int64_t columns = op.getColumns(), threads = op.getThreads();
-    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
-    // Rows past the limit are not added: count the rows that exist.
-    Value existing = arith::MaxSIOp::create(
-        rewriter, loc, cst(0),
-        arith::MinSIOp::create(
-            rewriter, loc, cst(rows),
-            arith::SubIOp::create(rewriter, loc, adaptor.getRowLimit(),
-                                  adaptor.getRow0())));
-    // The global address of the staged element (row, column).
-    auto addressOf = [&](OpBuilder &b, Value row, Value column) {
-      Value offset = arith::AddIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc, adaptor.getBase(),
-              arith::MulIOp::create(b, loc,
-                                    arith::AddIOp::create(b, loc, adaptor.getRow0(), row),
-                                    adaptor.getRowStride())),
-          column);
-      return f32ElementAddress(b, loc, adaptor.getBuffer(), offset);
-    };
-    if (threads % columns == 0 && rows % (threads / columns) == 0) {
-      int64_t rowStep = threads / columns;
-      Value column = arith::RemUIOp::create(rewriter, loc, tid, cst(columns));
-      Value firstRow = arith::DivUIOp::create(rewriter, loc, tid, cst(columns));
-      // The first element's global address, then one 64-bit add per row
-      // visited (LLVM keeps a multiply per element otherwise).
-      Value address = addressOf(rewriter, firstRow, column);
-      Value rowBytes = arith::MulIOp::create(
-          rewriter, loc,
-          arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
-                                       adaptor.getRowStride()),
-          arith::ConstantOp::create(rewriter, loc,
-                                    rewriter.getI64IntegerAttr(4 * rowStep)));
-      // Row firstRow + k·rowStep exists while k·rowStep < existing - firstRow
-      // (a compare against an immediate).
-      Value remaining = arith::SubIOp::create(rewriter, loc, existing, firstRow);
-      for (int64_t k = 0; k < rows / rowStep; ++k) {
-        if (k > 0)
-          address = arith::AddIOp::create(rewriter, loc, address, rowBytes);
-        Value row = arith::AddIOp::create(rewriter, loc, firstRow, cst(k * rowStep));
-        scf::IfOp::create(
-            rewriter, loc,
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, remaining,
-                                  cst(k * rowStep)),
-            [&](OpBuilder &b, Location) {
-              Value value = memref::LoadOp::create(b, loc, adaptor.getStaging(),
-                                                   ValueRange{row, column});
-              reduceAddGlobal(b, loc, address, value);
-              scf::YieldOp::create(b, loc);
-            });
-      }
-      rewriter.eraseOp(op);
-      return success();
-    }
-    Value elements = arith::MulIOp::create(rewriter, loc, existing, cst(columns));
-    auto loop = scf::ForOp::create(rewriter, loc, tid, elements, cst(threads));
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(loop.getBody());
-    Value index = loop.getInductionVar();
-    Value row = arith::DivUIOp::create(rewriter, loc, index, cst(columns));
-    Value column = arith::RemUIOp::create(rewriter, loc, index, cst(columns));
-    Value value = memref::LoadOp::create(rewriter, loc, adaptor.getStaging(),
-                                         ValueRange{row, column});
-    reduceAddGlobal(rewriter, loc, addressOf(rewriter, row, column), value);
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::fa::populateMemoryPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   patterns.add<SharedTileLowering, StoreFragmentLowering, LoadFragmentLowering,
-               StoreSharedLowering, AccumulateFragmentLowering,
-               AccumulateSharedLowering>(
+               StoreSharedLowering, AccumulateFragmentLowering>(
       converter, patterns.getContext());
 }

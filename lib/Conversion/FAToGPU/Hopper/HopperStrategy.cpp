@@ -194,7 +194,9 @@ public:
                                      const AttentionBackward &backward,
                                      const AttentionKernelConfig &c,
                                      StringRef name) const override {
-    if (failed(buildBackwardEdgeKernels(builder, module, backward, c, name)))
+    // dQ_i reaches dq_acc by TMA reduce-adds of row-major panels.
+    if (failed(buildBackwardEdgeKernels(builder, module, backward, c, name,
+                                        GradQueryOrder::RowMajor)))
       return failure();
     return buildHopperBackwardMain(builder, module, backward, c, name);
   }

@@ -139,6 +139,8 @@ LogicalResult LoadFragmentOp::verify() {
     return emitOpError("a 2-D tile needs a row stride");
   if (getBuffer().getType().getElementType() != tile.getElementType())
     return emitOpError("tile and buffer element types differ");
+  if (getMmaBlocks() && (tile.getRank() != 2 || !tile.getElementType().isF32()))
+    return emitOpError("mma_blocks reads a 2-D f32 tile");
   return success();
 }
 
@@ -165,22 +167,6 @@ LogicalResult StoreSharedOp::verify() {
       (swizzled && buffer.getDimSize(1) % 64))
     return emitOpError("buffer must be [rows, W], W >= the tile's columns")
            << (swizzled ? " and a multiple of 64 (#fa.shared rows)" : "");
-  return success();
-}
-
-LogicalResult AccumulateSharedOp::verify() {
-  auto staging = getStaging().getType();
-  if (staging.getRank() != 2 || !staging.getElementType().isF32() ||
-      !getBuffer().getType().getElementType().isF32())
-    return emitOpError("adds a 2-D f32 staging tile into an f32 buffer");
-  // Signed: a negative attribute is refused, not read as a huge count.
-  int64_t columns = getColumnsAttr().getInt(), threads = getThreadsAttr().getInt();
-  if (columns < 1 || columns > staging.getDimSize(1))
-    return emitOpError("columns must be in [1, ")
-           << staging.getDimSize(1) << "], got " << columns;
-  if (threads < 32 || threads % 32)
-    return emitOpError("threads must be a positive multiple of 32, got ")
-           << threads;
   return success();
 }
 

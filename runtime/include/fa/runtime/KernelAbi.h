@@ -79,9 +79,22 @@ const char *backwardStepName(BackwardStep step);
 /// Query rows per block of the preprocess and postprocess kernels.
 constexpr int64_t kBackwardRowsPerBlock = 128;
 
+/// dq_acc's rows per (batch, head): M rounded up to 8. The accumulator is
+/// private to one compiled backward: its main kernel and its postprocess
+/// agree on the order within each 8-row band (row-major, or the MMA
+/// accumulator's lane order, fa.accumulate_fragment's `mma_blocks`, so
+/// that each warp's 32 additions fall on 128 contiguous bytes); the
+/// runtime only sizes it and passes its strides.
+constexpr int64_t kGradQueryRowBand = 8;
+inline int64_t gradQueryAccumulatorRows(int64_t queryLen) {
+  return (queryLen + kGradQueryRowBand - 1) / kGradQueryRowBand *
+         kGradQueryRowBand;
+}
+
 /// The backward's workspace, owned by the caller (O(M) plus dQ's f32
 /// accumulator, DESIGN.md's memory rule): delta [B, Hq, M] f32, then
-/// dq_acc [B, Hq, M, D] f32, then dq_semaphore [B, Hq, ceil(M / 16)] i32
+/// dq_acc [B, Hq, M', D] f32 (M' = gradQueryAccumulatorRows(M)), then
+/// dq_semaphore [B, Hq, ceil(M / 16)] i32
 /// (one counter per Q block of the deterministic mode; 16 rows is the
 /// smallest block_m), each contiguous. The runtime zeroes
 /// [zeroOffset, zeroOffset + zeroBytes) (dq_acc and the counters) before

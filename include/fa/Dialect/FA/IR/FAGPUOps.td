@@ -108,7 +108,9 @@ def FA_LoadFragmentOp : FA_Op<"load_fragment"> {
     block). A 1-D result (per-row values) reads `buffer[base + row0 + i]`.
     The backward reads the saved LSE (padding +inf: P of a missing row is
     exactly 0), D = rowsum(dO ∘ O) (padding 0), and the tiles its
-    preprocess and postprocess kernels work on this way.
+    preprocess and postprocess kernels work on this way. With `mma_blocks`
+    (a 2-D f32 tile) the buffer is in the order `fa.accumulate_fragment`
+    writes under the same flag.
 
     ```mlir
     %lse = fa.load_fragment %lse_buf[%base] rows [%q0, %m] padding 0x7F800000
@@ -119,11 +121,12 @@ def FA_LoadFragmentOp : FA_Op<"load_fragment"> {
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$buffer, Index:$base,
                        Index:$row0, Index:$row_limit,
-                       Optional<Index>:$row_stride, F32Attr:$padding);
+                       Optional<Index>:$row_stride, F32Attr:$padding,
+                       UnitAttr:$mma_blocks);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $buffer `[` $base `]` `rows` `[` $row0 `,` $row_limit `]`
-    (`stride` $row_stride^)? `padding` $padding
+    (`stride` $row_stride^)? `padding` $padding (`mma_blocks` $mma_blocks^)?
     attr-dict `:` type($buffer) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -137,8 +140,7 @@ def FA_StoreSharedOp : FA_Op<"store_shared"> {
     `#fa.shared<rowElements = W>` (`fa.shared_tile` reads it back after a
     barrier): the backward writes P and dS this way, because Pᵀ·dO and
     dSᵀ·Q read them transposed, which the accumulator's registers cannot
-    give. An f32 tile is written row-major (the staging of
-    `fa.accumulate_shared`). Into a buffer `[P, R, W]` the tile is written
+    give. An f32 tile is written row-major. Into a buffer `[P, R, W]` the tile is written
     as 128-byte panels (`W` = 64 16-bit or 32 f32 columns each) in the
     128-byte swizzle TMA uses: `#fa.tma_shared`, which sm_90a's wgmma reads
     by descriptor, or an f32 tile that a TMA reduce-add reads.
@@ -162,47 +164,29 @@ def FA_AccumulateFragmentOp : FA_Op<"accumulate_fragment"> {
     thread blocks that own different KV blocks may add into the same rows:
     the backward's dQ accumulator.
 
+    In that row-major order one warp's additions of an element slot fall on
+    eight rows, four lanes' every other float: half of each of eight 32-byte
+    sectors. With `mma_blocks` the buffer keeps each 8 × 8 block of its
+    rows in the accumulator's lane order instead: element (r, c) at
+    `base + (r / 8)·8·row_stride + (c / 8)·64 + (c % 2)·32 + (r % 8)·4 +
+    (c % 8) / 2`, so each slot's 32 additions fill 128 contiguous bytes
+    (FlashAttention-2's dQ accumulator is laid out for the same reason).
+    `row0` must then be a multiple of 8 and the buffer hold whole 8-row
+    bands; `fa.load_fragment` reads it back under the same flag.
+
     ```mlir
-    fa.accumulate_fragment %dq, %dq_acc[%base] rows [%q0, %m] stride %s
+    fa.accumulate_fragment %dq, %dq_acc[%base] rows [%q0, %m] stride %s mma_blocks
         : tensor<64x128xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$tile,
                        Arg<AnyMemRef, "", [MemRead, MemWrite]>:$buffer,
                        Index:$base, Index:$row0, Index:$row_limit,
-                       Index:$row_stride);
+                       Index:$row_stride, UnitAttr:$mma_blocks);
   let assemblyFormat = [{
     $tile `,` $buffer `[` $base `]` `rows` `[` $row0 `,` $row_limit `]`
-    `stride` $row_stride attr-dict `:` type($tile) `,` type($buffer)
-  }];
-  let hasVerifier = 1;
-}
-
-def FA_AccumulateSharedOp : FA_Op<"accumulate_shared"> {
-  let summary = "Add an f32 tile staged in shared memory into a global buffer, atomically and coalesced";
-  let description = [{
-    `buffer[base + (row0 + i)·row_stride + j] += staging[i, j]` for `j <
-    columns` and every `row0 + i < row_limit`, each addition atomic. The
-    block's `threads` threads take the elements in row-major order (thread
-    t: t, t + threads, ...), so one warp's 32 additions fall on 128
-    contiguous bytes: half the L2 sectors of adding the accumulator's
-    fragment in place (`fa.accumulate_fragment`), whose lanes hold column
-    pairs of 8 rows. The schedule writes `staging` (`fa.store_shared`) and
-    places a barrier before this op.
-
-    ```mlir
-    fa.accumulate_shared %staging, %dq_acc[%base] rows [%q0, %m] stride %s
-        {columns = 64, threads = 128}
-        : memref<64x72xf32, #gpu.address_space<workgroup>>, memref<?xf32>
-    ```
-  }];
-  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$staging,
-                       Arg<AnyMemRef, "", [MemRead, MemWrite]>:$buffer,
-                       Index:$base, Index:$row0, Index:$row_limit,
-                       Index:$row_stride, I64Attr:$columns, I64Attr:$threads);
-  let assemblyFormat = [{
-    $staging `,` $buffer `[` $base `]` `rows` `[` $row0 `,` $row_limit `]`
-    `stride` $row_stride attr-dict `:` type($staging) `,` type($buffer)
+    `stride` $row_stride (`mma_blocks` $mma_blocks^)? attr-dict `:` type($tile)
+    `,` type($buffer)
   }];
   let hasVerifier = 1;
 }
