@@ -2,25 +2,27 @@
 // RUN: fa-opt %s --fa-recompute-backward --convert-fa-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=LOWER
 // RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 128 -o %t && FileCheck %s --check-prefix=D128 < %t/fa_bwd_sm80_bf16_d128_none.json
 // RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 96 --bwd-block-m=64 --bwd-block-n=128 -o %t && FileCheck %s --check-prefix=D96 < %t/fa_bwd_sm80_bf16_d96_none.json
+// RUN: fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_80 deterministic" --canonicalize --cse | FileCheck %s --check-prefix=DET
 // RUN: sed 's/block_n = 128/block_n = 64/' %s | not fa-opt --fa-recompute-backward --fa-gpu-distribute="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BADTILE
 
 // The sm_80 backward's 64 x 128 tile on 8 warps (FA2's 2-D warp layout at
 // D = 128): dK_j's and dV_j's head dims are split over two groups of four
 // warps, each warp 32 keys (two m-tiles) of its group's 64 head dims;
-// S's (and P's, dP's, dS's) 128 keys are split over two groups of four
-// warps (#fa.fragment columnGroups = 2), each on the 64 query rows. dQ_i = dS·K_j needs every
-// key: it reads dS from shared memory after the body's barrier, each
-// group 64 of D's columns (K's columns of its group), and is added into
-// dq_acc from the fragment.
+// S's (and P's, dP's, dS's) 128 keys are split over four groups of two
+// warps (#fa.fragment columnGroups = 4), each warp 32 keys of 32 query
+// rows (two m-tiles). dQ_i = dS·K_j needs every key: it reads dS from
+// shared memory after the body's barrier, each group 32 of D's columns
+// (K's columns of its group), each warp 32 rows of them, and is added
+// into dq_acc from the fragment.
 // CHECK-LABEL: gpu.func @grad_main(
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK: %[[Q:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x64x128xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.shared<rowElements = 128>>
 // CHECK: %[[K:.+]] = fa.shared_tile %{{.*}} : memref<128x128xbf16, #gpu.address_space<workgroup>> -> tensor<128x128xbf16, #fa.shared<rowElements = 128>>
 // S is held as q·k (deferredScale: the scale folds into the exponent's
 // FFMA) through the mask.
-// CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x128xf32, [[HELD:#fa.fragment<warps = 8, mTiles = 1, deferredScale = 0.0883883461 : f32, columnGroups = 2>]]>
+// CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x128xf32, [[HELD:#fa.fragment<warps = 8, mTiles = 2, deferredScale = 0.0883883461 : f32, columnGroups = 4>]]>
 // CHECK: fa.apply_mask {{.*}} : tensor<64x128xf32, [[HELD]]>
-// CHECK: fa.load_fragment {{.*}} -> tensor<64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
+// CHECK: fa.load_fragment {{.*}} -> tensor<64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 2, columnGroups = 4>]]>
 // CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x128xbf16, [[SPLIT]]>, memref<64x128xbf16, #gpu.address_space<workgroup>>
 // CHECK: fa.store_shared %{{.*}}, %[[DSBUF:.+]] : tensor<64x128xbf16, [[SPLIT]]>, memref<64x128xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[DS:.+]] = fa.shared_tile %[[DSBUF]]
@@ -32,21 +34,32 @@
 // CHECK: fa.accumulate_fragment %[[DQ]], {{.*}} mma_blocks
 // CHECK: fa.store_fragment {{.*}} : tensor<128x128xbf16, [[KEYS]]>
 
-// Lowered: per warp and Q block, S and dP on its group's 64 keys (2 × 64
-// m16n8k16), dV and dK on its 32 keys and 64 head dims (2 × 64) and dQ_i on its group's 64
-// head dims over all 128 keys (64), 32 reductions (red.global.add.f32);
-// no fa op left.
+// Lowered: per warp and Q block, S and dP on its 32 rows and its group's
+// 32 keys (2 × 64 m16n8k16), dV and dK on its 32 keys and 64 head dims
+// (2 × 64) and dQ_i on its 32 rows and its group's 32 head dims over all
+// 128 keys (64), 32 reductions (red.global.add.f32: four row slots of
+// 8, one address each); no fa op left.
 // LOWER-LABEL: gpu.func @grad_main
 // LOWER-COUNT-128: nvvm.mma.sync
 // LOWER: gpu.barrier
 // LOWER-COUNT-192: nvvm.mma.sync
 // LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
-// LOWER-COUNT-15: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
+// LOWER-COUNT-7: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
 // LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
-// LOWER-COUNT-15: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
+// LOWER-COUNT-7: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
+// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
+// LOWER-COUNT-7: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
+// LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
+// LOWER-COUNT-7: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
 // LOWER-NOT: red.global.add.f32
 // LOWER-NOT: fa.
 // LOWER: gpu.return
+
+// The deterministic kernel keeps S's keys over two groups (16 query rows
+// a warp): with four it ran 4% slower (ampereBackwardColumnGroups).
+// DET-LABEL: gpu.func @grad_main(
+// DET: fa.qk_scores {{.*}} -> tensor<64x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = 0.0883883461 : f32, columnGroups = 2>>
+// DET: fa.accumulate_fragment {{.*}} mma_blocks : tensor<64x128xf32, #fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>>
 
 // fa-compile's tuned D = 128 tile is this one (and D = 64's:
 // backward-sm80-split-d64.mlir); other head dims keep 4 warps on any tile

@@ -39,14 +39,22 @@ constexpr int64_t kMaxSharedMemoryBytes = 163 * 1024;
 inline bool isSplitTileHeadDim(int64_t headDim) { return headDim == 64 || headDim == 128; }
 
 /// The sm_80 backward's warp layout (BackwardColumnGroups). On 64 x 128
-/// with 8 warps, FA2's 2-D layout on both sides: S's keys over two groups
-/// of four warps (16 query rows each) and dK_j's and dV_j's head dims over
-/// two groups (32 keys each, two m-tiles): per warp and step, 1/4 fewer
-/// shared-memory reads for dK and dV than 16 keys of every head dim, the
-/// same registers (docs/perf-notes.md: 2.3-4.9% faster forward + backward).
+/// with 8 warps, FA2's 2-D layout on both sides: S's keys over groups of
+/// warps and dK_j's and dV_j's head dims over two groups (32 keys each, two
+/// m-tiles): per warp and step, 1/4 fewer shared-memory reads for dK and
+/// dV than 16 keys of every head dim, the same registers (docs/perf-notes.md:
+/// 2.3-4.9% faster forward + backward). S's keys go over four groups (S,
+/// dP and dQ_i at 32 x 32 a warp, FA2's D = 128 layout: 144 ldmatrix a
+/// step instead of 168) where dQ_i's quarter of D is a half swizzle span
+/// (D = 128), else over two (16 query rows a warp). The deterministic
+/// kernel keeps two: with four it spilled more and ran 4% slower at D128,
+/// the default 3% faster (docs/perf-notes.md).
 inline BackwardColumnGroups ampereBackwardColumnGroups(const AttentionKernelConfig &c) {
-  if (c.warps == 8 && c.blockM == 64 && c.blockN == 128)
+  if (c.warps == 8 && c.blockM == 64 && c.blockN == 128) {
+    if (c.headDim == 128 && !c.deterministic)
+      return {4, 2};
     return {2, 2};
+  }
   return backwardColumnGroups(c);
 }
 
