@@ -33,8 +33,10 @@ using namespace mlir::fa;
 
 BackwardMath::BackwardMath(const AttentionBackward &bw,
                            FragmentLayoutAttr queryRows,
-                           FragmentLayoutAttr keyRows)
-    : backward(bw), queryRows(queryRows), keyRows(keyRows) {
+                           FragmentLayoutAttr keyRows,
+                           FragmentLayoutAttr gradQueryRows)
+    : backward(bw), queryRows(queryRows), keyRows(keyRows),
+      gradQueryRows(gradQueryRows ? gradQueryRows : queryRows) {
   Block *body = backward.queryLoop.getBody();
   // The math: what dK_j, dV_j and dQ_i depend on in the body, up to the
   // tiles (which the strategy provides). Slicing, padding and dQ's
@@ -139,6 +141,9 @@ Type BackwardMath::distribute(Value l2Value) const {
     return l2Value.getType();
   FragmentLayoutAttr layout =
       keyRowValues.contains(l2Value) ? keyRows : queryRows;
+  TileMatmulOp gradQuery = backward.gradQuery; // not const-correct
+  if (l2Value == backward.gradQueryTile || l2Value == gradQuery.getResult())
+    layout = gradQueryRows;
   if (unscaledScores.contains(l2Value))
     layout = layout.withDeferredScale(scoreScale);
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
@@ -305,6 +310,11 @@ BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
   grid = &coords;
   keyStart = tileStart;
   sources = &bodySources;
+  if (gradQueryRows != queryRows && !sources->gradQueryFromShared) {
+    backward.gradQuery->emitError(
+        "dQ_i in a warp layout of its own needs dS read from shared memory");
+    return failure();
+  }
   mapping.clear();
   roundedOf.clear();
   deferred.clear();

@@ -59,9 +59,12 @@ AttentionKernelConfig configOf(const AttentionBackward &backward);
 /// warps (D above 128: S's keys and dK's and dV's head dims), sm_80's
 /// 64 x 128 with 8 warps (S's keys over two groups of four warps). With
 /// S's keys split, dQ_i = dS·K_j reads dS from shared memory
-/// (BackwardMath::Sources::gradQueryFromShared).
+/// (BackwardMath::Sources::gradQueryFromShared), and so may take column
+/// groups of its own (`gradQuery`; 0: as S's).
 struct BackwardColumnGroups {
   int64_t queryRows, keyRows;
+  int64_t gradQuery = 0;
+  int64_t gradQueryGroups() const { return gradQuery ? gradQuery : queryRows; }
 };
 inline BackwardColumnGroups backwardColumnGroups(const AttentionKernelConfig &c) {
   auto groupsOver = [&](int64_t rows) {
@@ -81,9 +84,12 @@ FloatAttr deferredGradientScale(const AttentionBackward &backward);
 class BackwardMath {
 public:
   /// `queryRows` lays out tiles of block_m rows (S, P, dP, dS, dQ_i, LSE,
-  /// D), `keyRows` tiles of block_n rows (dK_j, dV_j).
+  /// D), `keyRows` tiles of block_n rows (dK_j, dV_j); `gradQueryRows`,
+  /// when given, dQ_i instead (only with Sources::gradQueryFromShared: its
+  /// product then reads dS from shared memory, in any warp layout).
   BackwardMath(const AttentionBackward &backward, FragmentLayoutAttr queryRows,
-               FragmentLayoutAttr keyRows);
+               FragmentLayoutAttr keyRows,
+               FragmentLayoutAttr gradQueryRows = FragmentLayoutAttr());
 
   /// dK_j and dV_j before the first Q block: zeros.
   SmallVector<Value> initialGradients(OpBuilder &b, Location loc);
@@ -162,7 +168,7 @@ private:
   bool dropsAlpha(TileMatmulOp matmul) const;
 
   AttentionBackward backward; // op handles: cheap to copy, not const-correct
-  FragmentLayoutAttr queryRows, keyRows;
+  FragmentLayoutAttr queryRows, keyRows, gradQueryRows;
   /// The body's ops that compute dK_j, dV_j and dQ_i from the tiles.
   llvm::DenseSet<Operation *> math;
   /// L2 values of block_n rows (dK_j, dV_j and their updates).

@@ -336,7 +336,8 @@ LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
   };
   BackwardColumnGroups groups = ampereBackwardColumnGroups(c);
   BackwardMath math(backward, layoutFor(c.blockM, groups.queryRows),
-                    layoutFor(c.blockN, groups.keyRows));
+                    layoutFor(c.blockN, groups.keyRows),
+                    layoutFor(c.blockM, groups.gradQueryGroups()));
   // GQA: every query head of the group adds into dK_j, dV_j.
   Value group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
                                        args.index(b, "kv_heads"));

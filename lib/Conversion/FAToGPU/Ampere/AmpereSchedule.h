@@ -43,17 +43,20 @@ inline bool isSplitTileHeadDim(int64_t headDim) { return headDim == 64 || headDi
 /// warps and dK_j's and dV_j's head dims over two groups (32 keys each, two
 /// m-tiles): per warp and step, 1/4 fewer shared-memory reads for dK and
 /// dV than 16 keys of every head dim, the same registers (docs/perf-notes.md:
-/// 2.3-4.9% faster forward + backward). S's keys go over four groups (S,
-/// dP and dQ_i at 32 x 32 a warp, FA2's D = 128 layout: 144 ldmatrix a
-/// step instead of 168) where dQ_i's quarter of D is a half swizzle span
-/// (D = 128), else over two (16 query rows a warp). The deterministic
-/// kernel keeps two: with four it spilled more and ran 4% slower at D128,
-/// the default 3% faster (docs/perf-notes.md).
+/// 2.3-4.9% faster forward + backward). S's keys go over four groups: S
+/// and dP at 32 x 32 a warp. At D = 128 dQ_i follows (32 x 32, FA2's
+/// layout: 144 ldmatrix a step instead of 168; 3% faster); at D = 64 a
+/// quarter of D is no whole or half swizzle span, so dQ_i keeps two
+/// groups of its own (16 rows x 32 dims: 88 ldmatrix a step instead of
+/// 96; 3% faster). The deterministic kernels keep {2, 2}: with four groups
+/// they ran 4% (D128) and 8% (D64) slower (docs/perf-notes.md).
 inline BackwardColumnGroups ampereBackwardColumnGroups(const AttentionKernelConfig &c) {
   if (c.warps == 8 && c.blockM == 64 && c.blockN == 128) {
-    if (c.headDim == 128 && !c.deterministic)
+    if (c.deterministic)
+      return {2, 2};
+    if (c.headDim == 128)
       return {4, 2};
-    return {2, 2};
+    return {4, 2, /*gradQuery=*/2};
   }
   return backwardColumnGroups(c);
 }
