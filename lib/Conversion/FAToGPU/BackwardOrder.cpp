@@ -30,8 +30,12 @@
 //   for its predecessors to walk down to its diagonal (2.08x the default
 //   kernel at D256 on the H100).
 // Either way the pairs are taken in sections of as many as keep their Q,
-// dO and dq_acc rows within ~32 MB of L2 (with every pair in flight at
-// once those rows are far past L2 at long sequences).
+// dO and dq_acc rows within a few tens of MB of L2 (with every pair in
+// flight at once those rows are far past L2 at long sequences). A section
+// trades L2 reuse against the chain: the fewer its pairs, the more KV
+// blocks of one pair a wave holds, each a turn behind the one before it.
+// Each chip's schedule measures its own size (AmpereSchedule.h,
+// HopperStrategy.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,10 +51,10 @@ using namespace mlir::fa;
 
 /// Pairs per section: as many (KV head, batch) pairs as keep their Q, dO
 /// and f32 dq_acc rows (the query heads of the group: M·(2D + 2Dv + 4D)
-/// bytes each) within kSectionBytes of L2, at least one, at most all.
+/// bytes each) within `sectionBytes` of L2, at least one, at most all.
 static Value sectionPairs(OpBuilder &b, Location loc, const KernelArgs &args,
-                          const AttentionKernelConfig &c, Value pairs) {
-  constexpr int64_t kSectionBytes = 32 << 20;
+                          const AttentionKernelConfig &c, int64_t sectionBytes,
+                          Value pairs) {
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   Value group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
                                        args.index(b, "kv_heads"));
@@ -58,14 +62,15 @@ static Value sectionPairs(OpBuilder &b, Location loc, const KernelArgs &args,
       b, loc, arith::MulIOp::create(b, loc, group, args.index(b, "q_len")),
       cst(6 * c.headDim + 2 * c.valueDim));
   Value fit = arith::DivUIOp::create(
-      b, loc, cst(kSectionBytes), arith::MaxUIOp::create(b, loc, pairBytes, cst(1)));
+      b, loc, cst(sectionBytes), arith::MaxUIOp::create(b, loc, pairBytes, cst(1)));
   return arith::MinUIOp::create(b, loc, arith::MaxUIOp::create(b, loc, fit, cst(1)),
                                 pairs);
 }
 
 KeyBlockPlace KeyBlockPlace::build(OpBuilder &b, Location loc,
                                    const KernelArgs &args,
-                                   const AttentionKernelConfig &c) {
+                                   const AttentionKernelConfig &c,
+                                   int64_t sectionBytes) {
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   auto blockId = [&](gpu::Dimension d) { return gpu::BlockIdOp::create(b, loc, d); };
   auto gridDim = [&](gpu::Dimension d) { return gpu::GridDimOp::create(b, loc, d); };
@@ -95,7 +100,7 @@ KeyBlockPlace KeyBlockPlace::build(OpBuilder &b, Location loc,
           arith::AddIOp::create(
               b, loc, narrow(blockId(gpu::Dimension::y)),
               arith::MulIOp::create(b, loc, heads, narrow(blockId(gpu::Dimension::z))))));
-  Value perSection = narrow(sectionPairs(b, loc, args, c, widen(pairs)));
+  Value perSection = narrow(sectionPairs(b, loc, args, c, sectionBytes, widen(pairs)));
   Value sectionBlocks = arith::MulIOp::create(b, loc, perSection, keyBlocks);
   Value section = arith::DivUIOp::create(b, loc, linear, sectionBlocks);
   Value firstPair = arith::MulIOp::create(b, loc, section, perSection);

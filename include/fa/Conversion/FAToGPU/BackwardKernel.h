@@ -198,12 +198,13 @@ private:
 /// The main kernel block's place in the problem: its first key, KV head and
 /// batch, from the grid (ceil(N / block_n), Hkv, B). Built deterministic,
 /// the blocks are taken in launch order with the (KV head, batch) pairs
-/// fastest within sections sized to L2, under a mask the last KV block
-/// first (BackwardOrder.cpp says why).
+/// fastest within sections of as many pairs as keep their Q, dO and dq_acc
+/// rows within `sectionBytes` of L2 (each chip's schedule measures its
+/// own), under a mask the last KV block first (BackwardOrder.cpp says why).
 struct KeyBlockPlace {
   Value keyStart, kvHead, batch;
   static KeyBlockPlace build(OpBuilder &b, Location loc, const KernelArgs &args,
-                             const AttentionKernelConfig &c);
+                             const AttentionKernelConfig &c, int64_t sectionBytes);
 };
 
 /// The deterministic mode's order of dQ_i's additions (BackwardOrder.cpp):

@@ -28,6 +28,11 @@ constexpr int64_t kRowsPerWarpgroup = 64;
 constexpr int64_t kWarpgroupThreads = 128;
 /// Consumer warpgroups per block: three fit 64K registers at 160 each.
 constexpr int64_t kMaxConsumerGroups = 3;
+/// The deterministic backward's L2 sections (KeyBlockPlace): 32 MB. At 16
+/// the H100's D256 forward + backward took 13.1 ms against 11.2 (two pairs
+/// a section: a whole pair's 64 KV blocks in a wave, a turn apart) and
+/// D128 4.57 against 4.34 (docs/perf-notes.md, 2026-11-26 eleventh session).
+constexpr int64_t kDeterministicSectionBytes = 32 << 20;
 /// Elements per 128-byte panel row (16-bit types).
 constexpr int64_t kPanelElements = 64;
 constexpr int64_t kPanelRowBytes = 128;
