@@ -1,10 +1,11 @@
 // RUN: fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s
 // RUN: fa-opt %s --fa-recompute-backward --convert-fa-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=LOWER
 // RUN: fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_80 deterministic" --canonicalize --cse | FileCheck %s --check-prefix=DET
-// RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 64 -o %t && FileCheck %s --check-prefix=TUNED < %t/fa_bwd_sm80_bf16_d64_none.json
+// RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 64 --bwd-block-m 64 --bwd-block-n 128 -o %t && FileCheck %s --check-prefix=TUNED < %t/fa_bwd_sm80_bf16_d64_none.json
 
-// The sm_80 backward's 64 x 128 tile on 8 warps at D = 64 (the tuned
-// tile, as at D = 128: backward-sm80-split.mlir). S's (P's, dP's, dS's)
+// The sm_80 backward's 64 x 128 tile on 8 warps at D = 64 (as at D = 128,
+// backward-sm80-split.mlir; the tuned D64 tile is 128 x 128:
+// backward-sm80-wide-d64.mlir). S's (P's, dP's, dS's)
 // 128 keys go over four groups of two warps, 32 rows x 32 keys a warp.
 // dQ_i = dS·K_j reads dS from shared memory and so takes a layout of its
 // own (BackwardColumnGroups::gradQuery): D's 64 columns over two groups

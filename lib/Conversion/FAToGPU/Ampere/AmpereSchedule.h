@@ -57,6 +57,11 @@ inline bool isSplitTileHeadDim(int64_t headDim) { return headDim == 64 || headDi
 /// 96; 3% faster). The deterministic kernels keep {2, 2}: with four groups
 /// they ran 4% (D128) and 8% (D64) slower (docs/perf-notes.md).
 inline BackwardColumnGroups ampereBackwardColumnGroups(const AttentionKernelConfig &c) {
+  // D = 64 on 128 x 128 (FA2's D64 tile): S and dP at 64 x 32 a warp (two
+  // row warps of four m-tiles), dK_j, dV_j and dQ_i at 32 x 32: 72
+  // ldmatrix per 64 x 128 of work against 64 x 128's 88.
+  if (c.warps == 8 && c.blockM == 128 && c.blockN == 128 && c.headDim == 64)
+    return {4, 2, /*gradQuery=*/2};
   if (c.warps == 8 && c.blockM == 64 && c.blockN == 128) {
     if (c.deterministic)
       return {2, 2};

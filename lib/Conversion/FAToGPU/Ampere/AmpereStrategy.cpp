@@ -103,7 +103,10 @@ public:
     // D = 64 or 128 on 64 x 128: 8 warps in FA2's 2-D layout
     // (ampereBackwardColumnGroups, docs/perf-notes.md); every other tile
     // on 4.
-    return blockM == 64 && blockN == 128 && isSplitTileHeadDim(headDim) ? 8 : 4;
+    // D = 64 on 128 x 128: 8 warps in FA2's D64 layout.
+    bool splitTile = blockM == 64 && blockN == 128 && isSplitTileHeadDim(headDim);
+    bool wideTile = blockM == 128 && blockN == 128 && headDim == 64;
+    return splitTile || wideTile ? 8 : 4;
   }
 
   Tile tunedBackwardTile(int64_t headDim, int64_t, bool, bool) const override {
@@ -111,8 +114,11 @@ public:
     // of four): dK_j and dV_j over 8 warps instead of 4 (at D = 128 the
     // 64 x 64 kernel spills 344 B under the H100's JIT), and half the dQ
     // atomics of block_n 64 (D = 64: 5% faster forward + backward,
-    // docs/perf-notes.md). Otherwise 16 rows per warp of 4 warps on both
-    // sides.
+    // docs/perf-notes.md). D = 64 on 128 x 128 (FA2's D64 tile and 2-D
+    // layout, ampereBackwardColumnGroups): 72 ldmatrix per 64 x 128 of
+    // work against 88. Otherwise 16 rows per warp of 4 warps on both sides.
+    if (headDim == 64)
+      return {128, 128};
     if (isSplitTileHeadDim(headDim))
       return {64, 128};
     return {64, 64};
