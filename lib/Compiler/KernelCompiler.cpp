@@ -503,17 +503,17 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
     if (target.empty() || target == chip)
       kernels.push_back({spec, chip, withBackward});
   };
-  // The backward keeps dK, dV in registers: up to D = 128 on sm_80, 256
-  // on sm_90a (two warpgroups split their head dims).
-  auto addGrid = [&](const char *chip, int64_t maxBackwardHeadDim) {
+  // Every grid kernel has its backward (dK, dV in registers: at D = 256
+  // their head dims split over warp groups on sm_80, warpgroups on sm_90a).
+  auto addGrid = [&](const char *chip) {
     for (::fa::ElementType dtype :
          {::fa::ElementType::F16, ::fa::ElementType::BF16})
       for (int64_t d : {64, 128, 256})
         for (::fa::ref::MaskKind mask :
              {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
-          add(standardSpec(dtype, d, mask), chip, d <= maxBackwardHeadDim);
+          add(standardSpec(dtype, d, mask), chip, /*withBackward=*/true);
   };
-  addGrid("sm_80", 128);
+  addGrid("sm_80");
   ::fa::AttentionSpec window;
   window.headDim = window.valueDim = 128;
   window.mask = {::fa::ref::MaskKind::Window, 256, 0};
@@ -536,7 +536,7 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
   alibi.headDim = alibi.valueDim = 128;
   alibi.alibi = ::fa::AlibiKind::Head;
   add(alibi, "sm_80");
-  addGrid("sm_90a", 256);
+  addGrid("sm_90a");
   // e4m3 (FP8) forward: D {128, 256} x {none, causal}, per-tensor descales
   // (the same kernel takes per-head ones: the launch's descale strides).
   for (int64_t d : {128, 256})

@@ -125,7 +125,7 @@ int main(void) {
   compile(context, "d=64,dtype=bf16", "sm_90a", true, true);
   compile(context, "d=0,dtype=bf16", "sm_80", false, false);
   compile(context, "d=64,dtype=bf16", "sm_70", false, false);
-  compile(context, "d=256,dtype=bf16", "sm_80", true, false);
+  compile(context, "d=192,dtype=bf16", "sm_80", true, false);
   compile(context, "d=64,dtype=bf16", "sm_80", false, true);
   mlirContextDestroy(context);
   printf("failures: %d\n", failures);

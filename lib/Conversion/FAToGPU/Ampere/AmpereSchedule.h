@@ -62,6 +62,13 @@ inline BackwardColumnGroups ampereBackwardColumnGroups(const AttentionKernelConf
   // ldmatrix per 64 x 128 of work against 64 x 128's 88.
   if (c.warps == 8 && c.blockM == 128 && c.blockN == 128 && c.headDim == 64)
     return {4, 2, /*gradQuery=*/2};
+  // D = 256 on 32 x 64 (two Q/dO stages in 136 KB): S and dP at 16 x 16
+  // a warp, dK_j and dV_j at 32 keys x 64 columns, dQ_i at 16 x 64 (each
+  // group's columns a whole swizzle span). dK_j's and dV_j's head dims
+  // over two groups (16 keys x 128) ran 4.5% slower forward + backward
+  // (docs/perf-notes.md).
+  if (c.warps == 8 && c.headDim == 256 && c.blockM == 32 && c.blockN == 64)
+    return {4, 4, /*gradQuery=*/4};
   if (c.warps == 8 && c.blockM == 64 && c.blockN == 128) {
     if (c.deterministic)
       return {2, 2};

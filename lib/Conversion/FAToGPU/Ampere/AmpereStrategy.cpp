@@ -68,7 +68,7 @@ public:
   std::string
   unsupportedBackwardReason(const AttentionKernelConfig &c) const override {
     // dK_j and dV_j stay in registers: [block_n, D] and [block_n, Dv] f32.
-    std::string operands = unsupportedBackwardOperands(chip(), c, /*maxHeadDim=*/128);
+    std::string operands = unsupportedBackwardOperands(chip(), c, /*maxHeadDim=*/256);
     if (!operands.empty())
       return operands;
     std::ostringstream os;
@@ -77,7 +77,17 @@ public:
     // head dims in 64-column spans of K (ldmatrix.trans).
     bool rowsFit = c.blockM % (16 * c.warps) == 0 && c.blockN % (16 * c.warps) == 0;
     bool splitKeys = c.warps == 8 && c.blockM == 64 && c.blockN == 128;
-    if (!rowsFit && !splitKeys)
+    // D = 256: 32 x 64 on 8 warps, dK_j's, dV_j's and dQ_i's columns over
+    // four groups (ampereBackwardColumnGroups): 32 or 64 columns a group.
+    bool wideHead = c.headDim > 128 || c.valueDim > 128;
+    if (wideHead && (c.headDim != 256 || (c.valueDim != 128 && c.valueDim != 256)))
+      os << "the sm_80 backward takes D and Dv up to 128, or D = 256 with Dv = "
+            "128 or 256, got D="
+         << c.headDim << " Dv=" << c.valueDim;
+    else if (wideHead && (c.warps != 8 || c.blockN != 64 || c.blockM != 32))
+      os << "the sm_80 backward at D = 256 runs on 32 x 64 with 8 warps, got "
+         << c.blockM << " x " << c.blockN << " (" << c.warps << " warps)";
+    else if (!rowsFit && !splitKeys && !wideHead)
       os << "the sm_80 backward needs block_m and block_n multiples of "
          << 16 * c.warps << " (16 rows per warp), or 64 x 128 on 8 warps, got "
          << c.blockM << " x " << c.blockN << " (" << c.warps << " warps)";
@@ -103,10 +113,11 @@ public:
     // D = 64 or 128 on 64 x 128: 8 warps in FA2's 2-D layout
     // (ampereBackwardColumnGroups, docs/perf-notes.md); every other tile
     // on 4.
-    // D = 64 on 128 x 128: 8 warps in FA2's D64 layout.
+    // D = 64 on 128 x 128: 8 warps in FA2's D64 layout; D = 256 on 32 x 64
+    // (dK_j's, dV_j's head dims over four groups).
     bool splitTile = blockM == 64 && blockN == 128 && isSplitTileHeadDim(headDim);
     bool wideTile = blockM == 128 && blockN == 128 && headDim == 64;
-    return splitTile || wideTile ? 8 : 4;
+    return splitTile || wideTile || headDim > 128 ? 8 : 4;
   }
 
   Tile tunedBackwardTile(int64_t headDim, int64_t, bool, bool) const override {
@@ -119,6 +130,10 @@ public:
     // work against 88. Otherwise 16 rows per warp of 4 warps on both sides.
     if (headDim == 64)
       return {128, 128};
+    // D = 256: 32 x 64 on 8 warps. 64 x 64 (FA2's tile on the H100) needs
+    // 208 KB for two Q/dO stages, past an A100's 163.
+    if (headDim > 128)
+      return {32, 64};
     if (isSplitTileHeadDim(headDim))
       return {64, 128};
     return {64, 64};
