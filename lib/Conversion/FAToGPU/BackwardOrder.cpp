@@ -29,6 +29,12 @@
 //   KV block first. In increasing order every block's first turn waited
 //   for its predecessors to walk down to its diagonal (2.08x the default
 //   kernel at D256 on the H100).
+// The default kernel under a mask is launched in the same sections, first
+// KV block first: KV block j sees Q blocks from its diagonal on, so the
+// longest blocks start first and the last wave holds the shortest (in the
+// grid's own order, KV blocks fastest, the last pairs' longest blocks
+// started in the last waves: forward + backward B4 H16 N4k causal on the
+// H100 ran 2-4% faster this way, docs/perf-notes.md, twelfth session).
 // Either way the pairs are taken in sections of as many as keep their Q,
 // dO and dq_acc rows within a few tens of MB of L2 (with every pair in
 // flight at once those rows are far past L2 at long sequences). A section
@@ -75,7 +81,9 @@ KeyBlockPlace KeyBlockPlace::build(OpBuilder &b, Location loc,
   auto blockId = [&](gpu::Dimension d) { return gpu::BlockIdOp::create(b, loc, d); };
   auto gridDim = [&](gpu::Dimension d) { return gpu::GridDimOp::create(b, loc, d); };
   KeyBlockPlace p;
-  if (!c.deterministic) {
+  // Without a mask every KV block walks every Q block: the grid's own
+  // order (KV blocks fastest) keeps a head's Q and dO rows shared in L2.
+  if (!c.deterministic && !c.mask.isMasking()) {
     p.keyStart = arith::MulIOp::create(b, loc, blockId(gpu::Dimension::x),
                                        cst(c.blockN));
     p.kvHead = blockId(gpu::Dimension::y);
@@ -111,7 +119,9 @@ KeyBlockPlace KeyBlockPlace::build(OpBuilder &b, Location loc,
   Value pair = arith::AddIOp::create(b, loc, firstPair,
                                      arith::RemUIOp::create(b, loc, within, size));
   Value launched = arith::DivUIOp::create(b, loc, within, size);
-  if (c.mask.isMasking()) // last KV block first (the turns' order)
+  // Deterministic, the last KV block first (the turns' order); otherwise
+  // the first, which sees the most Q blocks under a causal mask.
+  if (c.mask.isMasking() && c.deterministic)
     launched = arith::SubIOp::create(
         b, loc,
         arith::SubIOp::create(b, loc, keyBlocks,

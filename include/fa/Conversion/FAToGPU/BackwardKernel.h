@@ -196,11 +196,12 @@ private:
 };
 
 /// The main kernel block's place in the problem: its first key, KV head and
-/// batch, from the grid (ceil(N / block_n), Hkv, B). Built deterministic,
-/// the blocks are taken in launch order with the (KV head, batch) pairs
-/// fastest within sections of as many pairs as keep their Q, dO and dq_acc
-/// rows within `sectionBytes` of L2 (each chip's schedule measures its
-/// own), under a mask the last KV block first (BackwardOrder.cpp says why).
+/// batch, from the grid (ceil(N / block_n), Hkv, B). Built deterministic
+/// or under a mask, the blocks are taken in launch order with the (KV
+/// head, batch) pairs fastest within sections of as many pairs as keep
+/// their Q, dO and dq_acc rows within `sectionBytes` of L2 (each chip's
+/// schedule measures its own); under a mask the last KV block first when
+/// deterministic, else the first (BackwardOrder.cpp says why).
 struct KeyBlockPlace {
   Value keyStart, kvHead, batch;
   static KeyBlockPlace build(OpBuilder &b, Location loc, const KernelArgs &args,

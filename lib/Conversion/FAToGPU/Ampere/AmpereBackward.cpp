@@ -69,7 +69,7 @@ struct BackwardBlock {
                 const AttentionKernelConfig &c, Location loc)
       : c(c), args(args), loc(loc), plan(c) {
     threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    KeyBlockPlace place = KeyBlockPlace::build(b, loc, args, c, kDeterministicSectionBytes);
+    KeyBlockPlace place = KeyBlockPlace::build(b, loc, args, c, kBackwardSectionBytes);
     keyStart = place.keyStart;
     kvHead = place.kvHead;
     batch = place.batch;

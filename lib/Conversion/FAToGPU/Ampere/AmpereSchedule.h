@@ -33,11 +33,12 @@ LogicalResult buildAmpereForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,
 /// H100): what every sm_80 kernel must fit.
 constexpr int64_t kMaxSharedMemoryBytes = 163 * 1024;
 
-/// The deterministic backward's L2 sections (KeyBlockPlace): 16 MB. On the
-/// H100, D64 forward + backward B4 H16 N4k: 4.61 ms at 32 MB, 4.42-4.44 at
-/// 16, 4.54 at 8 (fewer pairs, longer chains); D128 and the causal kernels
-/// within 1% (docs/perf-notes.md, 2026-11-26 eleventh session).
-constexpr int64_t kDeterministicSectionBytes = 16 << 20;
+/// The backward's L2 sections (KeyBlockPlace: the deterministic and the
+/// masked kernels): 16 MB. Deterministic, on the H100 D64 forward +
+/// backward B4 H16 N4k took 4.61 ms at 32 MB, 4.42-4.44 at 16, 4.54 at 8
+/// (fewer pairs, longer chains; docs/perf-notes.md, eleventh session); the
+/// default causal kernels ran within 1.5% at 16, 32 and 64 MB (twelfth).
+constexpr int64_t kBackwardSectionBytes = 16 << 20;
 
 /// The head dims the sm_80 backward runs on 64 x 128 with 8 warps: dQ_i's
 /// columns split into two groups of 32 or 64 (whole swizzle spans or half

@@ -28,11 +28,13 @@ constexpr int64_t kRowsPerWarpgroup = 64;
 constexpr int64_t kWarpgroupThreads = 128;
 /// Consumer warpgroups per block: three fit 64K registers at 160 each.
 constexpr int64_t kMaxConsumerGroups = 3;
-/// The deterministic backward's L2 sections (KeyBlockPlace): 32 MB. At 16
-/// the H100's D256 forward + backward took 13.1 ms against 11.2 (two pairs
-/// a section: a whole pair's 64 KV blocks in a wave, a turn apart) and
-/// D128 4.57 against 4.34 (docs/perf-notes.md, 2026-11-26 eleventh session).
-constexpr int64_t kDeterministicSectionBytes = 32 << 20;
+/// The backward's L2 sections (KeyBlockPlace: the deterministic and the
+/// masked kernels): 32 MB. Deterministic, at 16 the H100's D256 forward +
+/// backward took 13.1 ms against 11.2 (two pairs a section: a whole pair's
+/// 64 KV blocks in a wave, a turn apart) and D128 4.57 against 4.34
+/// (docs/perf-notes.md, eleventh session); the default causal D128 kernel
+/// ran 2.14-2.16 ms at 32, 2.18 at 16, 2.24-2.27 at 64 (twelfth session).
+constexpr int64_t kBackwardSectionBytes = 32 << 20;
 /// Elements per 128-byte panel row (16-bit types).
 constexpr int64_t kPanelElements = 64;
 constexpr int64_t kPanelRowBytes = 128;
