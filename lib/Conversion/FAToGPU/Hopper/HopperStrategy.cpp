@@ -163,20 +163,20 @@ public:
     return blockThreadsFor(c);
   }
 
-  Tile tunedBackwardTile(int64_t headDim, int64_t valueDim, bool masked,
-                         bool deterministic) const override {
-    // D <= 64, no mask: one consumer warpgroup on 64 x 64, two blocks per
-    // SM (forward + backward on the H100 at N = 4k, bf16: 366-374 TFLOP/s
-    // against 326 for two warpgroups on 128 x 128). Masked, 128 x 128:
-    // 337-339 against 328 (the diagonal blocks' masking is amortised over
-    // twice the keys; docs/perf-notes.md, 2026-11-25c). Deterministic,
-    // 128 x 128: 64 x 64 doubles the KV blocks that take turns at each Q
-    // block (1.7x / 1.9x the default kernel, against ~1.0-1.2x). D = 128:
+  Tile tunedBackwardTile(int64_t headDim, int64_t valueDim, bool /*masked*/,
+                         bool /*deterministic*/) const override {
+    // D <= 64: two consumer warpgroups on 128 x 128. Without a mask, on
+    // the H100 at N = 4k, bf16, forward + backward: 2.20 ms against 2.56-
+    // 2.60 for one warpgroup on 64 x 64, two blocks per SM (twelfth
+    // session; on 2026-11-25, before the dQ writer warp, 64 x 64 had been
+    // the faster: docs/perf-notes.md). Masked, the diagonal blocks'
+    // masking is amortised over twice the keys; deterministic, 64 x 64
+    // doubles the KV blocks that take turns at each Q block. D = 128:
     // 64 query rows, S's 128 keys split between two warpgroups (dQ's
     // reductions are per block_n, docs/perf-notes.md); above 128, 64 x 64
     // with dK's and dV's head dims split too (backwardWarpsFor).
     if (headDim <= 64 && valueDim <= 64)
-      return deterministic || masked ? Tile{128, 128} : Tile{64, 64};
+      return {128, 128};
     if (headDim == 128 && valueDim <= 128)
       return {64, 128};
     return {64, 64};
