@@ -273,10 +273,14 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
     error = "kernel name '" + name + "' is not a PTX identifier";
     return false;
   }
-  // The module states #fa.tile<..., stages = 2, warps = the chip's>.
+  // The module states #fa.tile<..., stages and warps = the chip's>.
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
-  int64_t warps = strategy ? strategy->warpsFor(spec.blockM) : 4;
-  AttentionKernelConfig config = configOfSpec(context, spec, 2, warps);
+  AttentionGPUStrategy::Pipeline pipeline =
+      strategy ? strategy->forwardPipeline(spec.blockM, spec.blockN,
+                                           spec.headDim, spec.valueDim)
+               : AttentionGPUStrategy::Pipeline{4, 2};
+  AttentionKernelConfig config =
+      configOfSpec(context, spec, pipeline.stages, pipeline.warps);
   // What the chip cannot build is the user's to fix, said before any pass.
   error = checkAttentionKernel(target, config);
   badInput = !error.empty();

@@ -48,7 +48,7 @@ func.func @block_m$not_warps(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64x
 
 // -----
 
-// expected-error @+1 {{sm_80: the sm_80 pipeline has 2 stages, got 3}}
+// expected-error @+1 {{sm_80: the sm_80 pipeline has 1 or 2 stages, got 3}}
 func.func @stages$three(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: tensor<1x1x128x64xbf16>)
     -> tensor<1x1x128x64xbf16> {
   %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 64, block_n = 64, stages = 3, warps = 4>}

@@ -130,9 +130,15 @@ public:
   };
   virtual Tile tunedTile(int64_t headDim, int64_t valueDim, MaskKind mask,
                          bool e4m3) const = 0;
-  /// The MMA warps a kernel of `blockM` query rows has (the tools write
-  /// them into #fa.tile).
-  virtual int64_t warpsFor(int64_t blockM) const { return 4; }
+  /// The MMA warps and copy-pipeline stages of a forward kernel of a tile
+  /// and head dims (D, Dv) (the tools write them into #fa.tile).
+  struct Pipeline {
+    int64_t warps, stages;
+  };
+  virtual Pipeline forwardPipeline(int64_t blockM, int64_t blockN,
+                                   int64_t headDim, int64_t valueDim) const {
+    return {4, 2};
+  }
   /// Builds `gpu.func @name` in `module`: the schedule, with the math of
   /// `attention` placed in it at the distributed level (fa-gpu-distribute).
   virtual LogicalResult buildForwardKernel(OpBuilder &builder,
@@ -149,7 +155,7 @@ public:
   /// dims (D, Dv) it is built for.
   virtual int64_t backwardWarpsFor(int64_t blockM, int64_t blockN,
                                    int64_t headDim, int64_t valueDim) const {
-    return warpsFor(blockM);
+    return forwardPipeline(blockM, blockN, headDim, valueDim).warps;
   }
   /// Threads per block of the backward's main kernel.
   virtual int64_t backwardBlockThreads(const AttentionKernelConfig &c) const {

@@ -3,12 +3,18 @@
 // Part of fa-mlir.
 //
 // Prologue: Q and the first K tile in flight as one cp.async group, the
-// first V tile as the next. The KV loop, per tile j:
+// first V tile as the next. The KV loop, per tile j, with two stages:
 //   issue K_{j+1} into the other stage           (streams under S and softmax)
 //   S = QK_jᵀ, mask, online softmax               (the L2 math, cloned)
 //   wait for V_j; barrier; issue V_{j+1}          (streams under P·V)
 //   acc += P V_j                                  (the L2 math, cloned)
 //   wait for K_{j+1}; barrier
+// With one stage (tiles whose second stage does not fit, FA2's D = 256
+// order), each copy reuses the buffer the other matmul has just left:
+//   S = QK_jᵀ, mask, online softmax
+//   wait for V_j; barrier; issue K_{j+1}          (streams under P·V)
+//   acc += P V_j
+//   wait for K_{j+1}; barrier; issue V_{j+1}      (streams under S and softmax)
 // Epilogue: the L2 epilogue (O = acc / l, LSE), stored by rows that exist.
 // Groups are committed unconditionally so that wait_group counts stay
 // uniform at the last tile.
@@ -147,27 +153,45 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
         Value keyStart = arith::AddIOp::create(
             lb, loc, p.kvBegin,
             arith::MulIOp::create(lb, loc, j, p.cst(lb, loc, c.blockN)));
-        Value stage = arith::RemUIOp::create(lb, loc, j, p.cst(lb, loc, 2));
+        bool twoStages = c.stages == 2;
+        Value stage = twoStages
+                          ? arith::RemUIOp::create(lb, loc, j, p.cst(lb, loc, 2))
+                                .getResult()
+                          : p.cst(lb, loc, 0);
         Value next = arith::AddIOp::create(lb, loc, j, p.cst(lb, loc, 1));
         Value hasNext = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt,
                                               next, p.numBlocks);
         Value nextStart =
             arith::AddIOp::create(lb, loc, keyStart, p.cst(lb, loc, c.blockN));
-        Value nextStage = arith::RemUIOp::create(lb, loc, next, p.cst(lb, loc, 2));
-        p.copyIf(lb, loc, hasNext, p.key, nextStart, p.sharedKey, nextStage,
-                 c.headDim);
-        commitGroup(lb, loc);
+        Value nextStage =
+            twoStages ? arith::RemUIOp::create(lb, loc, next, p.cst(lb, loc, 2))
+                            .getResult()
+                      : stage;
+        if (twoStages) {
+          p.copyIf(lb, loc, hasNext, p.key, nextStart, p.sharedKey, nextStage,
+                   c.headDim);
+          commitGroup(lb, loc);
+        }
         auto keyTile = [&](OpBuilder &tb) {
           return p.tile(tb, loc, p.sharedKey, stage, c.blockN, c.headDim, p.keyRow);
         };
         auto valueTile = [&](OpBuilder &tb) {
-          // V_j must have landed (K_{j+1} may still stream); then V_{j+1}
-          // streams in under P·V.
-          commitGroup(tb, loc);
-          waitUntilPending(tb, loc, 2);
+          // V_j must have landed (K_{j+1} may still stream); every warp is
+          // past S_j. Then the next tile streams in under P·V: V_{j+1} into
+          // the other stage, or K_{j+1} into the one K stage S_j has left.
+          if (twoStages) {
+            commitGroup(tb, loc);
+            waitUntilPending(tb, loc, 2);
+          } else {
+            waitUntilPending(tb, loc, 0);
+          }
           gpu::BarrierOp::create(tb, loc);
-          p.copyIf(tb, loc, hasNext, p.value, nextStart, p.sharedValue,
-                   nextStage, c.valueDim);
+          if (twoStages)
+            p.copyIf(tb, loc, hasNext, p.value, nextStart, p.sharedValue,
+                     nextStage, c.valueDim);
+          else
+            p.copyIf(tb, loc, hasNext, p.key, nextStart, p.sharedKey, nextStage,
+                     c.headDim);
           commitGroup(tb, loc);
           return p.tile(tb, loc, p.sharedValue, stage, c.blockN, c.valueDim,
                         p.valueRow);
@@ -179,10 +203,20 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
           scf::YieldOp::create(lb, loc, carried);
           return;
         }
-        // K_{j+1} must have landed before the next S (V_{j+1} may stream).
-        commitGroup(lb, loc);
-        waitUntilPending(lb, loc, 2);
+        // K_{j+1} must have landed before the next S (V_{j+1} may stream);
+        // with one stage, V_{j+1} follows once every warp is past P·V_j.
+        if (twoStages) {
+          commitGroup(lb, loc);
+          waitUntilPending(lb, loc, 2);
+        } else {
+          waitUntilPending(lb, loc, 0);
+        }
         gpu::BarrierOp::create(lb, loc);
+        if (!twoStages) {
+          p.copyIf(lb, loc, hasNext, p.value, nextStart, p.sharedValue, stage,
+                   c.valueDim);
+          commitGroup(lb, loc);
+        }
         scf::YieldOp::create(lb, loc, *yielded);
       });
   if (failed(bodyResult))

@@ -18,6 +18,14 @@ namespace ampere {
 /// row padded to a multiple of 64 elements (the swizzle's period).
 struct SharedMemoryPlan {
   explicit SharedMemoryPlan(const AttentionKernelConfig &c);
+  SharedMemoryPlan(int64_t elementBytes, int64_t blockM, int64_t blockN,
+                   int64_t headDim, int64_t valueDim, int64_t stages);
+  static int64_t bytesFor(int64_t elementBytes, int64_t blockM, int64_t blockN,
+                          int64_t headDim, int64_t valueDim, int64_t stages) {
+    return SharedMemoryPlan(elementBytes, blockM, blockN, headDim, valueDim,
+                            stages)
+        .bytes;
+  }
   int64_t queryRow, keyRow, valueRow; ///< elements per shared row
   int64_t keyOffset, valueOffset;     ///< bytes
   int64_t bytes;

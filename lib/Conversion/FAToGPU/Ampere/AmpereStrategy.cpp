@@ -9,6 +9,7 @@
 
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace mlir;
@@ -35,8 +36,8 @@ public:
          << " or " << 32 * c.warps << "), got " << c.blockM;
     else if (c.blockN % 16 || (c.blockN & (c.blockN - 1)))
       os << "sm_80 block_n must be a power of two, at least 16, got " << c.blockN;
-    else if (c.stages != 2)
-      os << "the sm_80 pipeline has 2 stages, got " << c.stages;
+    else if (c.stages != 1 && c.stages != 2)
+      os << "the sm_80 pipeline has 1 or 2 stages, got " << c.stages;
     else if (dynamicSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
       os << "the tile needs " << dynamicSharedMemoryBytes(c)
          << " bytes of shared memory, more than sm_80's "
@@ -48,14 +49,26 @@ public:
     return SharedMemoryPlan(c).bytes;
   }
 
-  Tile tunedTile(int64_t headDim, int64_t valueDim, MaskKind,
-                 bool) const override {
+  Tile tunedTile(int64_t, int64_t, MaskKind, bool) const override {
     // Measured on the H100 at N = 8192 (docs/perf-notes.md, v3): two m16
     // tiles per warp (128 x 64) halve the ldmatrix traffic per mma and win
-    // for D <= 128; D = 256 has no registers for that and prefers 64 x 32.
-    if (headDim <= 128 && valueDim <= 128)
-      return {128, 64};
-    return {64, 32};
+    // for D <= 128. D = 256 has no registers for that: FA2's 128 x 64 on 8
+    // warps of 16 rows with one K/V stage (128 KB; forwardPipeline;
+    // docs/perf-notes.md, thirteenth session).
+    return {128, 64};
+  }
+
+  Pipeline forwardPipeline(int64_t blockM, int64_t blockN, int64_t headDim,
+                           int64_t valueDim) const override {
+    // Past D = 128 a warp has registers for one m16 tile (O alone is 128
+    // f32 a thread at Dv = 256): 16 rows per warp. Two K/V stages where
+    // they fit in sm_80's shared memory, else one.
+    bool wideHead = headDim > 128 || valueDim > 128;
+    int64_t warps = wideHead ? std::clamp<int64_t>(blockM / 16, 1, 8) : 4;
+    bool twoFit = SharedMemoryPlan::bytesFor(/*elementBytes=*/2, blockM, blockN,
+                                             headDim, valueDim, 2) <=
+                  kMaxSharedMemoryBytes;
+    return {warps, twoFit ? 2 : 1};
   }
 
   LogicalResult buildForwardKernel(OpBuilder &builder, gpu::GPUModuleOp module,
@@ -162,15 +175,20 @@ public:
 
 } // namespace
 
-SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c) {
-  int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
-  queryRow = sharedRowElements(c.headDim);
-  keyRow = sharedRowElements(c.headDim);
-  valueRow = sharedRowElements(c.valueDim);
-  keyOffset = elementBytes * c.blockM * queryRow;
-  valueOffset = keyOffset + elementBytes * c.stages * c.blockN * keyRow;
-  bytes = valueOffset + elementBytes * c.stages * c.blockN * valueRow;
+SharedMemoryPlan::SharedMemoryPlan(int64_t elementBytes, int64_t blockM,
+                                   int64_t blockN, int64_t headDim,
+                                   int64_t valueDim, int64_t stages) {
+  queryRow = sharedRowElements(headDim);
+  keyRow = sharedRowElements(headDim);
+  valueRow = sharedRowElements(valueDim);
+  keyOffset = elementBytes * blockM * queryRow;
+  valueOffset = keyOffset + elementBytes * stages * blockN * keyRow;
+  bytes = valueOffset + elementBytes * stages * blockN * valueRow;
 }
+
+SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c)
+    : SharedMemoryPlan(c.elementType.getIntOrFloatBitWidth() / 8, c.blockM,
+                       c.blockN, c.headDim, c.valueDim, c.stages) {}
 
 std::unique_ptr<AttentionGPUStrategy> ampere::createAmpereStrategy() {
   return std::make_unique<AmpereStrategy>();

@@ -105,7 +105,10 @@ public:
     return mask == MaskKind::Window ? Tile{128, 64} : Tile{128, 80};
   }
 
-  int64_t warpsFor(int64_t blockM) const override { return blockM / 16; }
+  Pipeline forwardPipeline(int64_t blockM, int64_t, int64_t,
+                           int64_t) const override {
+    return {blockM / 16, 2};
+  }
 
   std::string
   unsupportedBackwardReason(const AttentionKernelConfig &c) const override {
