@@ -276,8 +276,9 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
   // The module states #fa.tile<..., stages and warps = the chip's>.
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
   AttentionGPUStrategy::Pipeline pipeline =
-      strategy ? strategy->forwardPipeline(spec.blockM, spec.blockN,
-                                           spec.headDim, spec.valueDim)
+      strategy ? strategy->forwardPipeline(
+                     spec.blockM, spec.blockN, spec.headDim, spec.valueDim,
+                     spec.dtype == ::fa::ElementType::F8E4M3FN)
                : AttentionGPUStrategy::Pipeline{4, 2};
   AttentionKernelConfig config =
       configOfSpec(context, spec, pipeline.stages, pipeline.warps);

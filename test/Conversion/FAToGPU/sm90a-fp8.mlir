@@ -4,6 +4,8 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/fp8_d128.ptx
 // RUN: FileCheck %s --check-prefix=NOBF16 < %t/fp8_d128.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fp8_d128.json
+// RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 -o %t && FileCheck %s --check-prefix=STAGES4 < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.json
+// RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 256 -o %t && FileCheck %s --check-prefix=STAGES2 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.json
 
 // e4m3 on the Hopper schedule (docs/fp8-plan.md). wgmma e4m3 reads B
 // K-major only, so V (stored [N, Dv] as users pass it) cannot feed P·V:
@@ -70,3 +72,11 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
       -> (tensor<1x2x300x128xbf16>, tensor<1x2x300xf32>)
   return %o, %lse : tensor<1x2x300x128xbf16>, tensor<1x2x300xf32>
 }
+
+// The tools' stages for e4m3 (HopperStrategy::forwardPipeline): as many
+// K / V / Vᵀ stages as fit in 227 KB, up to 4. D128: 16 KB of Q, 48 KB a
+// stage (K, V's staging, Vᵀ) and the barriers.
+// STAGES4: "tile": {"block_m": 128, "block_n": 128, "stages": 4, "warps": 8}
+// STAGES4: "dynamic_shared_memory": 213168,
+// D256: 32 KB of Q and 96 KB a stage: two.
+// STAGES2: "tile": {"block_m": 128, "block_n": 128, "stages": 2, "warps": 8}

@@ -131,12 +131,14 @@ public:
   virtual Tile tunedTile(int64_t headDim, int64_t valueDim, MaskKind mask,
                          bool e4m3) const = 0;
   /// The MMA warps and copy-pipeline stages of a forward kernel of a tile
-  /// and head dims (D, Dv) (the tools write them into #fa.tile).
+  /// and head dims (D, Dv), of e4m3 inputs if `e4m3` (the tools write them
+  /// into #fa.tile).
   struct Pipeline {
     int64_t warps, stages;
   };
   virtual Pipeline forwardPipeline(int64_t blockM, int64_t blockN,
-                                   int64_t headDim, int64_t valueDim) const {
+                                   int64_t headDim, int64_t valueDim,
+                                   bool e4m3) const {
     return {4, 2};
   }
   /// Builds `gpu.func @name` in `module`: the schedule, with the math of
@@ -155,7 +157,8 @@ public:
   /// dims (D, Dv) it is built for.
   virtual int64_t backwardWarpsFor(int64_t blockM, int64_t blockN,
                                    int64_t headDim, int64_t valueDim) const {
-    return forwardPipeline(blockM, blockN, headDim, valueDim).warps;
+    return forwardPipeline(blockM, blockN, headDim, valueDim, /*e4m3=*/false)
+        .warps;
   }
   /// Threads per block of the backward's main kernel.
   virtual int64_t backwardBlockThreads(const AttentionKernelConfig &c) const {

@@ -59,7 +59,7 @@ public:
   }
 
   Pipeline forwardPipeline(int64_t blockM, int64_t blockN, int64_t headDim,
-                           int64_t valueDim) const override {
+                           int64_t valueDim, bool) const override {
     // Past D = 128 a warp has registers for one m16 tile (O alone is 128
     // f32 a thread at Dv = 256): 16 rows per warp. Two K/V stages where
     // they fit in sm_80's shared memory, else one.

@@ -105,9 +105,21 @@ public:
     return mask == MaskKind::Window ? Tile{128, 64} : Tile{128, 80};
   }
 
-  Pipeline forwardPipeline(int64_t blockM, int64_t, int64_t,
-                           int64_t) const override {
-    return {blockM / 16, 2};
+  Pipeline forwardPipeline(int64_t blockM, int64_t blockN, int64_t headDim,
+                           int64_t valueDim, bool e4m3) const override {
+    // e4m3: as many K / V / Vᵀ stages as fit, up to 4. With two, the
+    // producer issued V_j's copy one tile before transposing it and the
+    // consumers waited for Vᵀ (9% of the D128 kernel's stall samples, the
+    // producer 15% for V's TMA); D128 ran 1.28x faster on 4 (none; 1.14x
+    // causal), measured on the H100 (docs/perf-notes.md, thirteenth
+    // session). 16-bit kernels: 3 stages measured level at D128.
+    int64_t stages = 2;
+    while (e4m3 && stages < 4 &&
+           SharedMemoryPlan::bytesFor(blockM, blockN, headDim, valueDim,
+                                      /*e4m3=*/true, stages + 1) <=
+               kMaxSharedMemoryBytes)
+      ++stages;
+    return {blockM / 16, stages};
   }
 
   std::string
@@ -229,30 +241,32 @@ public:
 
 } // namespace
 
-SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c) {
-  Type element = c.elementType;
-  queryPanels = panelsOf(c.headDim, element);
-  keyPanels = panelsOf(c.headDim, element);
-  queryBytes = queryPanels * c.blockM * kPanelRowBytes;
-  keyStageBytes = keyPanels * c.blockN * kPanelRowBytes;
-  bool transposedValue = isE4M3(element);
+SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
+                                   int64_t headDim, int64_t valueDim, bool e4m3,
+                                   int64_t stages) {
+  queryPanels = panelsOf(headDim, e4m3);
+  keyPanels = panelsOf(headDim, e4m3);
+  queryBytes = queryPanels * blockM * kPanelRowBytes;
+  keyStageBytes = keyPanels * blockN * kPanelRowBytes;
   // Vᵀ (e4m3): Dv rows of block_n keys, in panels of 128 keys.
-  valuePanels = transposedValue ? panelsOf(c.blockN, element)
-                                : panelsOf(c.valueDim, element);
-  valueStageBytes = valuePanels *
-                    (transposedValue ? c.valueDim : c.blockN) * kPanelRowBytes;
-  stagingPanels = transposedValue ? panelsOf(c.valueDim, element) : 0;
-  stagingStageBytes = stagingPanels * c.blockN * kPanelRowBytes;
+  valuePanels = e4m3 ? panelsOf(blockN, e4m3) : panelsOf(valueDim, e4m3);
+  valueStageBytes = valuePanels * (e4m3 ? valueDim : blockN) * kPanelRowBytes;
+  stagingPanels = e4m3 ? panelsOf(valueDim, e4m3) : 0;
+  stagingStageBytes = stagingPanels * blockN * kPanelRowBytes;
   // block_m and block_n are multiples of 16 (and Dv of e4m3 too): every
   // panel is a whole number of 1024-byte atoms.
   keyOffset = queryBytes;
-  valueOffset = keyOffset + c.stages * keyStageBytes;
-  stagingOffset = valueOffset + c.stages * valueStageBytes;
-  barrierOffset = stagingOffset + c.stages * stagingStageBytes;
+  valueOffset = keyOffset + stages * keyStageBytes;
+  stagingOffset = valueOffset + stages * valueStageBytes;
+  barrierOffset = stagingOffset + stages * stagingStageBytes;
   // Q full, then per stage K full, K empty, V full, V empty, then Q empty;
   // e4m3: then per stage Vᵀ full.
-  bytes = barrierOffset + 8 * (2 + (transposedValue ? 5 : 4) * c.stages);
+  bytes = barrierOffset + 8 * (2 + (e4m3 ? 5 : 4) * stages);
 }
+
+SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c)
+    : SharedMemoryPlan(c.blockM, c.blockN, c.headDim, c.valueDim,
+                       isE4M3(c.elementType), c.stages) {}
 
 TileOrder hopper::tileOrder(const AttentionKernelConfig &c) {
   // Persistent: the next tile's Q and first K land under this tile's last

@@ -50,6 +50,11 @@ inline int64_t panelElementsOf(Type element) {
 inline int64_t panelsOf(int64_t width, Type element) {
   return (width + panelElementsOf(element) - 1) / panelElementsOf(element);
 }
+/// The same for 16-bit or (`e4m3`) 8-bit elements.
+inline int64_t panelsOf(int64_t width, bool e4m3) {
+  int64_t elements = e4m3 ? 2 * kPanelElements : kPanelElements;
+  return (width + elements - 1) / elements;
+}
 /// True for the fp8 (e4m3) forward: V is transposed in shared memory.
 inline bool isE4M3(Type element) { return isa<Float8E4M3FNType>(element); }
 
@@ -61,6 +66,13 @@ inline bool isE4M3(Type element) { return isa<Float8E4M3FNType>(element); }
 /// swizzle atom.
 struct SharedMemoryPlan {
   explicit SharedMemoryPlan(const AttentionKernelConfig &c);
+  /// The plan of a tile of 16-bit or (`e4m3`) 8-bit inputs.
+  SharedMemoryPlan(int64_t blockM, int64_t blockN, int64_t headDim,
+                   int64_t valueDim, bool e4m3, int64_t stages);
+  static int64_t bytesFor(int64_t blockM, int64_t blockN, int64_t headDim,
+                          int64_t valueDim, bool e4m3, int64_t stages) {
+    return SharedMemoryPlan(blockM, blockN, headDim, valueDim, e4m3, stages).bytes;
+  }
   int64_t queryPanels, keyPanels, valuePanels;
   int64_t keyOffset, valueOffset;     ///< bytes
   int64_t queryBytes, keyStageBytes, valueStageBytes;
