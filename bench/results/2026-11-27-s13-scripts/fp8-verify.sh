@@ -20,7 +20,7 @@ echo "   ($((SECONDS - start)) s)"
 FA_FP8_SAN_SIZES="--b_2_--hq_4_--hkv_2_--m_77_--n_131_--layout_bshd --b_1_--hq_2_--hkv_1_--m_600_--n_700" timeout 300 bash bench/verify-fp8.sh --steps 3 2>&1 | grep -v "^==" 
 for k in kernels_generated/fa_fwd_sm90a_f8E4M3FN_d128_none.json kernels_generated/fa_fwd_sm90a_f8E4M3FN_d128_causal.json; do
   $F --device cuda --kernel $k --b 1 --hq 2 --hkv 2 --m 300 --n 500 --verify --negative-control no-descale > /tmp/neg.log 2>&1
-  echo "negative control no-descale $(basename $k): exit $? $(grep -E '^  O ' /tmp/neg.log)"; done
+  rc=$?; echo "negative control no-descale $(basename $k): exit $rc $(grep -E '^  O ' /tmp/neg.log)"; done
 echo "   ($((SECONDS - start)) s)"
 FA_FP8_BENCH_N="4096 8192 16384" timeout 300 bash bench/verify-fp8.sh --steps 4 2>&1 | grep -v "^=="
 echo "   ($((SECONDS - start)) s)"
