@@ -8,7 +8,8 @@
 #   3. SASS (HGMMA, spills) and compute-sanitizer on small and odd sizes;
 #   4. time fp8 beside the bf16 sm_90a kernel of the same shape (fa-run
 #      --bench) at N >= 4k.
-# Usage: [FA_FP8_FILTER=text] [FA_FP8_SIZES="1x1 ..."] bash bench/verify-fp8.sh [--steps 234]
+# Usage: [FA_FP8_FILTER=text] [FA_FP8_SIZES="1x1 ..."] [FA_PARALLEL=16]
+#        bash bench/verify-fp8.sh [--steps 234]
 set -u
 steps=1234
 if [ "${1:-}" = "--steps" ]; then steps="1$2"; shift 2; fi
@@ -24,29 +25,19 @@ kernels=$(ls kernels_generated/fa_fwd_sm90a_f8E4M3FN_*.json bench/fp8-kernels/*.
           grep -- "${FA_FP8_FILTER:-}")
 
 if want 2; then
-echo "== 2. verify (fa-run --verify)"
-fails=0; runs=0
+echo "== 2. verify (fa-run --verify, side by side: bench/verify-parallel.sh)"
 for manifest in $kernels; do
-  name=$(basename "$manifest" .json)
   spec=$(grep -o '"spec": "[^"]*"' "$manifest" | cut -d'"' -f4)
   sizes=${FA_FP8_SIZES:-1x1 113x203 128x217 1023x1024 4096x4096}
   # The feature kernels (bench/fp8-kernels/) at fewer sizes.
   [[ "$manifest" == bench/* ]] && sizes=${FA_FP8_FEATURE_SIZES:-1x1 113x203 1023x1024}
   for size in $sizes; do
     m=${size%x*}; n=${size#*x}
-    for heads in "bhsd --hq 4 --hkv 4 tensor" "bshd --hq 8 --hkv 2 head"; do
-      set -- $heads; layout=$1; descale=$6
-      runs=$((runs + 1))
-      if ! timeout 30 $FA_RUN --device cuda --kernel "$manifest" --spec "$spec,descale=$descale" \
-           --b 2 $2 $3 $4 $5 --m $m --n $n --layout $layout --seed $runs --verify \
-           > "$OUT_DIR/verify.log" 2>&1; then
-        fails=$((fails + 1)); echo "FAIL $name m=$m n=$n $layout descale=$descale"; tail -4 "$OUT_DIR/verify.log"
-      fi
-    done
+    echo "--kernel $manifest --spec \"$spec,descale=tensor\" --b 2 --hq 4 --hkv 4 --m $m --n $n --layout bhsd"
+    echo "--kernel $manifest --spec \"$spec,descale=head\" --b 2 --hq 8 --hkv 2 --m $m --n $n --layout bshd"
   done
-  echo "  $name (last run):"; grep -E "^  (O|LSE) " "$OUT_DIR/verify.log"
-done
-echo "verify: $((runs - fails)) of $runs runs passed"
+done | FA_PARALLEL=${FA_PARALLEL:-16} FA_JOB_TIMEOUT=${FA_JOB_TIMEOUT:-240} \
+  bash bench/verify-parallel.sh "$FA_RUN" "verify"
 for manifest in $(echo "$kernels" | head -2); do
   $FA_RUN --device cuda --kernel "$manifest" --b 1 --hq 2 --hkv 2 --m 300 --n 500 --verify \
     --negative-control no-descale > "$OUT_DIR/neg.log" 2>&1
