@@ -5,11 +5,10 @@
 # that Vt matches #fa.tma_shared keyMajor's sigma. CPU only:
 #   python3 scripts/fp8-transpose-sim.py
 import random
-BN=128
 def prmt(a,b,sel):
     bs=[(a>>(8*i))&255 for i in range(4)]+[(b>>(8*i))&255 for i in range(4)]
     return sum(bs[(sel>>(4*i))&7]<<(8*i) for i in range(4))
-def run(Dv):
+def run(Dv, BN):
     V=[[random.randrange(256) for _ in range(Dv)] for _ in range(BN)]
     stagingPanels=(Dv+127)//128
     S=bytearray(stagingPanels*BN*128)
@@ -79,6 +78,7 @@ def run(Dv):
             panel,pp=p//128,p%128
             addr=panel*Dv*128+d*128+(((pp//16)^(d%8))*16)+pp%16
             if old[addr]!=V[key][d]: ok=False
-    print(f"Dv={Dv}: old matches the spec: {ok}; new == old: {new==old}; writes once: old {set(wold)} new {set(wnew)}")
+    print(f"BN={BN} Dv={Dv}: old matches the spec: {ok}; new == old: {new==old}; writes once: old {set(wold)} new {set(wnew)}")
 random.seed(1)
-for Dv in (64,128,256): run(Dv)
+for BN in (128, 256):
+    for Dv in (64, 128, 256): run(Dv, BN)

@@ -25,7 +25,9 @@
 // CHECK-NEXT: fa.qk_scores %{{.*}}, %[[KT]]
 // CHECK-SAME: -> tensor<128x64xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale
 // CHECK: fa.exp_shifted
-// V_j landed, every warp past S_j: K_{j+1} into K's stage, under P·V_j.
+// V_j landed, every warp past S_j: K_{j+1} into K's stage, under P·V_j
+// (and no copy before that wait).
+// CHECK-NOT: cp.async.cg
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.if
