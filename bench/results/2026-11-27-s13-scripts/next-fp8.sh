@@ -21,7 +21,7 @@ if [ "$1" = gen ]; then
   ninja -C build >/dev/null; gen r24; git checkout lib/Conversion/FAToGPU/Hopper/HopperStrategy.h
   sed -i 's|  return isE4M3(c.elementType) ? TileOrder::PerBlock : TileOrder::Paired;|  return TileOrder::Paired;|' lib/Conversion/FAToGPU/Hopper/HopperStrategy.cpp
   ninja -C build >/dev/null; gen paired
-  git checkout lib; ninja -C build >/dev/null
+  git checkout lib test; ninja -C build >/dev/null
   for f in $W/*/*.ptx; do echo "$f $(/usr/local/cuda/bin/ptxas -arch=sm_90a -v $f -o /dev/null 2>&1 | grep -oE '[0-9]+ bytes spill stores|C7512' | paste -sd' ')"; done
   exit 0
 fi
