@@ -12,7 +12,7 @@
 set -o pipefail; export PYTHONUNBUFFERED=1; W=scratch/n
 S=bench/results/2026-11-27-s13-scripts
 if [ "$1" = gen ]; then
-  set -e; [ -z "$(git status --porcelain lib include)" ] || { echo "lib/include not clean"; exit 1; }
+  set -e; [ -z "$(git status --porcelain lib include test)" ] || { echo "lib, include or test not clean"; exit 1; }
   rm -rf $W; gen() { for d in 128 256; do for m in none causal; do
     build/bin/fa-compile --target sm_90a --dtype f8e4m3fn -d $d --mask $m -o $W/$1 >/dev/null; done; done; }
   ninja -C build >/dev/null; gen base
