@@ -40,7 +40,8 @@ public:
       os << "the sm_80 pipeline has 1 or 2 stages, got " << c.stages;
     else if (dynamicSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
       os << "the tile needs " << dynamicSharedMemoryBytes(c)
-         << " bytes of shared memory, more than sm_80's "
+         << " bytes of shared memory with " << c.stages << " K/V stage"
+         << (c.stages == 1 ? "" : "s") << ", more than sm_80's "
          << kMaxSharedMemoryBytes;
     return os.str();
   }
