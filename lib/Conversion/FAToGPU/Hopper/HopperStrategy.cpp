@@ -249,7 +249,7 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
   queryBytes = queryPanels * blockM * kPanelRowBytes;
   keyStageBytes = keyPanels * blockN * kPanelRowBytes;
   // Vᵀ (e4m3): Dv rows of block_n keys, in panels of 128 keys.
-  valuePanels = e4m3 ? panelsOf(blockN, e4m3) : panelsOf(valueDim, e4m3);
+  valuePanels = panelsOf(e4m3 ? blockN : valueDim, e4m3);
   valueStageBytes = valuePanels * (e4m3 ? valueDim : blockN) * kPanelRowBytes;
   stagingPanels = e4m3 ? panelsOf(valueDim, e4m3) : 0;
   stagingStageBytes = stagingPanels * blockN * kPanelRowBytes;

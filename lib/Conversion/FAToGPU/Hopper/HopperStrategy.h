@@ -46,11 +46,8 @@ inline int64_t panelsOf(int64_t width) {
 inline int64_t panelElementsOf(Type element) {
   return kPanelRowBytes * 8 / element.getIntOrFloatBitWidth();
 }
-/// The panels a tile of `width` columns of `element` takes.
-inline int64_t panelsOf(int64_t width, Type element) {
-  return (width + panelElementsOf(element) - 1) / panelElementsOf(element);
-}
-/// The same for 16-bit or (`e4m3`) 8-bit elements.
+/// The panels a tile of `width` columns of 16-bit or (`e4m3`) 8-bit
+/// elements takes.
 inline int64_t panelsOf(int64_t width, bool e4m3) {
   int64_t elements = e4m3 ? 2 * kPanelElements : kPanelElements;
   return (width + elements - 1) / elements;
