@@ -305,15 +305,31 @@ int64_t hopper::wgmmaDepth(Type inputType) {
   return 256 / inputType.getIntOrFloatBitWidth();
 }
 
-Value hopper::loadShared32(OpBuilder &b, Location loc, Value address) {
-  return inlinePtx(b, loc, b.getI32Type(), {address}, "ld.shared.b32 $0, [$1];",
-                   "=r,r")
-      ->getResult(0);
+SmallVector<Value> hopper::loadMatrixTransposed(OpBuilder &b, Location loc,
+                                                Value rowAddress, int64_t offset) {
+  SmallVector<Type> types(4, b.getI32Type());
+  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  Operation *op = inlinePtx(
+      b, loc, result, {rowAddress},
+      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+" +
+          std::to_string(offset) + "];",
+      "=r,=r,=r,=r,r");
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, op->getResult(0),
+                                               ArrayRef<int64_t>{i}));
+  return out;
 }
 
-void hopper::storeShared32(OpBuilder &b, Location loc, Value address,
-                           Value value) {
-  inlinePtx(b, loc, Type(), {address, value}, "st.shared.b32 [$0], $1;", "r,r");
+void hopper::storeMatrix(OpBuilder &b, Location loc, Value rowAddress,
+                         int64_t offset, ArrayRef<Value> registers) {
+  assert(registers.size() == 4 && "stmatrix .x4 stores four registers");
+  SmallVector<Value> operands = {rowAddress};
+  operands.append(registers.begin(), registers.end());
+  inlinePtx(b, loc, Type(), operands,
+            "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0+" +
+                std::to_string(offset) + "], {$1, $2, $3, $4};",
+            "r,r,r,r,r");
 }
 
 /// Inline PTX without side effects (free to move, CSE or drop).

@@ -292,89 +292,85 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
 /// ([Dv][BN] in 128-key panels, keys permuted by #fa.tma_shared keyMajor's
 /// σ within each 32), the K-major B operand e4m3 wgmma needs.
 ///
-/// A task is one 32-key step by 16 columns; warp w takes the steps
-/// w, w + 4, ... (step = w + 4a) and every 16 columns m. Lane (h, t, cc)
-/// (lane = 16h + 4t + cc) reads keys 32·step + 16h + 2t + {0, 1, 8, 9}
-/// at columns 16m + 4cc .. + 3 (four ld.shared.b32), transposes the
-/// 4 x 4 bytes (prmt) and writes each column's four keys to Vᵀ positions
-/// 32·step + 16h + 4t .. + 3, which σ maps to exactly those keys: one
-/// st.shared.b32 per column. Both sides conflict at most 2-way.
-///
-/// The tasks are unrolled (block_n / 128 · Dv / 16 per thread) so that
-/// every address is a per-thread base plus a constant: a row's swizzle
-/// (chunk ^ row % 8) depends on the thread's keys (row % 8 = 2t + e) and
-/// on the column group m % 8, a constant, for the reads (one xor and one
-/// add per word), and not on m or a at all for the writes (their 16m
-/// rows keep row % 8). A rolled loop recomputed both swizzles per word:
-/// ~70 instructions per task where this issues ~24.
+/// sm_90 has no 8-bit ldmatrix, so the 16-bit matrix instructions move
+/// byte pairs and two prmt per register pair finish the transpose (FA3's
+/// form). A task is one 32-key step s by 16 columns m; warp w takes the
+/// steps w, w + 4, ... and every m:
+///   ldmatrix.x4.trans: matrix q = keys 32s + 8q .. + 7 (lane L gives key
+///     32s + L's row), 16 bytes of columns 16m ..; lane T gets, of each,
+///     keys 2t, 2t + 1 (t = T % 4) at columns 16m + 2(T / 4) + {0, 1};
+///   prmt: keys {2t, 2t + 1, 2t + 8, 2t + 9} (+ 16h) of one column, which
+///     σ places at Vᵀ positions 32s + 16h + 4t .. + 3: four words, columns
+///     c and c + 1 (c = 16m + 2(T / 4)) for h = 0, 1;
+///   stmatrix.x4: matrix (h, parity) = Vᵀ rows 16m + 2i + parity (i =
+///     T / 4), positions 32s + 16h .. + 15.
+/// Per thread and task 6 instructions and an address (the 4-byte form
+/// took 16: 4 ld.shared, 8 prmt, 4 st.shared). Every address is a per-lane
+/// base plus a constant but for the reads' swizzle (16m's chunk xor the
+/// key's row % 8 = L % 8): one xor a task. The stores' swizzle depends on
+/// the row's % 8 (2i + parity) and the step's chunk 2s + h (2w + h mod
+/// 8): a per-lane constant. Reads are conflict-free (eight rows, eight
+/// chunks), stores 2-way (rows 2i + parity cover four of the eight
+/// residues). scripts/fp8-transpose-sim.py simulates both forms byte by
+/// byte: the same Vᵀ (docs/perf-notes.md, thirteenth session).
 void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
                         Value stage, Value producerThread) {
   const AttentionKernelConfig &c = s.c;
   const SharedMemoryPlan &p = s.plan;
   auto cst = [&](int64_t v) { return s.i32(b, loc, v); };
   auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y).getResult(); };
-  auto addc = [&](Value x, int64_t y) { return y ? add(x, cst(y)) : x; };
   auto mul = [&](Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, cst(y)).getResult(); };
   auto div = [&](Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, cst(y)).getResult(); };
   auto rem = [&](Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, cst(y)).getResult(); };
   auto xorc = [&](Value x, int64_t y) { return arith::XOrIOp::create(b, loc, x, cst(y)).getResult(); };
   Value tid = s.toI32(b, loc, producerThread);
   Value warp = div(tid, 32), lane = rem(tid, 32);
-  Value h = div(lane, 16), t = rem(div(lane, 4), 4), cc = rem(lane, 4);
   Value staging = s.address(b, loc, p.stagingOffset, stage, p.stagingStageBytes);
   Value transposed = s.address(b, loc, p.valueOffset, stage, p.valueStageBytes);
   constexpr int64_t kProducerWarps = kWarpgroupThreads / 32;
   // block_n is a multiple of 128 (unsupportedE4M3Operands): each warp
-  // owns block_n / 128 steps.
+  // owns block_n / 128 steps; Dv is a multiple of 16.
   int64_t stepsPerWarp = c.blockN / 32 / kProducerWarps,
           columnGroups = c.valueDim / 16;
-  constexpr int64_t kKeys[4] = {0, 1, 8, 9};
-  // Reads: staging row (key) r at byte r·128 of its panel, panels of BN
-  // rows by 128 columns; 16-byte chunk m % 8 lands at (m % 8) ^ (r % 8).
-  Value firstKey = add(mul(warp, 32), add(mul(h, 16), mul(t, 2)));
-  Value readBase[4], readSwizzle[4];
-  for (int64_t w = 0; w < 4; ++w) {
-    readBase[w] = add(staging, add(mul(addc(firstKey, kKeys[w]), kPanelRowBytes),
-                                   mul(cc, 4)));
-    // r % 8 = 2t + (w & 1), times 16.
-    readSwizzle[w] = mul(addc(mul(t, 2), kKeys[w] & 1), 16);
-  }
-  // Writes: Vᵀ row (column 16m + 4cc + k) at byte row·128, panels of Dv
-  // rows by 128 keys; key position 32·step + 16h + 4t is chunk
-  // 2·warp + h (mod 8 with step = warp + 4a) at byte 4t.
-  Value writeBase[4];
-  Value positionChunk = add(mul(warp, 2), h);
-  for (int64_t k = 0; k < 4; ++k) {
-    Value row = addc(mul(cc, 4), k);
-    Value chunk = arith::XOrIOp::create(b, loc, positionChunk, rem(row, 8));
-    writeBase[k] = add(transposed, add(add(mul(row, kPanelRowBytes), mul(chunk, 16)),
-                                       mul(t, 4)));
-  }
+  // Reads: key 32w + L (+ 128a) at byte key·128 of its staging panel;
+  // 16-byte chunk m % 8 lands at (m % 8) ^ (key % 8), key % 8 = L % 8.
+  Value readBase = add(staging, mul(add(mul(warp, 32), lane), kPanelRowBytes));
+  Value readSwizzle = mul(rem(lane, 8), 16);
+  // Writes: lane L addresses row i = L % 8 of matrix q = L / 8 (h = q / 2,
+  // parity = q % 2): Vᵀ row 2i + parity (+ 16m), chunk (2w + h) ^ row % 8.
+  Value quarter = div(lane, 8);
+  Value row = add(mul(rem(lane, 8), 2), rem(quarter, 2));
+  Value chunk = arith::XOrIOp::create(
+      b, loc, add(mul(warp, 2), div(quarter, 2)), rem(row, 8));
+  Value writeBase = add(transposed, add(mul(row, kPanelRowBytes), mul(chunk, 16)));
+  // The matrix instructions are inline PTX with side effects (ordered
+  // after the stage's barrier wait), so nothing moves a load above an
+  // earlier store: the loads of `batch` column groups go first, then their
+  // stores, and their latencies overlap (transposeBatch: 4 registers a
+  // group, which the producer's budget accounts for).
+  const int64_t batch = transposeBatch(c.valueDim);
   for (int64_t a = 0; a < stepsPerWarp; ++a) {
-    for (int64_t m = 0; m < columnGroups; ++m) {
-      // Panel m / 8 of the staging tile, step a of this warp's.
-      int64_t constant = (m / 8) * c.blockN * kPanelRowBytes +
-                         a * 32 * kProducerWarps * kPanelRowBytes;
-      SmallVector<Value> words;
-      for (int64_t w = 0; w < 4; ++w) {
-        Value swizzle = xorc(readSwizzle[w], (m % 8) * 16);
-        words.push_back(loadShared32(b, loc, addc(add(readBase[w], swizzle), constant)));
+    for (int64_t first = 0; first < columnGroups; first += batch) {
+      int64_t last = std::min(first + batch, columnGroups);
+      SmallVector<SmallVector<Value>> loaded;
+      for (int64_t m = first; m < last; ++m) {
+        // Panel m / 8 of the staging tile, step a of this warp's.
+        int64_t readOffset = (m / 8) * c.blockN * kPanelRowBytes +
+                             a * 32 * kProducerWarps * kPanelRowBytes;
+        Value address = add(readBase, xorc(readSwizzle, (m % 8) * 16));
+        loaded.push_back(loadMatrixTransposed(b, loc, address, readOffset));
       }
-      // Byte k of word i is V[key_i][column + k]; column k's word holds
-      // byte k of each (keys in order).
-      Value low01 = bytePermute(b, loc, words[0], words[1], 0x5140);
-      Value high01 = bytePermute(b, loc, words[0], words[1], 0x7362);
-      Value low23 = bytePermute(b, loc, words[2], words[3], 0x5140);
-      Value high23 = bytePermute(b, loc, words[2], words[3], 0x7362);
-      Value columnWords[4] = {bytePermute(b, loc, low01, low23, 0x5410),
-                              bytePermute(b, loc, low01, low23, 0x7632),
-                              bytePermute(b, loc, high01, high23, 0x5410),
-                              bytePermute(b, loc, high01, high23, 0x7632)};
-      for (int64_t k = 0; k < 4; ++k)
-        storeShared32(b, loc,
-                      addc(writeBase[k], a * c.valueDim * kPanelRowBytes +
-                                             m * 16 * kPanelRowBytes),
-                      columnWords[k]);
+      for (int64_t m = first; m < last; ++m) {
+        ArrayRef<Value> pairs = loaded[m - first];
+        // Byte k of pairs[q] is key (8q + 2t + k / 2)'s column c + k % 2.
+        Value words[4] = {bytePermute(b, loc, pairs[0], pairs[1], 0x6420),
+                          bytePermute(b, loc, pairs[0], pairs[1], 0x7531),
+                          bytePermute(b, loc, pairs[2], pairs[3], 0x6420),
+                          bytePermute(b, loc, pairs[2], pairs[3], 0x7531)};
+        storeMatrix(b, loc, writeBase,
+                    a * c.valueDim * kPanelRowBytes + m * 16 * kPanelRowBytes,
+                    words);
+      }
     }
   }
 }
@@ -641,8 +637,7 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   {
     OpBuilder::InsertionGuard roleGuard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    RegisterBudget budget =
-        registerBudget(consumerGroups(c), isE4M3(c.elementType));
+    RegisterBudget budget = forwardRegisterBudget(c);
     if (failed(checkRegisterBudget(loc, budget, consumerThreads, /*blocksPerSM=*/1)))
       return failure();
     setMaxRegisters(b, loc, budget.producer, /*increase=*/false);

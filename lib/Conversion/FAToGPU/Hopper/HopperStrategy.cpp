@@ -268,6 +268,13 @@ SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c)
     : SharedMemoryPlan(c.blockM, c.blockN, c.headDim, c.valueDim,
                        isE4M3(c.elementType), c.stages) {}
 
+RegisterBudget hopper::forwardRegisterBudget(const AttentionKernelConfig &c) {
+  int64_t groups = c.blockM / kRowsPerWarpgroup; // consumer warpgroups
+  if (!isE4M3(c.elementType) || transposeBatch(c.valueDim) == 1)
+    return registerBudget(groups);
+  return groups <= 2 ? RegisterBudget{40, 232} : RegisterBudget{56, 152};
+}
+
 TileOrder hopper::tileOrder(const AttentionKernelConfig &c) {
   // Persistent: the next tile's Q and first K land under this tile's last
   // MMAs and epilogue. Without a mask every tile costs the same. Under a
@@ -277,13 +284,14 @@ TileOrder hopper::tileOrder(const AttentionKernelConfig &c) {
   // causal mask and M = N a pair sees T + 1 KV tiles whichever it is, an
   // odd T's middle one (T + 1) / 2). Measured on the H200
   // against one tile per block: causal +5% (D64) and +2-5% (D128, D256)
-  // at N = 2k (docs/perf-notes.md, "Causal tiles in pairs"). e4m3 keeps
-  // one tile per block: its producer (V's transpose) and consumers are
-  // short of registers already, and ptxas spills more with the pairs'
-  // decode (D128 0 -> 8 B, D256 108 -> 168 B); not yet measured.
+  // at N = 2k (docs/perf-notes.md, "Causal tiles in pairs"); e4m3 D128
+  // +4-5% at N 8k on the H100 (fourteenth session). e4m3 at D256 keeps
+  // one tile per block: the pairs' decode costs its consumers registers
+  // they lack (ptxas spill, measured slower with 40 / 232).
   if (!c.mask.isMasking())
     return TileOrder::Strided;
-  return isE4M3(c.elementType) ? TileOrder::PerBlock : TileOrder::Paired;
+  return isE4M3(c.elementType) && c.headDim > 128 ? TileOrder::PerBlock
+                                                  : TileOrder::Paired;
 }
 
 bool hopper::persistentTiles(const AttentionKernelConfig &c) {

@@ -91,14 +91,24 @@ inline int64_t blockThreadsFor(const AttentionKernelConfig &c) {
 struct RegisterBudget {
   int64_t producer, consumer;
 };
-/// The e4m3 producer transposes V (HopperSchedule.cpp), which needs more
-/// than 24 registers: 40 / 232 (56 / 152 with three consumers). The sums
-/// stay within what the block holds at entry (168 · 384 = 64512, 128 · 512).
-inline RegisterBudget registerBudget(int64_t consumerGroups, bool e4m3 = false) {
-  if (consumerGroups <= 2)
-    return e4m3 ? RegisterBudget{40, 232} : RegisterBudget{24, 240};
-  return e4m3 ? RegisterBudget{56, 152} : RegisterBudget{32, 160};
+/// FA3's split for bf16 / f16 (and the backward's default).
+inline RegisterBudget registerBudget(int64_t consumerGroups) {
+  return consumerGroups <= 2 ? RegisterBudget{24, 240} : RegisterBudget{32, 160};
 }
+
+/// How many 16-column groups of V the e4m3 producer loads (ldmatrix)
+/// before it stores them (stmatrix) in transposeValueTile: two overlap
+/// their latencies; each holds 4 registers more, which at Dv 256 would
+/// spill at 24 (ptxas: 64 B).
+inline int64_t transposeBatch(int64_t valueDim) { return valueDim <= 128 ? 2 : 1; }
+
+/// The forward's budget. The e4m3 producer also transposes V: one column
+/// group at a time fits FA3's 24 registers, two need 40 (40 / 232, or
+/// 56 / 152 with three consumers; the sums stay within what the block
+/// holds at entry, 168 · 384 = 64512 and 128 · 512). At D256 the 8 more
+/// consumer registers matter: 232 serialised its wgmmas (C7512) and
+/// spilled; 240 runs +25% (docs/perf-notes.md, fourteenth session).
+RegisterBudget forwardRegisterBudget(const AttentionKernelConfig &c);
 
 /// The registers per thread a block holds at entry, as ptxas allocates
 /// them for `threads` threads and `blocksPerSM` resident blocks (.maxntid,
