@@ -6,14 +6,19 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fp8_d128.json
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 -o %t && FileCheck %s --check-prefix=STAGES4 < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.json
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 256 -o %t && FileCheck %s --check-prefix=STAGES2 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.json
+// RUN: FileCheck %s --check-prefix=BUDGET256 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.ptx
 
 // e4m3 on the Hopper schedule (docs/fp8-plan.md). wgmma e4m3 reads B
 // K-major only, so V (stored [N, Dv] as users pass it) cannot feed P·V:
 // the producer warpgroup copies each V tile into a Vᵀ tile
 // (#fa.tma_shared<keyMajor = true>) and the consumers read that. It needs
-// more registers than a bf16 producer's 24: 40, with 232 for each of the
-// two consumers (40 + 2·232 fits the 64512 registers the block holds at
-// entry; more and setmaxnreg.inc waits forever).
+// more registers than a bf16 producer's 24 where it transposes two column
+// groups at a time (Dv <= 128): 40, with 232 for each of the two
+// consumers (40 + 2·232 fits the 64512 registers the block holds at
+// entry; more and setmaxnreg.inc waits forever). One group at a time
+// (D256) fits FA3's 24 / 240, which the D256 consumers need.
+// BUDGET256: setmaxnreg.dec.sync.aligned.u32 24;
+// BUDGET256: setmaxnreg.inc.sync.aligned.u32 240;
 // CHECK-LABEL: gpu.func @fp8_d128
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
