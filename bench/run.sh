@@ -21,6 +21,9 @@ cd "$(dirname "$0")/.."
 OUT_DIR="${OUT:-/tmp/fa-bench}"
 mkdir -p "$OUT_DIR"
 echo "== revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
+# The device machine's git HEAD can lag the copied working tree: the
+# kernels' own hash says which PTX ran.
+echo "== kernels_generated/*.ptx sha256 $(cat kernels_generated/*.ptx 2>/dev/null | sha256sum | cut -c1-12)"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 echo "== 1. build (FA_ENABLE_COMPILER=OFF)"

@@ -17,6 +17,9 @@ want() { [[ "$steps" == *"$1"* ]]; }
 cd "$(dirname "$0")/.."
 OUT_DIR="${OUT:-/tmp/fa-fp8}"; mkdir -p "$OUT_DIR"
 echo "== revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
+# The device machine's git HEAD can lag the copied working tree: the
+# kernels' own hash says which PTX ran.
+echo "== kernels_generated/*.ptx sha256 $(cat kernels_generated/*.ptx 2>/dev/null | sha256sum | cut -c1-12)"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF \
   -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
