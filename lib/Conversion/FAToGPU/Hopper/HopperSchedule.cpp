@@ -44,10 +44,6 @@ using namespace mlir::fa::hopper;
 
 namespace {
 
-int64_t consumerGroups(const AttentionKernelConfig &c) {
-  return c.blockM / kRowsPerWarpgroup;
-}
-
 /// The kernel's shared memory: tile views, their addresses, the barriers.
 struct SharedState {
   const AttentionKernelConfig &c;

@@ -269,7 +269,7 @@ SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c)
                        isE4M3(c.elementType), c.stages) {}
 
 RegisterBudget hopper::forwardRegisterBudget(const AttentionKernelConfig &c) {
-  int64_t groups = c.blockM / kRowsPerWarpgroup; // consumer warpgroups
+  int64_t groups = consumerGroups(c);
   if (!isE4M3(c.elementType) || transposeBatch(c.valueDim) == 1)
     return registerBudget(groups);
   return groups <= 2 ? RegisterBudget{40, 232} : RegisterBudget{56, 152};

@@ -85,6 +85,11 @@ inline int64_t blockThreadsFor(const AttentionKernelConfig &c) {
   return 32 * c.warps + kWarpgroupThreads;
 }
 
+/// The forward's consumer warpgroups: 64 query rows each.
+inline int64_t consumerGroups(const AttentionKernelConfig &c) {
+  return c.blockM / kRowsPerWarpgroup;
+}
+
 /// Register budgets after setmaxnreg, FA3's: the block's 64K registers
 /// shared by the producer warpgroup and the consumers (2·128·240 + 128·24,
 /// or 3·128·160 + 128·32; ptxas starts every thread at 64K / threads).
