@@ -93,6 +93,11 @@ struct SharedState {
   Value valueTransposed(OpBuilder &b, Location loc, Value stage) const {
     return address(b, loc, plan.barrierOffset + 8 * (2 + 4 * c.stages), stage, 8);
   }
+  /// e4m3: V_j's staging slot read by the producer's transpose (its 128
+  /// threads arrive); TMA may refill it without waiting for the consumers.
+  Value stagingEmpty(OpBuilder &b, Location loc, Value stage) const {
+    return address(b, loc, plan.barrierOffset + 8 * (2 + 5 * c.stages), stage, 8);
+  }
   /// The tile of `buffer` (behind `stage`) as a value of the math; a
   /// key-major one is stored transposed (Vᵀ of the e4m3 kernel).
   Value tile(OpBuilder &b, Location loc, Value buffer, Value stage,
@@ -145,9 +150,12 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
       mbarrierInit(then, loc, s.barrier(then, loc, st, ValueFull), 1);
       mbarrierInit(then, loc, s.barrier(then, loc, st, ValueEmpty),
                    consumerThreads);
-      if (isE4M3(s.c.elementType))
+      if (isE4M3(s.c.elementType)) {
         mbarrierInit(then, loc, s.valueTransposed(then, loc, st),
                      kWarpgroupThreads);
+        if (stagingReleasedByTranspose(s.c))
+          mbarrierInit(then, loc, s.stagingEmpty(then, loc, st), kWarpgroupThreads);
+      }
     }
     fenceBarrierInit(then, loc);
   });
@@ -235,7 +243,10 @@ void issueQuery(OpBuilder &b, Location loc, const SharedState &s,
 
 /// The issuing thread's copies of KV tile `j` into the rings: K, and V
 /// (into the e4m3 kernel's staging ring, where the producer transposes
-/// it), each once its stage was released.
+/// it), each once its stage was released: K's by the consumers, V's by
+/// the consumers or (stagingReleasedByTranspose) by the producer's own
+/// transpose, so that V_j is in flight while the consumers still read
+/// Vᵀ_{j - stages}.
 void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
                    const KernelArgs &args, const QueryTile &q,
                    const CopyCoords &at, Value j) {
@@ -250,23 +261,26 @@ void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
           b, loc, q.kvBegin,
           arith::MulIOp::create(b, loc, j, s.idx(b, loc, c.blockN))));
   // Wait for the stage to be released, expect its bytes, copy.
-  auto fillStage = [&](Barrier empty, Barrier full, StringRef map,
+  auto fillStage = [&](Value empty, Barrier full, StringRef map,
                        int64_t offset, int64_t stageBytes, int64_t panels) {
-    waitParity(b, loc, s.barrier(b, loc, stage, empty), emptyParity);
+    waitParity(b, loc, empty, emptyParity);
     Value bar = s.barrier(b, loc, stage, full);
     arriveExpectTx(b, loc, bar, stageBytes);
     Value dst = s.address(b, loc, offset, stage, stageBytes);
     copyTile(b, loc, s, args, map, dst, panels, c.blockN, keyStart, at.kvHead,
              at.batch, bar);
   };
-  fillStage(KeyEmpty, KeyFull, "k_tmap", p.keyOffset, p.keyStageBytes,
-            p.keyPanels);
+  fillStage(s.barrier(b, loc, stage, KeyEmpty), KeyFull, "k_tmap", p.keyOffset,
+            p.keyStageBytes, p.keyPanels);
   if (isE4M3(c.elementType))
-    fillStage(ValueEmpty, ValueFull, "v_tmap", p.stagingOffset,
-              p.stagingStageBytes, p.stagingPanels);
+    fillStage(stagingReleasedByTranspose(c)
+                  ? s.stagingEmpty(b, loc, stage)
+                  : s.barrier(b, loc, stage, ValueEmpty),
+              ValueFull, "v_tmap", p.stagingOffset, p.stagingStageBytes,
+              p.stagingPanels);
   else
-    fillStage(ValueEmpty, ValueFull, "v_tmap", p.valueOffset,
-              p.valueStageBytes, p.valuePanels);
+    fillStage(s.barrier(b, loc, stage, ValueEmpty), ValueFull, "v_tmap",
+              p.valueOffset, p.valueStageBytes, p.valuePanels);
 }
 
 /// One thread's copies, per tile (16-bit kernels): Q, then each visible
@@ -324,10 +338,11 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
   Value staging = s.address(b, loc, p.stagingOffset, stage, p.stagingStageBytes);
   Value transposed = s.address(b, loc, p.valueOffset, stage, p.valueStageBytes);
   constexpr int64_t kProducerWarps = kWarpgroupThreads / 32;
-  // block_n is a multiple of 128 (unsupportedE4M3Operands): each warp
-  // owns block_n / 128 steps; Dv is a multiple of 16.
-  int64_t stepsPerWarp = c.blockN / 32 / kProducerWarps,
-          columnGroups = c.valueDim / 16;
+  // block_n is a multiple of 32 and Dv of 16 (unsupportedE4M3Operands):
+  // warp w takes the steps w, w + 4, ..., the last round only the warps
+  // below steps % 4 when block_n is not a multiple of 128 (224: 2, 2, 2, 1).
+  int64_t steps = c.blockN / 32, columnGroups = c.valueDim / 16;
+  int64_t stepsPerWarp = llvm::divideCeil(steps, kProducerWarps);
   // Reads: key 32w + L (+ 128a) at byte key·128 of its staging panel;
   // 16-byte chunk m % 8 lands at (m % 8) ^ (key % 8), key % 8 = L % 8.
   Value readBase = add(staging, mul(add(mul(warp, 32), lane), kPanelRowBytes));
@@ -345,7 +360,7 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
   // stores, and their latencies overlap (transposeBatch: 4 registers a
   // group, which the producer's budget accounts for).
   const int64_t batch = transposeBatch(c.valueDim);
-  for (int64_t a = 0; a < stepsPerWarp; ++a) {
+  auto transposeStep = [&](int64_t a) {
     for (int64_t first = 0; first < columnGroups; first += batch) {
       int64_t last = std::min(first + batch, columnGroups);
       SmallVector<SmallVector<Value>> loaded;
@@ -368,14 +383,29 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
                     words);
       }
     }
+  };
+  for (int64_t a = 0; a < stepsPerWarp; ++a) {
+    int64_t warpsInRound = std::min(kProducerWarps, steps - a * kProducerWarps);
+    if (warpsInRound == kProducerWarps) {
+      transposeStep(a);
+      continue;
+    }
+    // Warp-uniform: the matrix instructions are .sync.aligned.
+    Value takes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warp,
+                                        cst(warpsInRound));
+    auto round = scf::IfOp::create(b, loc, takes, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(round.thenBlock());
+    transposeStep(a);
   }
 }
 
 /// e4m3: the producer warpgroup, per tile. One thread issues the copies
 /// (Q, K_j, V_j into the staging ring) one KV tile ahead of the
-/// transposes; all 128 threads transpose V_{j-1} once it landed, make
-/// their writes visible to wgmma (the async proxy) and arrive on its Vᵀ
-/// barrier.
+/// transposes; all 128 threads transpose V_{j-1} once it landed and its
+/// Vᵀ slot is free, make their writes visible to wgmma (the async proxy)
+/// and arrive on its Vᵀ barrier (and its staging slot's, where the
+/// transpose releases it).
 void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
                               const KernelArgs &args, const QueryTile &q,
                               Value producerThread) {
@@ -402,10 +432,18 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
               then, loc, s,
               arith::SubIOp::create(
                   then, loc, arith::AddIOp::create(then, loc, q.ringBase, j), one));
+          // V_{j-1} landed, and its Vᵀ slot is free: the consumers
+          // released Vᵀ_{j-1-stages} (implied when V's copy waited for it).
+          bool early = stagingReleasedByTranspose(s.c);
           waitParity(then, loc, s.barrier(then, loc, stage, ValueFull), parity);
+          if (early)
+            waitParity(then, loc, s.barrier(then, loc, stage, ValueEmpty),
+                       arith::XOrIOp::create(then, loc, parity, s.i32(then, loc, 1)));
           transposeValueTile(then, loc, s, stage, producerThread);
           fenceProxyAsync(then, loc);
           arrive(then, loc, s.valueTransposed(then, loc, stage));
+          if (early)
+            arrive(then, loc, s.stagingEmpty(then, loc, stage));
         });
         scf::YieldOp::create(lb, loc);
       });

@@ -107,6 +107,18 @@ inline RegisterBudget registerBudget(int64_t consumerGroups) {
 /// spill at 24 (ptxas: 64 B).
 inline int64_t transposeBatch(int64_t valueDim) { return valueDim <= 128 ? 2 : 1; }
 
+/// e4m3: whether V's staging slot is released by the producer's own
+/// transpose, so that TMA refills it while the consumers still read
+/// Vᵀ_{j - stages}, rather than with Vᵀ's slot by the consumers. At Dv 256
+/// (two stages) the shared release held V_j's copy back until P·V_{j-2}
+/// was done: releasing it early ran +13% (none and causal). At D128 it
+/// measured 7-10% slower at every depth tried (2, 3 and 4 stages, 128 x
+/// 128 and 128 x 224), which is not understood yet (docs/perf-notes.md,
+/// fifteenth session).
+inline bool stagingReleasedByTranspose(const AttentionKernelConfig &c) {
+  return isE4M3(c.elementType) && c.valueDim > 128;
+}
+
 /// The forward's budget. The e4m3 producer also transposes V: one column
 /// group at a time fits FA3's 24 registers, two need 40 (40 / 232, or
 /// 56 / 152 with three consumers; the sums stay within what the block
