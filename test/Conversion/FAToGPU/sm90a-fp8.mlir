@@ -4,8 +4,9 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/fp8_d128.ptx
 // RUN: FileCheck %s --check-prefix=NOBF16 < %t/fp8_d128.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fp8_d128.json
-// RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --mask causal -o %t && FileCheck %s --check-prefix=STAGES4 < %t/fa_fwd_sm90a_f8E4M3FN_d128_causal.json
-// RUN: FileCheck %s --check-prefix=STAGING128 < %t/fa_fwd_sm90a_f8E4M3FN_d128_causal.ptx
+// RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --mask "window(256,0)" -o %t && FileCheck %s --check-prefix=STAGES4 < %t/fa_fwd_sm90a_f8E4M3FN_d128_win256_0.json
+// RUN: FileCheck %s --check-prefix=STAGING128 < %t/fa_fwd_sm90a_f8E4M3FN_d128_win256_0.ptx
+// RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --mask causal -o %t && FileCheck %s --check-prefix=N224 < %t/fa_fwd_sm90a_f8E4M3FN_d128_causal.json
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 -o %t && FileCheck %s --check-prefix=N224 < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.json
 // RUN: FileCheck %s --check-prefix=N224PTX < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 256 -o %t && FileCheck %s --check-prefix=STAGES2 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.json
@@ -86,15 +87,15 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 }
 
 // The tools' stages for e4m3 (HopperStrategy::forwardPipeline): as many
-// K / V / Vᵀ stages as fit in 227 KB, up to 4. D128 causal: 16 KB of Q,
-// 48 KB a stage (K, V's staging, Vᵀ) and 6 barriers a stage (the sixth,
-// staging empty, unused below Dv 256).
+// K / V / Vᵀ stages as fit in 227 KB, up to 4. D128 under a window (128 x
+// 128): 16 KB of Q, 48 KB a stage (K, V's staging, Vᵀ) and 6 barriers a
+// stage (the sixth, staging empty, unused below Dv 256).
 // STAGES4: "tile": {"block_m": 128, "block_n": 128, "stages": 4, "warps": 8}
 // STAGES4: "dynamic_shared_memory": 213200,
 // STAGING128-COUNT-22: mbarrier.init.shared::cta.b64
 // STAGING128-NOT: mbarrier.init
 // STAGING128: fence.mbarrier_init
-// D128 without a mask takes FA3's 128 x 224 (tunedTile): 28 KB of K, 28 of
+// D128 without a mask or causal takes FA3's 128 x 224 (tunedTile): 28 KB of K, 28 of
 // V's staging and 32 of Vᵀ (two 128-key panels, the second 96 keys) a
 // stage, two stages; S is one m64n224 wgmma chain of D / 32 steps.
 // N224: "tile": {"block_m": 128, "block_n": 224, "stages": 2, "warps": 8}

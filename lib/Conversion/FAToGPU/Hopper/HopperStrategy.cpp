@@ -85,13 +85,13 @@ public:
   Tile tunedTile(int64_t headDim, int64_t valueDim, MaskKind mask,
                  bool e4m3) const override {
     // e4m3: two consumer warpgroups (FA3's fp8 tile is 128 query rows
-    // too). Without a mask at D <= 128, FA3's block_n 224: the softmax's
-    // per-tile work (row reductions, the O rescale, the waits) over 1.75x
-    // the scores, +4% at N = 8k on two stages (four at 128 x 128;
-    // docs/perf-notes.md, fifteenth session). Under a mask 128 keeps the
-    // diagonal's waste down and the tiles paired.
+    // too). At D <= 128, FA3's block_n 224: the softmax's per-tile work
+    // (row reductions, the O rescale, the waits) over 1.75x the scores,
+    // on two stages against four at 128 x 128; measured on the H100 at
+    // N = 8k +4% without a mask, +7% causal (+4% at 4k; docs/perf-notes.md,
+    // fifteenth session). A window keeps 128 (not measured at 224).
     if (e4m3)
-      return mask == MaskKind::None && headDim <= 128 && valueDim <= 128
+      return mask != MaskKind::Window && headDim <= 128 && valueDim <= 128
                  ? Tile{128, 224}
                  : Tile{128, 128};
     // Measured on the H100 (docs/perf-notes.md, sm_90a): D64 takes FA3's
