@@ -7,22 +7,23 @@
 # because the 64 O-rescale FMULs (which only need the row max) are
 # scheduled among the exponentials; without them in the softmax the wait
 # may stay after it and a warpgroup's softmax overlap its own P·V.
-#   gen (build machine, clean lib/include):
+#   gen (build machine, clean lib/include/test):
 #     bash bench/results/2026-11-27-s15-scripts/next-rescale.sh gen
 #   device: run(carry=["scratch/rs"], command="bash bench/results/2026-11-27-s15-scripts/next-rescale.sh 2>&1 | tee $OUT/log")
-# Then, if it pays: update sm90a.mlir / pack-carried-subwords.mlir (the
-# loop carries the factor: one more vector<2xf32>), regenerate, land.
+# The diff updates sm90a.mlir and pack-carried-subwords.mlir (the
+# loop carries the factor: one more vector<2xf32>); if it pays: apply,
+# fa-compile --standard-set, make-fp8-kernels.sh, verify, land.
 set -o pipefail; export PYTHONUNBUFFERED=1; W=scratch/rs
 S=bench/results/2026-11-27-s15-scripts
 KS="f8E4M3FN_d128_none f8E4M3FN_d128_causal f8E4M3FN_d256_none f8E4M3FN_d256_causal bf16_d64_none bf16_d128_none bf16_d128_causal bf16_d256_none"
 if [ "$1" = gen ]; then
-  set -e; [ -z "$(git status --porcelain lib include)" ] || { echo "lib or include not clean"; exit 1; }
+  set -e; [ -z "$(git status --porcelain lib include test)" ] || { echo "lib, include or test not clean"; exit 1; }
   rm -rf $W; mkdir -p $W/base
   for k in $KS; do cp kernels_generated/fa_fwd_sm90a_$k.{json,ptx} $W/base/; done
   git apply $S/rescale-before-pv.diff; ninja -C build >/dev/null
   for d in 128 256; do for m in none causal; do build/bin/fa-compile --target sm_90a --dtype f8e4m3fn -d $d --mask $m -o $W/new >/dev/null; done; done
   for dm in 64:none 128:none 128:causal 256:none; do build/bin/fa-compile --target sm_90a --dtype bf16 -d ${dm%:*} --mask ${dm#*:} -o $W/new >/dev/null; done
-  git checkout lib include; ninja -C build >/dev/null; cp $S/sass_order.py $W/
+  git checkout lib include test; ninja -C build >/dev/null; cp $S/sass_order.py $W/
   for f in $W/*/*.ptx; do echo "$f $(/usr/local/cuda/bin/ptxas -arch=sm_90a -v $f -o /dev/null 2>&1 | grep -o 'C75[0-9]*\|[0-9]* bytes spill stores' | head -2 | paste -sd' ')"; done
   exit 0
 fi
