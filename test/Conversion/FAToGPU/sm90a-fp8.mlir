@@ -9,6 +9,7 @@
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --mask causal -o %t && FileCheck %s --check-prefix=N224 < %t/fa_fwd_sm90a_f8E4M3FN_d128_causal.json
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 -o %t && FileCheck %s --check-prefix=N224 < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.json
 // RUN: FileCheck %s --check-prefix=N224PTX < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
+// RUN: FileCheck %s --check-prefix=N224T < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 256 -o %t && FileCheck %s --check-prefix=STAGES2 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.json
 // RUN: FileCheck %s --check-prefix=STAGING256 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.ptx
 // RUN: FileCheck %s --check-prefix=BUDGET256 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.ptx
@@ -101,6 +102,14 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // N224: "tile": {"block_m": 128, "block_n": 224, "stages": 2, "warps": 8}
 // N224: "dynamic_shared_memory": 196720,
 // N224PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3
+// The producer's transpose (transposeValueTile): 224 keys are 7 steps of
+// 32 over the four producer warps; the first round (keys 0..127) is every
+// warp's, the second (128..223) only warps 0-2's, behind a warp-uniform
+// branch: 8 column groups a round, one ldmatrix.x4.trans each.
+// N224T-COUNT-8: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// N224T: @%p{{[0-9]+}} bra
+// N224T-COUNT-8: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// N224T-NOT: ldmatrix
 // D256: 32 KB of Q and 96 KB a stage: two.
 // STAGES2: "tile": {"block_m": 128, "block_n": 128, "stages": 2, "warps": 8}
 // At Dv 256 V's staging slot is released by the producer's transpose
