@@ -66,6 +66,12 @@ struct SharedState {
   Value parity(OpBuilder &b, Location loc, Value uses) const {
     return toI32(b, loc, arith::RemUIOp::create(b, loc, uses, idx(b, loc, 2)));
   }
+  /// The parity that says a slot of use `parity` was released: the phase
+  /// before it (a fresh barrier's previous phase counts as complete, so
+  /// use 0 passes).
+  Value releasedParity(OpBuilder &b, Location loc, Value parity) const {
+    return arith::XOrIOp::create(b, loc, parity, i32(b, loc, 1));
+  }
   /// base + bytes + stride · stage (stage an index, or null).
   Value address(OpBuilder &b, Location loc, int64_t bytes, Value stage = Value(),
                 int64_t stride = 0) const {
@@ -230,9 +236,8 @@ struct CopyCoords {
 void issueQuery(OpBuilder &b, Location loc, const SharedState &s,
                 const KernelArgs &args, const QueryTile &q,
                 const CopyCoords &at) {
-  // A fresh barrier's previous phase counts as complete: round 0 passes.
   waitParity(b, loc, s.queryEmpty(b, loc),
-             arith::XOrIOp::create(b, loc, s.parity(b, loc, q.round), s.i32(b, loc, 1)));
+             s.releasedParity(b, loc, s.parity(b, loc, q.round)));
   Value queryBar = s.queryFull(b, loc);
   arriveExpectTx(b, loc, queryBar, s.plan.queryBytes);
   Value dst = s.address(b, loc, 0);
@@ -254,7 +259,7 @@ void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
   const SharedMemoryPlan &p = s.plan;
   auto [stage, parity] =
       ringPosition(b, loc, s, arith::AddIOp::create(b, loc, q.ringBase, j));
-  Value emptyParity = arith::XOrIOp::create(b, loc, parity, s.i32(b, loc, 1));
+  Value emptyParity = s.releasedParity(b, loc, parity);
   Value keyStart = s.toI32(
       b, loc,
       arith::AddIOp::create(
@@ -438,7 +443,7 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
           waitParity(then, loc, s.barrier(then, loc, stage, ValueFull), parity);
           if (early)
             waitParity(then, loc, s.barrier(then, loc, stage, ValueEmpty),
-                       arith::XOrIOp::create(then, loc, parity, s.i32(then, loc, 1)));
+                       s.releasedParity(then, loc, parity));
           transposeValueTile(then, loc, s, stage, producerThread);
           fenceProxyAsync(then, loc);
           arrive(then, loc, s.valueTransposed(then, loc, stage));
