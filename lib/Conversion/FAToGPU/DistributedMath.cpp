@@ -221,6 +221,13 @@ Value DistributedMath::fullRows(OpBuilder &b, Value value) {
 LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
   if (tileFeeders.contains(op) || op->hasTrait<OpTrait::ConstantLike>())
     return success(); // tiles come from the strategy; constants on demand
+  if (tilesUnmasked && isa<ApplyMaskOp>(op)) { // every key visible
+    Value scores = lookup(b, op->getOperand(0));
+    if (!scores)
+      return op->emitError("the GPU lowering cannot place the masked scores");
+    mapping.map(op->getResult(0), scores);
+    return success();
+  }
   bool partialResult =
       op->getNumResults() == 1 && quadPartial.contains(op->getResult(0));
   IRMapping operands;

@@ -83,7 +83,12 @@
 // CHECK: mbarrier.arrive.shared::cta.b64
 // CHECK: scf.yield
 // CHECK: } else {
-// CHECK: scf.for %{{[^ ]+}} = %c1 to %{{[^ ]+}} step %c1 iter_args({{.*}}, %[[ACC:[^ ]+]] = %[[FIRST]]#2, %[[P:[^ ]+]] = %[[FIRST]]#3)
+// The tiles every query of the Q tile sees fully (buildUnmaskedKeyRange)
+// run in a loop of their own without fa.apply_mask (whose branch between
+// the wgmmas' issue and their wait makes ptxas wait for P·V early); the
+// causal diagonal's tiles follow in a second loop, with the mask.
+// CHECK: %[[SPLIT:[^ ]+]] = arith.floordivsi
+// CHECK: %[[INTERIOR:[^:]+]]:4 = scf.for %{{[^ ]+}} = %c1 to %[[END:[^ ]+]] step %c1 iter_args({{.*}}, %[[ACC:[^ ]+]] = %[[FIRST]]#2, %[[P:[^ ]+]] = %[[FIRST]]#3)
 // CHECK: bar.sync $0, $1;
 // CHECK: mbarrier.try_wait.parity
 // CHECK: %[[KT:[^ ]+]] = fa.shared_tile %[[SK]][%{{[^]]+}}] : {{.*}} -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
@@ -92,16 +97,25 @@
 // CHECK: %[[VT:[^ ]+]] = fa.shared_tile %[[SV]][%{{[^]]+}}]
 // CHECK: %[[PV:[^ ]+]] = fa.matmul %[[P]], %[[VT]], %[[ACC]] : tensor<128x128xbf16, #fa.fragment<warps = 8, mTiles = 1>>, tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: @arrive bar.arrive
-// CHECK: fa.mma_wait %[[S]] pending = 1
+// CHECK: %[[SW:[^ ]+]] = fa.mma_wait %[[S]] pending = 1
 // CHECK: mbarrier.arrive.shared::cta.b64
-// CHECK: fa.apply_mask
-// CHECK: fa.row_max
+// CHECK-NOT: fa.apply_mask
+// CHECK: fa.row_max %[[SW]]
 // CHECK: %[[DONE:[^ ]+]] = fa.mma_wait %[[PV]] pending = 0
 // CHECK: mbarrier.arrive.shared::cta.b64
 // CHECK: fa.scale_rows %[[DONE]]
 // CHECK: scf.yield
+// CHECK: %[[LAST:[^:]+]]:4 = scf.for %{{[^ ]+}} = %[[END]] to %{{[^ ]+}} step %c1 iter_args(%{{[^ ]+}} = %[[INTERIOR]]#0, %{{[^ ]+}} = %[[INTERIOR]]#1, %[[ACC2:[^ ]+]] = %[[INTERIOR]]#2, %[[P2:[^ ]+]] = %[[INTERIOR]]#3)
+// CHECK: %[[S2:[^ ]+]] = fa.qk_scores %[[QT]]
+// CHECK: %[[PV2:[^ ]+]] = fa.matmul %[[P2]], %{{[^ ]+}}, %[[ACC2]]
+// CHECK: fa.mma_wait %[[S2]] pending = 1
+// CHECK: fa.apply_mask
+// CHECK: fa.row_max
+// CHECK: %[[DONE2:[^ ]+]] = fa.mma_wait %[[PV2]] pending = 0
+// CHECK: fa.scale_rows %[[DONE2]]
+// CHECK: scf.yield
 // CHECK: scf.if
-// CHECK: fa.matmul
+// CHECK: fa.matmul %[[LAST]]#3, %{{[^ ]+}}, %[[LAST]]#2
 // CHECK: fa.mma_wait %{{[^ ]+}} pending = 0
 // Q released (its last S waited for), then the epilogue, under the
 // producer's next Q and K.
@@ -139,11 +153,12 @@
 // PTX-DAG: wgmma.wait_group.sync.aligned 1;
 // PTX-DAG: bar.sync %r{{[0-9]+}}, %r{{[0-9]+}};
 // PTX-DAG: @arrive bar.arrive %r{{[0-9]+}}, %r{{[0-9]+}};
-// Eight k16 steps for each of S (D = 128) and PV (block_n = 128), twice
-// each: S in the peeled first tile and the loop, PV in the loop and after.
+// Eight k16 steps for each of S (D = 128) and PV (block_n = 128), three
+// times each: S in the peeled first tile and the two loops (unmasked
+// tiles, then the diagonal's), PV in the two loops and after.
 // RUN: grep -c "wgmma.mma_async.*accumulate, 1, 1, 0, 0;" %t/causal_d128.ptx | FileCheck %s --check-prefix=STEPS
 // RUN: grep -c "wgmma.mma_async.*accumulate, 1, 1, 1;" %t/causal_d128.ptx | FileCheck %s --check-prefix=STEPS
-// STEPS: {{^}}16{{$}}
+// STEPS: {{^}}24{{$}}
 func.func @causal_d128(%q: tensor<1x1x256x128xbf16>, %k: tensor<1x1x256x128xbf16>, %v: tensor<1x1x256x128xbf16>)
     -> (tensor<1x1x256x128xbf16>, tensor<1x1x256xf32>) {
   %o, %lse = fa.attention %q, %k, %v

@@ -250,6 +250,10 @@ public:
     valueDescale = value;
   }
 
+  /// The bodies emitted next cover tiles every key of which every query
+  /// sees (a schedule's interior tiles): their masks are not emitted.
+  void setTilesUnmasked(bool unmasked) { tilesUnmasked = unmasked; }
+
   /// Clones the epilogue after the loop; returns (O tile, LSE rows).
   FailureOr<std::pair<Value, Value>> emitEpilogue(OpBuilder &b,
                                                   ValueRange loopResults);
@@ -291,6 +295,7 @@ private:
   const GridCoords *grid = nullptr;
   Value keyStart;
   Value scoreDescale, valueDescale; ///< the kernel's (setDescales)
+  bool tilesUnmasked = false;       ///< setTilesUnmasked
   /// Maps the attention's run-time scalars to the kernel's.
   void mapRunTimeScalars();
 };

@@ -35,6 +35,7 @@
 
 #include "fa/Conversion/FAToGPU/FragmentPatterns.h"
 #include "fa/Conversion/FAToGPU/KernelSkeleton.h"
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -514,6 +515,34 @@ struct Pingpong {
   }
 };
 
+/// The KV tiles of `q` (indices into its visible tiles) that need no mask:
+/// [begin, end), clamped to [1, numBlocks) (tile 0 is the pipeline's
+/// prologue). `begin` is null where the mask has no left edge (it is then 1).
+std::pair<Value, Value> unmaskedTiles(OpBuilder &b, Location loc,
+                                      const AttentionKernelConfig &c,
+                                      const QueryTile &q) {
+  auto [firstKey, endKey] =
+      buildUnmaskedKeyRange(b, loc, c.mask, q.grid.queryStart, c.blockM,
+                            q.grid.queryLen, q.grid.keyLen);
+  // Tile j holds keys [kvBegin + j·block_n, kvBegin + (j + 1)·block_n).
+  Value blockN = arith::ConstantIndexOp::create(b, loc, c.blockN);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::MaxSIOp::create(b, loc, q.numBlocks, one);
+  Value begin;
+  bool leftEdge = c.mask.getKind() == MaskKind::Window && c.mask.getLeft() >= 0;
+  if (leftEdge) {
+    begin = arith::CeilDivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, firstKey, q.kvBegin), blockN);
+    begin = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, begin, one),
+                                   last);
+  }
+  Value end = arith::FloorDivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, endKey, q.kvBegin), blockN);
+  end = arith::MinSIOp::create(b, loc, end, q.numBlocks);
+  end = arith::MaxSIOp::create(b, loc, end, begin ? begin : one);
+  return {begin, end};
+}
+
 /// The consumers' loop over one Q tile's KV tiles, software-pipelined
 /// (DistributedMath::emitPipelinedBody): tile 0's S and softmax peeled;
 /// then per tile j ≥ 1 S_j and P_{j-1}·V_{j-1} in flight together, the
@@ -580,27 +609,45 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
         scf::YieldOp::create(tb, loc, succeeded(body) ? ValueRange(*body) : ValueRange(init));
       },
       [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, init); });
-  auto loop = scf::ForOp::create(
-      b, loc, one, q.numBlocks, one, first.getResults(),
-      [&](OpBuilder &lb, Location, Value j, ValueRange carried) {
-        auto [stage, parity] = positionOf(lb, j);
-        auto [valueStage, valueParity] =
-            positionOf(lb, arith::SubIOp::create(lb, loc, j, one));
-        Value keyStart = arith::AddIOp::create(
-            lb, loc, q.kvBegin,
-            arith::MulIOp::create(lb, loc, j, s.idx(lb, loc, c.blockN)));
-        DistributedMath::DeferredProduct deferred{
-            carried.back(), valueTileAt(valueStage, valueParity)};
-        auto body = math.emitPipelinedBody(
-            lb, grid, keyStart, carried, query, keyTileAt(stage, parity),
-            deferred, slope, hooksFor(stage, valueStage));
-        if (failed(body))
-          result = failure();
-        scf::YieldOp::create(lb, loc, succeeded(body) ? ValueRange(*body) : carried);
-      });
+  // Tiles [from, to) in one loop; `unmasked`: tiles every key of which
+  // every query sees, emitted without the mask (splitsUnmaskedTiles).
+  auto tilesIn = [&](Value from, Value to, ValueRange init, bool unmasked) {
+    math.setTilesUnmasked(unmasked);
+    auto loop = scf::ForOp::create(
+        b, loc, from, to, one, init,
+        [&](OpBuilder &lb, Location, Value j, ValueRange carried) {
+          auto [stage, parity] = positionOf(lb, j);
+          auto [valueStage, valueParity] =
+              positionOf(lb, arith::SubIOp::create(lb, loc, j, one));
+          Value keyStart = arith::AddIOp::create(
+              lb, loc, q.kvBegin,
+              arith::MulIOp::create(lb, loc, j, s.idx(lb, loc, c.blockN)));
+          DistributedMath::DeferredProduct deferred{
+              carried.back(), valueTileAt(valueStage, valueParity)};
+          auto body = math.emitPipelinedBody(
+              lb, grid, keyStart, carried, query, keyTileAt(stage, parity),
+              deferred, slope, hooksFor(stage, valueStage));
+          if (failed(body))
+            result = failure();
+          scf::YieldOp::create(lb, loc, succeeded(body) ? ValueRange(*body) : carried);
+        });
+    math.setTilesUnmasked(false);
+    return loop.getResults();
+  };
+  ValueRange carried = first.getResults();
+  Value maskedFrom = one; // the tiles after the unmasked ones
+  if (splitsUnmaskedTiles(c)) {
+    auto [unmaskedBegin, unmaskedEnd] = unmaskedTiles(b, loc, c, q);
+    if (unmaskedBegin) // a window's left edge: its tiles come first
+      carried = tilesIn(one, unmaskedBegin, carried, /*unmasked=*/false);
+    carried = tilesIn(unmaskedBegin ? unmaskedBegin : one, unmaskedEnd, carried,
+                      /*unmasked=*/true);
+    maskedFrom = unmaskedEnd;
+  }
+  auto loopResults = tilesIn(maskedFrom, q.numBlocks, carried, /*unmasked=*/false);
   if (failed(result))
     return failure();
-  SmallVector<Value> loopValues(loop.getResults().drop_back());
+  SmallVector<Value> loopValues(loopResults.drop_back());
   auto last = scf::IfOp::create(
       b, loc, hasBlocks,
       [&](OpBuilder &tb, Location) {
@@ -610,8 +657,8 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
         scf::YieldOp::create(
             tb, loc,
             math.emitDeferredProduct(
-                tb, loop.getResults(),
-                {loop.getResults().back(), valueTileAt(stage, parity)}, hooks));
+                tb, loopResults, {loopResults.back(), valueTileAt(stage, parity)},
+                hooks));
       },
       [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, loopValues); });
   return SmallVector<Value>(last.getResults());

@@ -59,6 +59,16 @@ Value buildTileNeedsMask(OpBuilder &b, Location loc, MaskAttr mask, Value q0,
                          Value k0, int64_t blockM, int64_t blockN,
                          Value queryLen, Value keyLen);
 
+/// [begin, end): the keys every query of [q0, q0 + blockM) sees (and that
+/// exist): a KV tile inside it needs no mask (buildTileNeedsMask is false),
+/// so a schedule can run those tiles in a loop of their own without the
+/// mask's branch. `begin` is 0 unless a window has a left edge. The interval
+/// may be empty (end <= begin). Index values.
+std::pair<Value, Value> buildUnmaskedKeyRange(OpBuilder &b, Location loc,
+                                              MaskAttr mask, Value q0,
+                                              int64_t blockM, Value queryLen,
+                                              Value keyLen);
+
 } // namespace fa
 } // namespace mlir
 
