@@ -13,6 +13,7 @@
 #include "CpuBackend.h"
 #include "FaRun.h"
 #include "Fp8Inputs.h"
+#include "RandomDraws.h"
 
 #include "fa/runtime/Npy.h"
 #include "fa/runtime/Verify.h"
@@ -55,13 +56,14 @@ struct HostTensor {
 HostTensor randomTensor(ElementType type, std::vector<int64_t> shape,
                         std::mt19937_64 &gen) {
   HostTensor t{std::move(shape), {}, {}, {}};
-  std::normal_distribution<double> normal(0.0, 1.0);
+  t.values = drawNormal(t.count(), gen); // CudaRun's randomData's draws
   t.bits.resize(t.count());
-  t.values.resize(t.count());
-  for (size_t i = 0; i < t.count(); ++i) {
-    t.bits[i] = storageBits(type, normal(gen));
-    t.values[i] = storageValue(type, t.bits[i]);
-  }
+  parallelChunks(t.count(), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      t.bits[i] = storageBits(type, t.values[i]);
+      t.values[i] = storageValue(type, t.bits[i]);
+    }
+  });
   return t;
 }
 

@@ -13,6 +13,7 @@
 
 #include "CudaRun.h"
 #include "Fp8Inputs.h"
+#include "RandomDraws.h"
 
 #include "fa/runtime/Npy.h"
 #include "fa/runtime/Verify.h"
@@ -32,15 +33,16 @@ using namespace fa::cudarun;
 
 HostData fa::cudarun::randomData(const Layout &l, ElementType type,
                                  std::mt19937_64 &gen) {
-  std::normal_distribution<double> normal(0.0, 1.0);
   HostData d;
-  d.logical.resize(l.count());
+  d.logical = drawNormal(l.count(), gen);
   d.bits.resize(l.count());
-  for (int64_t i = 0; i < l.count(); ++i) {
-    uint16_t bits = storageBits(type, normal(gen));
-    d.bits[l.physical(i)] = bits;
-    d.logical[i] = storageValue(type, bits);
-  }
+  parallelChunks(l.count(), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      uint16_t bits = storageBits(type, d.logical[i]);
+      d.bits[l.physical(i)] = bits;
+      d.logical[i] = storageValue(type, bits);
+    }
+  });
   return d;
 }
 

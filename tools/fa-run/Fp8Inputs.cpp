@@ -6,6 +6,8 @@
 
 #include "Fp8Inputs.h"
 
+#include "RandomDraws.h"
+
 #include "fa/runtime/Numerics.h"
 
 #include <algorithm>
@@ -26,7 +28,6 @@ static QuantisedTensor quantisedTensor(std::vector<int64_t> shape,
   size_t count = 1;
   for (int64_t d : t.shape)
     count *= static_cast<size_t>(d);
-  std::normal_distribution<double> normal(0.0, 1.0);
   int64_t heads = t.shape[1], rows = t.shape[2] * t.shape[3];
   int64_t slices = perHead ? t.shape[0] * (heads / group) : 1;
   auto sliceOf = [&](size_t i) -> int64_t {
@@ -35,12 +36,12 @@ static QuantisedTensor quantisedTensor(std::vector<int64_t> shape,
     int64_t bh = static_cast<int64_t>(i) / rows;
     return (bh / heads) * (heads / group) + (bh % heads) / group;
   };
-  std::vector<double> real(count), largest(slices, 0.0);
+  std::vector<double> real = drawNormal(count, gen), largest(slices, 0.0);
   for (size_t i = 0; i < count; ++i) {
     // Per head, slices of 1x, 2x and 3x the magnitude: their descales
     // differ, so a kernel that reads the wrong one is caught.
     int64_t slice = sliceOf(i);
-    real[i] = normal(gen) * static_cast<double>(1 + slice % 3);
+    real[i] *= static_cast<double>(1 + slice % 3);
     largest[slice] = std::max(largest[slice], std::fabs(real[i]));
   }
   size_t first = descales.size();
@@ -48,11 +49,13 @@ static QuantisedTensor quantisedTensor(std::vector<int64_t> shape,
     descales.push_back(static_cast<float>(l > 0.0 ? l / 448.0 : 1.0));
   t.bytes.resize(count);
   t.values.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    float descale = descales[first + sliceOf(i)];
-    t.bytes[i] = toF8E4M3FNBits(static_cast<float>(real[i] / descale));
-    t.values[i] = static_cast<double>(fromF8E4M3FNBits(t.bytes[i])) * descale;
-  }
+  parallelChunks(count, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      float descale = descales[first + sliceOf(i)];
+      t.bytes[i] = toF8E4M3FNBits(static_cast<float>(real[i] / descale));
+      t.values[i] = static_cast<double>(fromF8E4M3FNBits(t.bytes[i])) * descale;
+    }
+  });
   return t;
 }
 

@@ -1,0 +1,52 @@
+//===- RandomDraws.cpp - fa-run's random inputs, on every core ------------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RandomDraws.h"
+
+#include <algorithm>
+#include <thread>
+
+using namespace fa;
+
+void fa::parallelChunks(size_t count,
+                        const std::function<void(size_t, size_t)> &body) {
+  size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  // Small tensors (the tests' sizes) are not worth a thread.
+  constexpr size_t kMinPerThread = size_t(1) << 16;
+  threads = std::min(threads, std::max<size_t>(1, count / kMinPerThread));
+  if (threads == 1) {
+    body(0, count);
+    return;
+  }
+  size_t per = (count + threads - 1) / threads;
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) {
+    size_t begin = std::min(count, t * per), end = std::min(count, begin + per);
+    if (begin < end)
+      pool.emplace_back(body, begin, end);
+  }
+  for (std::thread &thread : pool)
+    thread.join();
+}
+
+std::vector<double> fa::drawNormal(size_t count, std::mt19937_64 &gen) {
+  constexpr size_t kChunk = size_t(1) << 20;
+  size_t chunks = (count + kChunk - 1) / kChunk;
+  std::vector<uint64_t> seeds(chunks);
+  for (uint64_t &seed : seeds)
+    seed = gen();
+  std::vector<double> values(count);
+  parallelChunks(chunks, [&](size_t first, size_t last) {
+    for (size_t c = first; c < last; ++c) {
+      std::mt19937_64 chunkGen(seeds[c]);
+      std::normal_distribution<double> normal(0.0, 1.0);
+      size_t end = std::min(count, (c + 1) * kChunk);
+      for (size_t i = c * kChunk; i < end; ++i)
+        values[i] = normal(chunkGen);
+    }
+  });
+  return values;
+}

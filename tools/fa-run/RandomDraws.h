@@ -1,0 +1,36 @@
+//===- RandomDraws.h - fa-run's random inputs, on every core ----*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// fa-run draws its inputs fresh each run (DESIGN.md), up to ~10^8 values at
+// the benchmark sizes: one thread drawing and rounding them took most of a
+// --bench run's ~9 s on the GPU machine. The draws here are split into
+// fixed chunks, each with its own generator seeded in order from the run's
+// generator, so the values depend on the seed and the size only, not on
+// the number of threads, and the CPU and CUDA paths draw the same inputs
+// for the same seed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_TOOLS_FA_RUN_RANDOMDRAWS_H
+#define FA_TOOLS_FA_RUN_RANDOMDRAWS_H
+
+#include <cstddef>
+#include <functional>
+#include <random>
+#include <vector>
+
+namespace fa {
+
+/// Runs `body(begin, end)` over [0, count) in chunks on the machine's cores
+/// (at most 16 threads); `body` must write disjoint elements per index.
+void parallelChunks(size_t count,
+                    const std::function<void(size_t, size_t)> &body);
+
+/// `count` draws of N(0, 1), in chunks of 2^20 whose generators are seeded
+/// from `gen` in order.
+std::vector<double> drawNormal(size_t count, std::mt19937_64 &gen);
+
+} // namespace fa
+
+#endif // FA_TOOLS_FA_RUN_RANDOMDRAWS_H
