@@ -7,16 +7,19 @@
 #include "RandomDraws.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 using namespace fa;
 
 void fa::parallelChunks(size_t count,
-                        const std::function<void(size_t, size_t)> &body) {
+                        const std::function<void(size_t, size_t)> &body,
+                        size_t grain) {
   size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  if (const char *limit = std::getenv("FA_RUN_THREADS")) // a user's cap
+    threads = std::clamp<size_t>(std::strtoul(limit, nullptr, 10), 1, threads);
   // Small tensors (the tests' sizes) are not worth a thread.
-  constexpr size_t kMinPerThread = size_t(1) << 16;
-  threads = std::min(threads, std::max<size_t>(1, count / kMinPerThread));
+  threads = std::min(threads, std::max<size_t>(1, count / std::max<size_t>(grain, 1)));
   if (threads == 1) {
     body(0, count);
     return;
@@ -47,6 +50,6 @@ std::vector<double> fa::drawNormal(size_t count, std::mt19937_64 &gen) {
       for (size_t i = c * kChunk; i < end; ++i)
         values[i] = normal(chunkGen);
     }
-  });
+  }, /*grain=*/1);
   return values;
 }

@@ -23,9 +23,11 @@
 namespace fa {
 
 /// Runs `body(begin, end)` over [0, count) in chunks on the machine's cores
-/// (at most 16 threads); `body` must write disjoint elements per index.
+/// (at most 16 threads, or FA_RUN_THREADS, and at least `grain` indices a
+/// thread); `body` must write disjoint elements per index.
 void parallelChunks(size_t count,
-                    const std::function<void(size_t, size_t)> &body);
+                    const std::function<void(size_t, size_t)> &body,
+                    size_t grain = size_t(1) << 16);
 
 /// `count` draws of N(0, 1), in chunks of 2^20 whose generators are seeded
 /// from `gen` in order.
