@@ -14,7 +14,9 @@
 # watch D128.
 #   gen (build machine, clean lib/include/unittests):
 #     bash bench/results/2026-11-27-s16-scripts/next-bwd-split.sh gen
-#   device: run(carry=["scratch/bs"], command="bash bench/results/2026-11-27-s16-scripts/next-bwd-split.sh 2>&1 | tee $OUT/log")
+#   device (two calls, each under the 600 s limit):
+#     run(carry=["scratch/bs"], command="bash bench/results/2026-11-27-s16-scripts/next-bwd-split.sh verify 2>&1 | tee $OUT/log")
+#     run(carry=["scratch/bs"], command="bash bench/results/2026-11-27-s16-scripts/next-bwd-split.sh time 2>&1 | tee $OUT/log")
 # If it pays: apply the diff, a strategy rule for where (as
 # splitsUnmaskedTiles), fa-compile --standard-set, make-backward-kernels,
 # verify-backward.sh, BENCHMARKS.
@@ -54,6 +56,7 @@ fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || exit 1
 F=build-gpu/bin/fa-run; start=$SECONDS
+if [ "$1" = verify ]; then
 { for fwd in $W/new/fa_fwd_*.json; do
   for size in 1x1 113x203 128x217 1023x1024 4096x4096; do m=${size%x*}; n=${size#*x}
     if [ $m = 4096 ]; then echo "--kernel $fwd --bwd --b 1 --hq 2 --hkv 1 --m $m --n $n --layout bshd"
@@ -70,6 +73,8 @@ for k in d128_causal d128_win256_0; do for tool in memcheck racecheck synccheck;
 for d in 128 256; do fwd=$W/new/fa_fwd_sm90a_bf16_d${d}_causal.json; det=$W/new/fa_bwd_sm90a_bf16_d${d}_causal_det.json
   $F --device cuda --kernel $fwd --bwd-kernel $det --bwd --deterministic --verify --b 2 --hq 8 --hkv 2 --m 1023 --n 1024 --layout bshd 2>&1 | grep -E '^deterministic|verdict' | tr '\n' ' '; echo; done
 echo "   ($((SECONDS - start)) s)"
+exit 0
+fi
 L=build-gpu/runtime/libfa_runtime.so
 for d in 64 128 256; do for mask in none causal; do k=sm90a_bf16_d${d}_$mask
   python3 bench/bwd_variants.py $L $W/base/fa_fwd_$k.json base=$W/base/fa_bwd_$k.json new=$W/new/fa_bwd_$k.json --b 4 --h 16 --n 4096 2>&1 | tail -4; done; done

@@ -52,7 +52,8 @@ F=build-gpu/bin/fa-run
 for k in $KS; do for v in base drop reord branch; do p=$W/$v/fa_fwd_sm90a_$k.ptx
   ptxas -arch=sm_90a $p -o ${p%.ptx}.cubin && python3 $W/sass_order.py ${p%.ptx}.cubin | grep -o 'B G1[0-9].*' | cut -c1-220 | sed "s|^|$v $k: |"; done; done
 for v in reord branch; do for k in $KS; do for size in 113x203 1023x1024 4096x4096; do
-  $F --device cuda --kernel $W/$v/fa_fwd_sm90a_$k.json --b 2 --hq 8 --hkv 2 --m ${size%x*} --n ${size#*x} --layout bshd --verify 2>&1 | grep -o 'verdict: [A-Z]*' | sed "s|^|$v $k $size |"; done; done; done
+  echo "--kernel $W/$v/fa_fwd_sm90a_$k.json --b 2 --hq 8 --hkv 2 --m ${size%x*} --n ${size#*x} --layout bshd"; done; done; done > /tmp/jobs
+FA_PARALLEL=16 FA_JOB_TIMEOUT=200 timeout 240 bash bench/verify-parallel.sh $F "reord/branch verify" < /tmp/jobs
 for r in 1 2; do for k in $KS; do for v in base reord branch; do
   echo "$r $k $v $($F --device cuda --kernel $W/$v/fa_fwd_sm90a_$k.json --b 2 --hq 16 --hkv 16 --m 8192 --n 8192 --bench --iters 20 2>&1 | grep -o '[0-9.]* TFLOP/s')"
 done; done; done
