@@ -56,14 +56,8 @@ struct HostTensor {
 HostTensor randomTensor(ElementType type, std::vector<int64_t> shape,
                         std::mt19937_64 &gen) {
   HostTensor t{std::move(shape), {}, {}, {}};
-  t.values = drawNormal(t.count(), gen); // CudaRun's randomData's draws
-  t.bits.resize(t.count());
-  parallelChunks(t.count(), [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      t.bits[i] = storageBits(type, t.values[i]);
-      t.values[i] = storageValue(type, t.bits[i]);
-    }
-  });
+  drawRounded(
+      type, t.count(), gen, [](size_t i) { return i; }, t.bits, t.values);
   return t;
 }
 

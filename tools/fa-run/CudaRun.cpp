@@ -34,15 +34,9 @@ using namespace fa::cudarun;
 HostData fa::cudarun::randomData(const Layout &l, ElementType type,
                                  std::mt19937_64 &gen) {
   HostData d;
-  d.logical = drawNormal(l.count(), gen);
-  d.bits.resize(l.count());
-  parallelChunks(l.count(), [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      uint16_t bits = storageBits(type, d.logical[i]);
-      d.bits[l.physical(i)] = bits;
-      d.logical[i] = storageValue(type, bits);
-    }
-  });
+  drawRounded(
+      type, l.count(), gen, [&](size_t i) { return l.physical(i); }, d.bits,
+      d.logical);
   return d;
 }
 

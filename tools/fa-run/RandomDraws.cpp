@@ -6,6 +6,8 @@
 
 #include "RandomDraws.h"
 
+#include "FaRun.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
@@ -52,4 +54,18 @@ std::vector<double> fa::drawNormal(size_t count, std::mt19937_64 &gen) {
     }
   }, /*grain=*/1);
   return values;
+}
+
+void fa::drawRounded(ElementType type, size_t count, std::mt19937_64 &gen,
+                     const std::function<size_t(size_t)> &place,
+                     std::vector<uint16_t> &bits, std::vector<double> &values) {
+  values = drawNormal(count, gen);
+  bits.resize(count);
+  parallelChunks(count, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      uint16_t stored = storageBits(type, values[i]);
+      bits[place(i)] = stored;
+      values[i] = storageValue(type, stored);
+    }
+  });
 }

@@ -15,7 +15,10 @@
 #ifndef FA_TOOLS_FA_RUN_RANDOMDRAWS_H
 #define FA_TOOLS_FA_RUN_RANDOMDRAWS_H
 
+#include "fa/runtime/Spec.h"
+
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <random>
 #include <vector>
@@ -32,6 +35,13 @@ void parallelChunks(size_t count,
 /// `count` draws of N(0, 1), in chunks of 2^20 whose generators are seeded
 /// from `gen` in order.
 std::vector<double> drawNormal(size_t count, std::mt19937_64 &gen);
+
+/// `count` draws of N(0, 1) rounded to the 16-bit `type`, as both of
+/// fa-run's paths draw their inputs: `values[i]` the rounded value,
+/// `bits[place(i)]` its storage bits (`place`: a layout's physical index).
+void drawRounded(ElementType type, size_t count, std::mt19937_64 &gen,
+                 const std::function<size_t(size_t)> &place,
+                 std::vector<uint16_t> &bits, std::vector<double> &values);
 
 } // namespace fa
 

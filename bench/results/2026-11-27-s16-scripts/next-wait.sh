@@ -50,7 +50,7 @@ if [ "$1" = gen ]; then
     build/bin/fa-compile --target sm_90a --dtype $1 -d $2 --mask $3 -o $W/reord >/dev/null
     FA_EXP_WAIT_AFTER=1 build/bin/fa-compile --target sm_90a --dtype $1 -d $2 --mask $3 -o $W/branch >/dev/null
     FA_EXP_KEEP_P=1 FA_EXP_WAIT_AFTER=1 FA_EXP_CONVERT_FIRST=1 build/bin/fa-compile --target sm_90a --dtype $1 -d $2 --mask $3 -o $W/kbc >/dev/null; done
-  git checkout lib include; ninja -C build >/dev/null; cp $S/sass_order.py $W/
+  git checkout lib include; ninja -C build >/dev/null; cp bench/results/2026-11-27-s15-scripts/sass_order.py $W/  # the s15 copy
   for f in $W/*/*.ptx; do echo "$f $(/usr/local/cuda/bin/ptxas -arch=sm_90a -v $f -o /dev/null 2>&1 | grep -o 'C75[0-9]*\|[0-9]* bytes spill stores' | head -2 | paste -sd' ')"; done
   exit 0
 fi
