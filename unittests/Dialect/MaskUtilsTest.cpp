@@ -2,8 +2,9 @@
 //
 // Part of fa-mlir.
 //
-// buildUnmaskedKeyRange decides which KV tiles a schedule runs without the
-// mask (sm_90a: a loop of their own). Checked exhaustively on small sizes,
+// buildUnmaskedKeyRange (and its transpose, buildUnmaskedQueryRange, for
+// KV-outer loops) decides which tiles a schedule runs without the mask
+// (sm_90a: a loop of their own). Checked exhaustively on small sizes,
 // for every mask kind, against the per-(query, key) definition
 // (buildKeyVisible) and the per-tile one (buildTileNeedsMask): a tile inside
 // the range needs no mask and every pair of it is visible, and every tile
@@ -66,6 +67,10 @@ private:
         .Case([&](arith::OrIOp) { return lhs() | rhs(); })
         .Case([&](arith::MinSIOp) { return std::min(lhs(), rhs()); })
         .Case([&](arith::MaxSIOp) { return std::max(lhs(), rhs()); })
+        .Case([&](arith::SelectOp) {
+          return get(op->getOperand(0)) ? get(op->getOperand(1))
+                                        : get(op->getOperand(2));
+        })
         .Case([&](arith::CmpIOp cmp) -> int64_t {
           int64_t x = lhs(), y = rhs();
           switch (cmp.getPredicate()) {
@@ -94,21 +99,31 @@ protected:
   MaskUtilsTest() {
     context.loadDialect<FADialect, arith::ArithDialect, func::FuncDialect>();
   }
+  /// Every kind; windows with one, two or no edges.
+  SmallVector<MaskAttr> masks() {
+    SmallVector<MaskAttr> all = {MaskAttr::get(&context, MaskKind::None),
+                                 MaskAttr::get(&context, MaskKind::Causal),
+                                 MaskAttr::get(&context, MaskKind::CausalTopLeft)};
+    for (auto [left, right] : {std::pair<int64_t, int64_t>{0, 0}, {3, 0}, {5, 2},
+                               {-1, 1}, {6, -1}, {9, 9}})
+      all.push_back(MaskAttr::get(&context, MaskKind::Window, left, right));
+    return all;
+  }
+  static std::string where(MaskAttr mask, int64_t M, int64_t N, int64_t q0,
+                           int64_t k0) {
+    return "mask " + std::to_string(int(mask.getKind())) + "(" +
+           std::to_string(mask.getLeft()) + "," + std::to_string(mask.getRight()) +
+           ") M=" + std::to_string(M) + " N=" + std::to_string(N) +
+           " q0=" + std::to_string(q0) + " k0=" + std::to_string(k0);
+  }
   MLIRContext context;
 };
 
 TEST_F(MaskUtilsTest, UnmaskedKeyRangeIsExactlyTheTilesWithoutAMask) {
   constexpr int64_t blockM = 4, blockN = 4;
-  SmallVector<MaskAttr> masks = {
-      MaskAttr::get(&context, MaskKind::None),
-      MaskAttr::get(&context, MaskKind::Causal),
-      MaskAttr::get(&context, MaskKind::CausalTopLeft)};
-  for (auto [left, right] : {std::pair<int64_t, int64_t>{0, 0}, {3, 0}, {5, 2},
-                             {-1, 1}, {6, -1}, {9, 9}})
-    masks.push_back(MaskAttr::get(&context, MaskKind::Window, left, right));
   OpBuilder b(&context);
   Location loc = b.getUnknownLoc();
-  for (MaskAttr mask : masks) {
+  for (MaskAttr mask : masks()) {
     // Arguments: q0, k0, query (row), key, queryLen, keyLen.
     Block block;
     Type index = b.getIndexType();
@@ -130,11 +145,7 @@ TEST_F(MaskUtilsTest, UnmaskedKeyRangeIsExactlyTheTilesWithoutAMask) {
           for (int64_t k0 = -blockN; k0 < N + blockN; ++k0) {
             bool inside = k0 >= lo && k0 + blockN <= hi;
             bool tileNeeds = eval(needs, {q0, k0, 0, 0, M, N});
-            std::string at = "mask " + std::to_string(int(mask.getKind())) + "(" +
-                             std::to_string(mask.getLeft()) + "," +
-                             std::to_string(mask.getRight()) + ") M=" +
-                             std::to_string(M) + " N=" + std::to_string(N) +
-                             " q0=" + std::to_string(q0) + " k0=" + std::to_string(k0);
+            std::string at = where(mask, M, N, q0, k0);
             // Tiles past the keys' start are not tiles any schedule runs.
             if (k0 >= 0) {
               EXPECT_EQ(inside, !tileNeeds) << at;
@@ -142,6 +153,45 @@ TEST_F(MaskUtilsTest, UnmaskedKeyRangeIsExactlyTheTilesWithoutAMask) {
             if (!inside)
               continue;
             for (int64_t i = q0; i < q0 + blockM; ++i)
+              for (int64_t j = k0; j < k0 + blockN; ++j)
+                EXPECT_TRUE(eval(visible, {q0, k0, i, j, M, N}))
+                    << at << " query " << i << " key " << j;
+          }
+        }
+    block.clear();
+  }
+}
+
+TEST_F(MaskUtilsTest, UnmaskedQueryRangeIsExactlyTheBlocksWithoutAMask) {
+  constexpr int64_t blockM = 3, blockN = 4;
+  OpBuilder b(&context);
+  Location loc = b.getUnknownLoc();
+  for (MaskAttr mask : masks()) {
+    // Arguments: q0, k0, query (row), key, queryLen, keyLen.
+    Block block;
+    for (int i = 0; i < 6; ++i)
+      block.addArgument(b.getIndexType(), loc);
+    b.setInsertionPointToEnd(&block);
+    auto arg = [&](int i) { return block.getArgument(i); };
+    auto [begin, end] =
+        buildUnmaskedQueryRange(b, loc, mask, arg(1), blockN, arg(4), arg(5));
+    Value needs = buildTileNeedsMask(b, loc, mask, arg(0), arg(1), blockM,
+                                     blockN, arg(4), arg(5));
+    Value visible = buildKeyVisible(b, loc, mask, arg(2), arg(3), arg(4), arg(5));
+    Evaluator eval(block);
+    for (int64_t M = 1; M <= 13; ++M)
+      for (int64_t N = 1; N <= 13; ++N)
+        for (int64_t k0 = 0; k0 < N; k0 += blockN) {
+          int64_t lo = eval(begin, {0, k0, 0, 0, M, N});
+          for (int64_t q0 = 0; q0 < M; ++q0) {
+            bool inside = q0 >= lo;
+            if (end)
+              inside = inside && q0 + blockM <= eval(end, {0, k0, 0, 0, M, N});
+            std::string at = where(mask, M, N, q0, k0);
+            EXPECT_EQ(inside, !eval(needs, {q0, k0, 0, 0, M, N})) << at;
+            if (!inside)
+              continue;
+            for (int64_t i = q0; i < std::min(q0 + blockM, M); ++i)
               for (int64_t j = k0; j < k0 + blockN; ++j)
                 EXPECT_TRUE(eval(visible, {q0, k0, i, j, M, N}))
                     << at << " query " << i << " key " << j;

@@ -146,6 +146,10 @@ public:
                                          Value alibiSlope,
                                          const Sources &sources);
 
+  /// The bodies emitted next cover Q blocks that see every key of the KV
+  /// block (a schedule's interior steps): their masks are not emitted.
+  void setTilesUnmasked(bool unmasked) { tilesUnmasked = unmasked; }
+
   /// The distributed type of an L2 value.
   Type distribute(Value l2Value) const;
 
@@ -193,6 +197,7 @@ private:
   const Sources *sources = nullptr;
   const GridCoords *grid = nullptr;
   Value keyStart;
+  bool tilesUnmasked = false; ///< setTilesUnmasked
 };
 
 /// The main kernel block's place in the problem: its first key, KV head and

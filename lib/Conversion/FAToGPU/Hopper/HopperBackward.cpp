@@ -440,9 +440,17 @@ struct BackwardBlock {
                     function_ref<FailureOr<SmallVector<Value>>(OpBuilder &, Value step,
                                                                Value i, ValueRange)>
                         body) const {
+    return forQueryBlocks(b, n, idx(b, 0), m.blocks, init, body);
+  }
+  /// forEachQueryBlock over the member's Q blocks [from, to) only.
+  FailureOr<SmallVector<Value>>
+  forQueryBlocks(OpBuilder &b, Value n, Value from, Value to, ValueRange init,
+                 function_ref<FailureOr<SmallVector<Value>>(OpBuilder &, Value step,
+                                                            Value i, ValueRange)>
+                     body) const {
     LogicalResult result = success();
     auto loop = scf::ForOp::create(
-        b, loc, idx(b, 0), m.blocks, idx(b, 1), init,
+        b, loc, from, to, idx(b, 1), init,
         [&](OpBuilder &lb, Location, Value i, ValueRange values) {
           FailureOr<SmallVector<Value>> out =
               body(lb, arith::AddIOp::create(lb, loc, n, i), i, values);
@@ -453,6 +461,29 @@ struct BackwardBlock {
     if (failed(result))
       return failure();
     return SmallVector<Value>(loop.getResults());
+  }
+  /// Member `m`'s Q blocks (indices among its visible ones) that see every
+  /// key of K_j, so need no mask: [first, last) (buildUnmaskedQueryRange).
+  std::pair<Value, Value> unmaskedQueryBlocks(OpBuilder &b, const Member &m) const {
+    GridCoords g = coords(b, m.head);
+    auto [beginRow, endRow] = buildUnmaskedQueryRange(
+        b, loc, c.mask, keyStart, c.blockN, g.queryLen, g.keyLen);
+    // Q block i holds rows [m.begin + i·block_m, m.begin + (i + 1)·block_m).
+    Value blockM = idx(b, c.blockM);
+    auto clamp = [&](Value v, Value lo) {
+      return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, lo),
+                                    m.blocks);
+    };
+    Value first = clamp(arith::CeilDivSIOp::create(
+                            b, loc, arith::SubIOp::create(b, loc, beginRow, m.begin),
+                            blockM),
+                        idx(b, 0));
+    Value last = m.blocks;
+    if (endRow)
+      last = clamp(arith::FloorDivSIOp::create(
+                       b, loc, arith::SubIOp::create(b, loc, endRow, m.begin), blockM),
+                   first);
+    return {first, last};
   }
   /// The first query row of member `m`'s i-th visible Q block.
   Value queryRowOf(OpBuilder &b, const Member &m, Value i) const {
@@ -816,10 +847,8 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
           ValueRange carried) -> FailureOr<SmallVector<Value>> {
         GridCoords grid = block.coords(mb, m.head);
         Value slope = c.alibi ? grid.alibiSlope(mb, loc, block.args) : Value();
-        return block.forEachQueryBlock(
-            mb, m, n, carried,
-            [&](OpBuilder &lb, Value step, Value i, ValueRange values)
-                -> FailureOr<SmallVector<Value>> {
+        auto stepBody = [&](OpBuilder &lb, Value step, Value i, ValueRange values)
+            -> FailureOr<SmallVector<Value>> {
               GridCoords at = grid;
               at.queryStart = block.queryRowOf(lb, m, i);
               const BackwardSharedMemoryPlan &plan = block.plan;
@@ -859,7 +888,23 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
               // Every wgmma reading Q_i and dO_i has been waited for.
               arrive(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true));
               return results;
-            });
+            };
+        if (!splitsUnmaskedQueryBlocks(c))
+          return block.forEachQueryBlock(mb, m, n, carried, stepBody);
+        // The Q blocks that see all of K_j in a loop of their own, without
+        // the mask's branch between S's and dP's wgmma issue and their
+        // waits (splitsUnmaskedQueryBlocks).
+        auto [first, last] = block.unmaskedQueryBlocks(mb, m);
+        FailureOr<SmallVector<Value>> values = block.forQueryBlocks(
+            mb, n, block.idx(mb, 0), first, carried, stepBody);
+        if (failed(values))
+          return failure();
+        math.setTilesUnmasked(true);
+        values = block.forQueryBlocks(mb, n, first, last, *values, stepBody);
+        math.setTilesUnmasked(false);
+        if (failed(values))
+          return failure();
+        return block.forQueryBlocks(mb, n, last, m.blocks, *values, stepBody);
       });
   if (failed(gradients))
     return failure();

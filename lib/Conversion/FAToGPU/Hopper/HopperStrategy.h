@@ -134,6 +134,17 @@ inline bool splitsUnmaskedTiles(const AttentionKernelConfig &c) {
   return !(isE4M3(c.elementType) && c.mask.isMasking());
 }
 
+/// The backward's transpose of splitsUnmaskedTiles: whether the consumers
+/// run the Q blocks that see every key of K_j in a loop of their own
+/// (buildUnmaskedQueryRange), without the mask's branch between S's and
+/// dP's wgmma issue and their waits. Forward + backward, B4 H16 N4k
+/// (seventeenth session): D256 none +1.7-2.4%, causal +1.0-2.1% (three
+/// rounds), the deterministic kernel level (-0.2%); D128 none -3.3%
+/// (ptxas: 48 -> 128 B of spill), causal -1.4%, D64 -1.7% / 0% (one).
+inline bool splitsUnmaskedQueryBlocks(const AttentionKernelConfig &c) {
+  return c.valueDim > 128;
+}
+
 /// The forward's budget. The e4m3 producer also transposes V: one column
 /// group at a time fits FA3's 24 registers, two need 40 (40 / 232, or
 /// 56 / 152 with three consumers; the sums stay within what the block

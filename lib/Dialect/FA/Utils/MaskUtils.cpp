@@ -228,3 +228,38 @@ mlir::fa::buildUnmaskedKeyRange(OpBuilder &b, Location loc, MaskAttr mask,
   }
   return {begin, end};
 }
+
+std::pair<Value, Value>
+mlir::fa::buildUnmaskedQueryRange(OpBuilder &b, Location loc, MaskAttr mask,
+                                  Value k0, int64_t blockN, Value queryLen,
+                                  Value keyLen) {
+  using Pred = arith::CmpIPredicate;
+  IndexMath m{b, loc};
+  // buildTileNeedsMask's conditions solved for q0: with diagonal(i) =
+  // i + N - M, every key of the tile is visible to row i iff lastKey <=
+  // diagonal(i) (+ right) and k0 >= diagonal(i) - left.
+  Value lastKey = m.add(k0, m.constant(blockN - 1));
+  Value shift = m.sub(keyLen, queryLen); // diagonal(i) - i
+  Value begin = m.constant(0), end;
+  switch (mask.getKind()) {
+  case MaskKind::None:
+    break;
+  case MaskKind::Causal:
+    begin = m.sub(lastKey, shift);
+    break;
+  case MaskKind::CausalTopLeft:
+    begin = lastKey;
+    break;
+  case MaskKind::Window:
+    if (mask.getRight() >= 0)
+      begin = m.sub(m.sub(lastKey, shift), m.constant(mask.getRight()));
+    if (mask.getLeft() >= 0) // rows <= k0 - shift + left
+      end = m.add(m.sub(k0, shift), m.constant(mask.getLeft() + 1));
+    break;
+  }
+  // A partial last KV tile: no row sees all of it.
+  Value past = m.add(keyLen, queryLen);
+  Value partial = m.cmp(Pred::sge, lastKey, keyLen);
+  begin = arith::SelectOp::create(b, loc, partial, past, begin);
+  return {begin, end};
+}

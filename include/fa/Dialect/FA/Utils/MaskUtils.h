@@ -69,6 +69,17 @@ std::pair<Value, Value> buildUnmaskedKeyRange(OpBuilder &b, Location loc,
                                               int64_t blockM, Value queryLen,
                                               Value keyLen);
 
+/// The transpose, for a KV-outer loop: [begin, end), the query rows that
+/// see every key of [k0, k0 + blockN) (all of which exist): a Q block
+/// inside it needs no mask (buildTileNeedsMask is false). `end` is null
+/// where no mask bounds the rows from above (only a window's left edge
+/// does); the interval is empty (begin = keyLen + queryLen, past every
+/// row) where the tile has keys past N. Index values.
+std::pair<Value, Value> buildUnmaskedQueryRange(OpBuilder &b, Location loc,
+                                                MaskAttr mask, Value k0,
+                                                int64_t blockN, Value queryLen,
+                                                Value keyLen);
+
 } // namespace fa
 } // namespace mlir
 
