@@ -77,9 +77,16 @@
 // DET: memref.view {{.*}}[%c98304][] : {{.*}} to memref<1x4x64x64xbf16, #gpu.address_space<workgroup>>
 // DET: %[[STAGE0:[^ ]+]] = memref.view {{.*}}[%c147456][] : {{.*}} to memref<4x64x32xf32, #gpu.address_space<workgroup>>
 // DET: %[[STAGE1:[^ ]+]] = memref.view {{.*}}[%c180224][] : {{.*}} to memref<4x64x32xf32, #gpu.address_space<workgroup>>
-// kv_full, q_full / q_empty, do_full / do_empty, dq_full / dq_empty x 2.
-// DET-COUNT-9: mbarrier.init.shared::cta.b64
+// kv_full, q_full / q_empty, do_full / do_empty, dq_full / dq_empty x 2,
+// and the second dQ writer's dq_full x 2 (its steps' own phases).
+// DET-COUNT-11: mbarrier.init.shared::cta.b64
 // DET-NOT: mbarrier.init
+// Two dQ writers, the first threads of the producer warpgroup's second
+// and third warps, taking the steps in turn: each passes its own Q
+// block's turn once its reduce-adds complete.
+// DET: arith.cmpi eq, %thread_id_x, %c288 : index
+// DET: arith.remui %{{[^,]+}}, %c2 : index
+// DET: arith.cmpi eq, %thread_id_x, %c320 : index
 // DET: arith.select %{{[^,]+}}, %[[STAGE0]], %[[STAGE1]]
 // DET: fa.store_shared %{{[^,]+}}, %{{[^ ]+}} : tensor<64x128xf32, {{.*}}>, memref<4x64x32xf32, #gpu.address_space<workgroup>>
 // DET: arith.select %{{[^,]+}}, %[[STAGE0]], %[[STAGE1]]

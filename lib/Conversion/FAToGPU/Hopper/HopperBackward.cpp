@@ -119,8 +119,12 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   // its own (released early), a second Q stage comes before a second dO
   // stage: at D = 256 (208 KB) nothing is then exposed but the first
   // step's copies (docs/perf-notes.md, the D256 backward's rings).
+  auto writersFor = [&](int64_t buffers) {
+    return c.deterministic && gradQueryParts > 1 && buffers == gradQueryParts ? 2 : 1;
+  };
   auto total = [&](int64_t query, int64_t gradOut, int64_t buffers) {
-    int64_t barriers = 1 + 2 * query + (gradOutRing ? 2 * gradOut : 0) + 2 * buffers;
+    int64_t barriers = 1 + 2 * query + (gradOutRing ? 2 * gradOut : 0) +
+                       (1 + writersFor(buffers)) * buffers;
     return keyBytes + valueBytes + query * queryStageBytes + gradOut * gradOutStageBytes +
            2 * probsBytes + buffers * stagingBufferBytes + 8 * barriers;
   };
@@ -150,6 +154,7 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   queryStages = chosen.query;
   gradOutStages = chosen.gradOut;
   stagingStages = chosen.buffers;
+  gradQueryWriters = writersFor(stagingStages);
   // Every tile a whole number of 1024-byte swizzle atoms (block_m and
   // block_n are multiples of 64), so each starts on one.
   valueOffset = keyBytes;
@@ -279,6 +284,22 @@ struct BackwardBlock {
     int64_t rings = plan.queryStages + (plan.gradOutRing ? plan.gradOutStages : 0);
     return ringBarrier(b, 8 + 16 * rings, stage, empty);
   }
+  /// dq_full of staging buffer `stage` for the writer of step `step` (an
+  /// index): writer step mod plan.gradQueryWriters; writer 0's is
+  /// gradQueryBarrier's, the others' follow every other barrier.
+  Value gradQueryFull(OpBuilder &b, Value stage, Value step) const {
+    Value shared = gradQueryBarrier(b, stage, /*empty=*/false);
+    if (plan.gradQueryWriters == 1)
+      return shared;
+    int64_t rings = plan.queryStages + (plan.gradOutRing ? plan.gradOutStages : 0);
+    int64_t first = 8 + 16 * (rings + plan.stagingStages);
+    Value own = arith::AddIOp::create(
+        b, loc, address(b, plan.barrierOffset + first),
+        arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, 8)));
+    Value writer = arith::RemUIOp::create(b, loc, step, idx(b, plan.gradQueryWriters));
+    Value first0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, writer, idx(b, 0));
+    return arith::SelectOp::create(b, loc, first0, shared, own);
+  }
   /// The position of the n-th use of a ring of `stages`: (stage, parity).
   std::pair<Value, Value> ringPosition(OpBuilder &b, Value n, int64_t stages) const {
     Value count = idx(b, stages);
@@ -351,6 +372,13 @@ struct BackwardBlock {
     bulkCommit(b, loc);
     bulkWait(b, loc, 0, /*readOnly=*/true);
     arrive(b, loc, gradQueryBarrier(b, stage, /*empty=*/true));
+    if (plan.gradQueryWriters > 1) {
+      // Another writer adds the next step: this one passes its own turn
+      // as soon as its additions complete.
+      if (part == plan.gradQueryParts - 1)
+        whenDeterministic(b, [&](OpBuilder &pb) { passTurn(pb, *turn, 0); });
+      return;
+    }
     if (part != 0)
       return;
     // After the first part: the only bulk group younger than the previous
@@ -561,32 +589,49 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
 /// and adds it into dq_acc (BackwardBlock::reduceStagedPart), so that neither the
 /// reduce-adds nor the deterministic mode's turns hold up the consumers;
 /// its last reduce-adds complete before the block ends.
-void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block) {
+void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block, int64_t writer) {
   Location loc = block.loc;
+  int64_t writers = block.plan.gradQueryWriters;
   (void)block.forEachMember(
       b, {}, [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n, ValueRange)
           -> FailureOr<SmallVector<Value>> {
         GridCoords grid = block.coords(mb, m.head);
+        auto addStep = [&](OpBuilder &lb, Value step, Value i) {
+          GridCoords at = grid;
+          std::optional<GradQueryTurn> turn;
+          Value afterFirst =
+              arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ne, i, block.idx(lb, 0));
+          // This writer's steps alone use its dq_full barriers: their
+          // phases count its own steps.
+          Value own = writers == 1 ? step
+                                   : arith::DivUIOp::create(lb, loc, step,
+                                                            block.idx(lb, writers));
+          for (int64_t part = 0; part < block.plan.gradQueryParts; ++part) {
+            auto [stage, parity] = block.stagingPosition(lb, own, part);
+            waitParity(lb, loc, block.gradQueryFull(lb, stage, step), parity);
+            if (part == 0)
+              at.queryStart = block.queryRowOf(lb, m, i);
+            block.reduceStagedPart(lb, at, stage, part, turn, afterFirst);
+          }
+        };
         FailureOr<SmallVector<Value>> done = block.forEachQueryBlock(
             mb, m, n, {},
             [&](OpBuilder &lb, Value step, Value i, ValueRange)
                 -> FailureOr<SmallVector<Value>> {
-              GridCoords at = grid;
-              std::optional<GradQueryTurn> turn;
-              Value afterFirst =
-                  arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ne, i, block.idx(lb, 0));
-              for (int64_t part = 0; part < block.plan.gradQueryParts; ++part) {
-                auto [stage, parity] = block.stagingPosition(lb, step, part);
-                waitParity(lb, loc, block.gradQueryBarrier(lb, stage, /*empty=*/false),
-                           parity);
-                if (part == 0)
-                  at.queryStart = block.queryRowOf(lb, m, i);
-                block.reduceStagedPart(lb, at, stage, part, turn, afterFirst);
+              if (writers == 1) {
+                addStep(lb, step, i);
+                return SmallVector<Value>();
               }
+              Value mine = arith::CmpIOp::create(
+                  lb, loc, arith::CmpIPredicate::eq,
+                  arith::RemUIOp::create(lb, loc, step, block.idx(lb, writers)),
+                  block.idx(lb, writer));
+              buildIf(lb, loc, mine, [&](OpBuilder &ib) { addStep(ib, step, i); });
               return SmallVector<Value>();
             });
-        // The member's last Q block's turn, passed once all is complete.
-        if (block.c.deterministic) {
+        // The member's last Q block's turn, passed once all is complete
+        // (several writers pass each of theirs at once).
+        if (block.c.deterministic && writers == 1) {
           auto [turn, ran] = GradQueryTurn::buildLast(mb, loc, block.args, block.c, grid,
                                                       block.keyStart, m.begin, m.blocks);
           turn.whenEnabled(mb, loc, [&](OpBuilder &eb) {
@@ -813,7 +858,7 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
                arith::XOrIOp::create(tb, loc, parity, block.i32(tb, 1)));
     StoreSharedOp::create(tb, loc, gradQuery, block.stagingBuffer(tb, buffer));
     fenceProxyAsync(tb, loc);
-    arrive(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/false));
+    arrive(tb, loc, block.gradQueryFull(tb, buffer, step));
   };
   sources.sharedWritten = [&](OpBuilder &tb) {
     // The generic proxy's writes of P and dS, seen by the async proxy
@@ -947,6 +992,9 @@ void initBarriers(OpBuilder &b, const BackwardBlock &block) {
       mbarrierInit(then, loc, block.gradQueryBarrier(then, st, false),
                    block.consumerThreads());
       mbarrierInit(then, loc, block.gradQueryBarrier(then, st, true), 1);
+      for (int64_t writer = 1; writer < block.plan.gradQueryWriters; ++writer)
+        mbarrierInit(then, loc, block.gradQueryFull(then, st, block.idx(then, writer)),
+                     block.consumerThreads());
     }
     fenceBarrierInit(then, loc);
   });
@@ -987,21 +1035,23 @@ LogicalResult hopper::buildHopperBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
                                          block.threadId,
                                          block.idx(b, block.consumerThreads()));
     // The copies' issuer is the producer warpgroup's first thread, the dQ
-    // writer its second warp's (a warp of its own: neither waits on the
-    // other's spins).
-    Value writer = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, block.threadId,
-        block.idx(b, block.consumerThreads() + 32));
+    // writers the first of its next warps (each a warp of its own: none
+    // waits on another's spins).
     auto roleOf = scf::IfOp::create(b, loc, issuer, /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard producerGuard(b);
       b.setInsertionPointToStart(roleOf.thenBlock());
       buildProducer(b, block);
       b.setInsertionPointToStart(roleOf.elseBlock());
-      scf::IfOp::create(b, loc, writer, [&](OpBuilder &then, Location) {
-        buildGradQueryWriter(then, block);
-        scf::YieldOp::create(then, loc);
-      });
+      for (int64_t w = 0; w < block.plan.gradQueryWriters; ++w) {
+        Value writer = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq, block.threadId,
+            block.idx(b, block.consumerThreads() + 32 * (w + 1)));
+        scf::IfOp::create(b, loc, writer, [&](OpBuilder &then, Location) {
+          buildGradQueryWriter(then, block, w);
+          scf::YieldOp::create(then, loc);
+        });
+      }
     }
     b.setInsertionPointToStart(roles.elseBlock());
     setMaxRegisters(b, loc, budget.consumer, /*increase=*/true);

@@ -224,6 +224,13 @@ struct BackwardSharedMemoryPlan {
   int64_t stagingOffset, stagingPanels, stagingBufferBytes;
   int64_t stagingStages; ///< dQ_i's staging buffers: 2 where they fit
                          ///< and a second Q stage does not come first
+  /// dQ writers (producer threads, each of its own warp) taking the steps
+  /// in turn. Deterministic, with a staging buffer per part (D256), two:
+  /// each passes its own Q block's turn once its reduce-adds complete,
+  /// while the other adds the next step. Writer w > 0 waits on dq_full
+  /// barriers of its own (after every other barrier), since two waiters
+  /// a phase apart cannot share one mbarrier's parity.
+  int64_t gradQueryWriters;
   int64_t barrierOffset, bytes;
 };
 
