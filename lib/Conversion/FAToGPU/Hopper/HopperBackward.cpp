@@ -51,6 +51,12 @@
 // deterministic mode's turns hold the consumers up while a staging buffer
 // is free: two where shared memory allows and nothing else is worth more
 // (BackwardSharedMemoryPlan: at D = 256 a second Q stage comes first).
+// Deterministic at D = 256 (a staging buffer per part) two dQ writers,
+// the first threads of the producer's second and third warps, take the
+// steps in turn (plan.gradQueryWriters): each passes its own Q block's
+// turn as soon as its reduce-adds complete, while the other adds the next
+// step, so the turns run a step earlier down the chain of KV blocks; the
+// second writer's dq_full barriers are its own (gradQueryFull).
 //
 // The consumer barrier at the top of a step orders the last step's reads
 // of P and dS before this step's writes; gpu.barrier cannot serve (the
