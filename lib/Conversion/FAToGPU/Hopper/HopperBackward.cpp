@@ -125,6 +125,7 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   // its own (released early), a second Q stage comes before a second dO
   // stage: at D = 256 (208 KB) nothing is then exposed but the first
   // step's copies (docs/perf-notes.md, the D256 backward's rings).
+  // Two dQ writers at most (gradQueryWriters; one extra dq_full set).
   auto writersFor = [&](int64_t buffers) {
     return c.deterministic && gradQueryParts > 1 && buffers == gradQueryParts ? 2 : 1;
   };
@@ -292,7 +293,8 @@ struct BackwardBlock {
   }
   /// dq_full of staging buffer `stage` for the writer of step `step` (an
   /// index): writer step mod plan.gradQueryWriters; writer 0's is
-  /// gradQueryBarrier's, the others' follow every other barrier.
+  /// gradQueryBarrier's, writer 1's follow every other barrier (two
+  /// writers at most: the plan counts one extra set).
   Value gradQueryFull(OpBuilder &b, Value stage, Value step) const {
     Value shared = gradQueryBarrier(b, stage, /*empty=*/false);
     if (plan.gradQueryWriters == 1)
