@@ -11,6 +11,10 @@
 #      7.5% behind FA2, so the gap is codegen, not tiling. Its source page
 #      beside FA2's (bench/results/2026-11-27-s14c-ncu/fa2-d256-source.csv.gz)
 #      compares the same work instruction by instruction.
+#  (3) bf16 D128 none on FA3's 128 x 176 (and 192) against our 128 x 128:
+#      FA3's loop issues 6.75 instructions a score at 176, ours 7.6 at 128
+#      (SASS, seventeenth session); 176 measured level on 2026-11-25,
+#      before the unmasked tiles had a loop of their own.
 #   gen (build machine):  fetch github:Dao-AILab/flash-attention and
 #     github:NVIDIA/cutlass (agent tool), then
 #     bash bench/results/2026-11-27-s17-scripts/next-session.sh gen
@@ -24,7 +28,10 @@ if [ "$1" = gen ]; then
   for k in f8E4M3FN_d128_none bf16_d128_none; do cp kernels_generated/fa_fwd_sm90a_$k.* $W/ours/; done
   git apply $S17/sm80-d256-64x64-fa2-layout.diff; ninja -C build fa-compile >/dev/null
   FA_EXP=1 build/bin/fa-compile --target sm_80 -d 256 --mask none --bwd --bwd-block-m 64 -o $W/sm80 >/dev/null
-  git checkout lib; ninja -C build >/dev/null; ls -R $W; exit 0
+  git checkout lib; ninja -C build >/dev/null
+  for n in 176 192; do mkdir -p $W/n$n
+    build/bin/fa-compile --target sm_90a -d 128 --block-n $n -o $W/n$n >/dev/null; done
+  ls -R $W; exit 0
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || exit 1
@@ -44,3 +51,9 @@ timeout 200 ncu $S --import-source no -k regex:fa_bwd_sm80_bf16_d256_none_main -
 ncu --import /tmp/fa64.ncu-rep --print-summary none 2>&1 | grep -E "$G" | sed "s/^/fa 64x64 d256: /"
 ncu --import /tmp/fa64.ncu-rep --page source --csv --print-source sass 2>/dev/null | gzip > $OUT/fa-d256-64x64-source.csv.gz
 echo "   ($((SECONDS - start)) s)"
+for n in n176 n192; do for size in 113x203 1023x1024 4096x4096; do
+  echo "--kernel $W/$n/fa_fwd_sm90a_bf16_d128_none.json --b 2 --hq 8 --hkv 2 --m ${size%x*} --n ${size#*x} --layout bshd"; done; done > /tmp/jobs
+FA_PARALLEL=12 FA_JOB_TIMEOUT=200 timeout 240 bash bench/verify-parallel.sh $F "bf16 block_n verify" < /tmp/jobs
+for round in 1 2 3; do for v in ours n176 n192; do
+  echo "$round bf16 d128 none $v $($F --device cuda --kernel $W/$v/fa_fwd_sm90a_bf16_d128_none.json --b 2 --hq 16 --hkv 16 --m 8192 --n 8192 --bench --iters 20 2>&1 | grep -o '[0-9.]* TFLOP/s')"
+done; done; echo "   ($((SECONDS - start)) s)"
