@@ -15,6 +15,9 @@
 #      FA3's loop issues 6.75 instructions a score at 176, ours 7.6 at 128
 #      (SASS, seventeenth session); 176 measured level on 2026-11-25,
 #      before the unmasked tiles had a loop of their own.
+#  (4) verification of the causal sm_90a forwards whose PTX the
+#      buildUnmaskedKeyRange restatement changed (min(N - 1, d) + 1 for
+#      min(N, d + 1) in the tile setup; MaskUtilsTest exhaustive).
 #   gen (build machine):  fetch github:Dao-AILab/flash-attention and
 #     github:NVIDIA/cutlass (agent tool), then
 #     bash bench/results/2026-11-27-s17-scripts/next-session.sh gen
@@ -57,3 +60,7 @@ FA_PARALLEL=12 FA_JOB_TIMEOUT=200 timeout 240 bash bench/verify-parallel.sh $F "
 for round in 1 2 3; do for v in ours n176 n192; do
   echo "$round bf16 d128 none $v $($F --device cuda --kernel $W/$v/fa_fwd_sm90a_bf16_d128_none.json --b 2 --hq 16 --hkv 16 --m 8192 --n 8192 --bench --iters 20 2>&1 | grep -o '[0-9.]* TFLOP/s')"
 done; done; echo "   ($((SECONDS - start)) s)"
+for k in kernels_generated/fa_fwd_sm90a_{bf16,f16}_d{64,128}_causal.json; do for size in 1x1 113x203 128x217 1023x1024 4096x4096; do
+  echo "--kernel $k --b 2 --hq 8 --hkv 2 --m ${size%x*} --n ${size#*x} --layout bshd"
+  echo "--kernel $k --b 2 --hq 4 --hkv 4 --m ${size%x*} --n ${size#*x} --layout bhsd"; done; done > /tmp/jobs
+FA_PARALLEL=16 FA_JOB_TIMEOUT=200 timeout 240 bash bench/verify-parallel.sh $F "causal sm_90a verify (buildUnmaskedKeyRange)" < /tmp/jobs

@@ -202,31 +202,13 @@ mlir::fa::buildUnmaskedKeyRange(OpBuilder &b, Location loc, MaskAttr mask,
                                 Value q0, int64_t blockM, Value queryLen,
                                 Value keyLen) {
   IndexMath m{b, loc};
-  // buildTileNeedsMask's conditions, solved for the keys: a tile is
-  // unmasked iff it lies in [begin, end).
-  Value begin = m.constant(0), end = keyLen;
-  Value firstDiagonal = m.add(q0, m.sub(keyLen, queryLen));
-  Value lastDiagonal = m.add(firstDiagonal, m.constant(blockM - 1));
-  auto endAt = [&](Value lastVisible) { // keys <= lastVisible, for row q0
-    end = m.min(end, m.add(lastVisible, m.constant(1)));
-  };
-  switch (mask.getKind()) {
-  case MaskKind::None:
-    break;
-  case MaskKind::Causal:
-    endAt(firstDiagonal);
-    break;
-  case MaskKind::CausalTopLeft:
-    endAt(q0);
-    break;
-  case MaskKind::Window:
-    if (mask.getRight() >= 0)
-      endAt(m.add(firstDiagonal, m.constant(mask.getRight())));
-    if (mask.getLeft() >= 0) // keys >= lastDiagonal - left, for the last row
-      begin = m.sub(lastDiagonal, m.constant(mask.getLeft()));
-    break;
-  }
-  return {begin, end};
+  // Every row's visible keys are one interval whose ends never move left
+  // as the row grows (buildVisibleKeyInterval): the keys every row of the
+  // Q tile sees run from the last row's first to the first row's last.
+  Value lastRow = m.add(q0, m.constant(blockM - 1));
+  Value first = buildVisibleKeyInterval(b, loc, mask, lastRow, queryLen, keyLen).first;
+  Value last = buildVisibleKeyInterval(b, loc, mask, q0, queryLen, keyLen).second;
+  return {first ? first : m.constant(0), m.add(last, m.constant(1))};
 }
 
 std::pair<Value, Value>
