@@ -13,13 +13,13 @@
 #   gen (build machine, clean lib):
 #     bash bench/results/2026-11-27-s17-scripts/next-fp8-p-order.sh gen
 #   device: run(carry=["scratch/pa"], command="bash bench/results/2026-11-27-s17-scripts/next-fp8-p-order.sh 2>&1 | tee $OUT/log")
-# If it holds: apply the diff, add a lit CHECK of the packing (the P·V
-# wgmma's A operands are the cvt's registers, no mov.b32 of 16-bit
-# halves), regenerate kernels_generated, BENCHMARKS.
+# If it holds: apply the diff (it carries sm90a-fp8.mlir's check of the
+# packing: no mov.b32 of 16-bit halves; the check fails on today's code),
+# regenerate kernels_generated, BENCHMARKS.
 set -o pipefail; export PYTHONUNBUFFERED=1; W=scratch/pa
 S17=bench/results/2026-11-27-s17-scripts
 if [ "$1" = gen ]; then
-  set -e; [ -z "$(git status --porcelain lib include)" ] || { echo "lib or include not clean"; exit 1; }
+  set -e; [ -z "$(git status --porcelain lib include test)" ] || { echo "lib, include or test not clean"; exit 1; }
   rm -rf $W; mkdir -p $W/base $W/new
   cp kernels_generated/fa_fwd_sm90a_f8E4M3FN_* $W/base/
   bash bench/make-fp8-kernels.sh >/dev/null; cp bench/fp8-kernels/* $W/base/
@@ -27,7 +27,7 @@ if [ "$1" = gen ]; then
   for d in 128 256; do for m in none causal; do
     build/bin/fa-compile --target sm_90a --dtype f8e4m3fn -d $d --mask $m -o $W/new >/dev/null; done; done
   bash bench/make-fp8-kernels.sh >/dev/null; cp bench/fp8-kernels/* $W/new/
-  git checkout lib include; ninja -C build >/dev/null; bash bench/make-fp8-kernels.sh >/dev/null
+  git checkout lib include test; ninja -C build >/dev/null; bash bench/make-fp8-kernels.sh >/dev/null
   cp bench/results/2026-11-27-s17-scripts/sass_tokens.py $W/
   ls $W/new | wc -l; exit 0
 fi
