@@ -207,13 +207,8 @@ LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
       isa<tensor::EmptyOp>(op) ||
       (op->getNumResults() == 1 && splatOf(op->getResult(0))))
     return success();
-  if (tilesUnmasked && isa<ApplyMaskOp>(op)) { // every key visible
-    Value scores = lookup(b, op->getOperand(0));
-    if (!scores)
-      return op->emitError("the GPU lowering cannot place the masked scores");
-    mapping.map(op->getResult(0), scores);
-    return success();
-  }
+  if (tilesUnmasked && isa<ApplyMaskOp>(op))
+    return mapUnmaskedScores(op, lookup(b, op->getOperand(0)), mapping);
   unsigned firstCoordinate = isa<ApplyMaskOp>(op)   ? 1
                              : isa<AlibiBiasOp>(op) ? 2
                                                     : op->getNumOperands();

@@ -30,6 +30,14 @@
 using namespace mlir;
 using namespace mlir::fa;
 
+LogicalResult mlir::fa::mapUnmaskedScores(Operation *mask, Value scores,
+                                          IRMapping &mapping) {
+  if (!scores)
+    return mask->emitError("the GPU lowering cannot place the masked scores");
+  mapping.map(mask->getResult(0), scores);
+  return success();
+}
+
 Attribute mlir::fa::splatOf(Value value) {
   DenseElementsAttr dense;
   if (matchPattern(value, m_Constant(&dense)) && dense.isSplat())
@@ -221,13 +229,8 @@ Value DistributedMath::fullRows(OpBuilder &b, Value value) {
 LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
   if (tileFeeders.contains(op) || op->hasTrait<OpTrait::ConstantLike>())
     return success(); // tiles come from the strategy; constants on demand
-  if (tilesUnmasked && isa<ApplyMaskOp>(op)) { // every key visible
-    Value scores = lookup(b, op->getOperand(0));
-    if (!scores)
-      return op->emitError("the GPU lowering cannot place the masked scores");
-    mapping.map(op->getResult(0), scores);
-    return success();
-  }
+  if (tilesUnmasked && isa<ApplyMaskOp>(op))
+    return mapUnmaskedScores(op, lookup(b, op->getOperand(0)), mapping);
   bool partialResult =
       op->getNumResults() == 1 && quadPartial.contains(op->getResult(0));
   IRMapping operands;

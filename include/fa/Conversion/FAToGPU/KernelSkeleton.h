@@ -167,6 +167,12 @@ Value sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module, Location loc,
 /// cloning them.
 Attribute splatOf(Value value);
 
+/// An fa.apply_mask cloned into a loop whose tiles need no mask (every
+/// pair visible: the schedules' unmasked loops): its result maps to the
+/// scores' clone `scores` as they are. A diagnostic on `mask` if the
+/// scores could not be placed (null).
+LogicalResult mapUnmaskedScores(Operation *mask, Value scores, IRMapping &mapping);
+
 /// `tile` (a ranked f32 tensor, any layout) times the constant `factor`,
 /// one multiply per element: how the backward applies a deferred scale.
 Value scaleTile(OpBuilder &b, Location loc, Value tile, FloatAttr factor);

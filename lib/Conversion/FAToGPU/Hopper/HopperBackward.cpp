@@ -288,8 +288,13 @@ struct BackwardBlock {
   /// dq_empty (the dQ writer's reduce-adds have read it) of staging
   /// buffer `stage`.
   Value gradQueryBarrier(OpBuilder &b, Value stage, bool empty) const {
+    return ringBarrier(b, gradQueryBarriersOffset(), stage, empty);
+  }
+  /// Where the dq_full / dq_empty pairs start, bytes into the barriers
+  /// (after kv_full and the Q and dO rings' pairs).
+  int64_t gradQueryBarriersOffset() const {
     int64_t rings = plan.queryStages + (plan.gradOutRing ? plan.gradOutStages : 0);
-    return ringBarrier(b, 8 + 16 * rings, stage, empty);
+    return 8 + 16 * rings;
   }
   /// dq_full of staging buffer `stage` for the writer of step `step` (an
   /// index): writer step mod plan.gradQueryWriters; writer 0's is
@@ -299,8 +304,7 @@ struct BackwardBlock {
     Value shared = gradQueryBarrier(b, stage, /*empty=*/false);
     if (plan.gradQueryWriters == 1)
       return shared;
-    int64_t rings = plan.queryStages + (plan.gradOutRing ? plan.gradOutStages : 0);
-    int64_t first = 8 + 16 * (rings + plan.stagingStages);
+    int64_t first = gradQueryBarriersOffset() + 16 * plan.stagingStages;
     Value own = arith::AddIOp::create(
         b, loc, address(b, plan.barrierOffset + first),
         arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, 8)));
