@@ -116,6 +116,34 @@ protected:
            ") M=" + std::to_string(M) + " N=" + std::to_string(N) +
            " q0=" + std::to_string(q0) + " k0=" + std::to_string(k0);
   }
+  /// The per-tile and per-pair definitions the ranges are checked
+  /// against, over six index arguments added to `block` (q0, k0, query,
+  /// key, queryLen, keyLen): whether the blockM x blockN tile at (q0, k0)
+  /// needs a mask (buildTileNeedsMask), and whether (query, key) is visible
+  /// (buildKeyVisible).
+  struct Definitions {
+    Value tileNeedsMask, keyVisible;
+  };
+  static Definitions buildDefinitions(OpBuilder &b, Block &block, MaskAttr mask,
+                                      int64_t blockM, int64_t blockN) {
+    Location loc = b.getUnknownLoc();
+    for (int i = 0; i < 6; ++i)
+      block.addArgument(b.getIndexType(), loc);
+    b.setInsertionPointToEnd(&block);
+    auto arg = [&](int i) { return block.getArgument(i); };
+    return {buildTileNeedsMask(b, loc, mask, arg(0), arg(1), blockM, blockN, arg(4),
+                               arg(5)),
+            buildKeyVisible(b, loc, mask, arg(2), arg(3), arg(4), arg(5))};
+  }
+  /// Every pair of rows [q0, rowEnd) and keys [k0, k0 + blockN) is visible.
+  static void expectAllVisible(Evaluator &eval, Value keyVisible, int64_t q0,
+                               int64_t rowEnd, int64_t k0, int64_t blockN,
+                               int64_t M, int64_t N, const std::string &at) {
+    for (int64_t i = q0; i < rowEnd; ++i)
+      for (int64_t j = k0; j < k0 + blockN; ++j)
+        EXPECT_TRUE(eval(keyVisible, {q0, k0, i, j, M, N}))
+            << at << " query " << i << " key " << j;
+  }
   MLIRContext context;
 };
 
@@ -124,18 +152,11 @@ TEST_F(MaskUtilsTest, UnmaskedKeyRangeIsExactlyTheTilesWithoutAMask) {
   OpBuilder b(&context);
   Location loc = b.getUnknownLoc();
   for (MaskAttr mask : masks()) {
-    // Arguments: q0, k0, query (row), key, queryLen, keyLen.
     Block block;
-    Type index = b.getIndexType();
-    for (int i = 0; i < 6; ++i)
-      block.addArgument(index, loc);
-    b.setInsertionPointToEnd(&block);
+    auto [needs, visible] = buildDefinitions(b, block, mask, blockM, blockN);
     auto arg = [&](int i) { return block.getArgument(i); };
     auto [begin, end] =
         buildUnmaskedKeyRange(b, loc, mask, arg(0), blockM, arg(4), arg(5));
-    Value needs = buildTileNeedsMask(b, loc, mask, arg(0), arg(1), blockM,
-                                     blockN, arg(4), arg(5));
-    Value visible = buildKeyVisible(b, loc, mask, arg(2), arg(3), arg(4), arg(5));
     Evaluator eval(block);
     for (int64_t M = 1; M <= 13; ++M)
       for (int64_t N = 1; N <= 13; ++N)
@@ -150,12 +171,8 @@ TEST_F(MaskUtilsTest, UnmaskedKeyRangeIsExactlyTheTilesWithoutAMask) {
             if (k0 >= 0) {
               EXPECT_EQ(inside, !tileNeeds) << at;
             }
-            if (!inside)
-              continue;
-            for (int64_t i = q0; i < q0 + blockM; ++i)
-              for (int64_t j = k0; j < k0 + blockN; ++j)
-                EXPECT_TRUE(eval(visible, {q0, k0, i, j, M, N}))
-                    << at << " query " << i << " key " << j;
+            if (inside)
+              expectAllVisible(eval, visible, q0, q0 + blockM, k0, blockN, M, N, at);
           }
         }
     block.clear();
@@ -167,17 +184,11 @@ TEST_F(MaskUtilsTest, UnmaskedQueryRangeIsExactlyTheBlocksWithoutAMask) {
   OpBuilder b(&context);
   Location loc = b.getUnknownLoc();
   for (MaskAttr mask : masks()) {
-    // Arguments: q0, k0, query (row), key, queryLen, keyLen.
     Block block;
-    for (int i = 0; i < 6; ++i)
-      block.addArgument(b.getIndexType(), loc);
-    b.setInsertionPointToEnd(&block);
+    auto [needs, visible] = buildDefinitions(b, block, mask, blockM, blockN);
     auto arg = [&](int i) { return block.getArgument(i); };
     auto [begin, end] =
         buildUnmaskedQueryRange(b, loc, mask, arg(1), blockN, arg(4), arg(5));
-    Value needs = buildTileNeedsMask(b, loc, mask, arg(0), arg(1), blockM,
-                                     blockN, arg(4), arg(5));
-    Value visible = buildKeyVisible(b, loc, mask, arg(2), arg(3), arg(4), arg(5));
     Evaluator eval(block);
     for (int64_t M = 1; M <= 13; ++M)
       for (int64_t N = 1; N <= 13; ++N)
@@ -189,12 +200,9 @@ TEST_F(MaskUtilsTest, UnmaskedQueryRangeIsExactlyTheBlocksWithoutAMask) {
               inside = inside && q0 + blockM <= eval(end, {0, k0, 0, 0, M, N});
             std::string at = where(mask, M, N, q0, k0);
             EXPECT_EQ(inside, !eval(needs, {q0, k0, 0, 0, M, N})) << at;
-            if (!inside)
-              continue;
-            for (int64_t i = q0; i < std::min(q0 + blockM, M); ++i)
-              for (int64_t j = k0; j < k0 + blockN; ++j)
-                EXPECT_TRUE(eval(visible, {q0, k0, i, j, M, N}))
-                    << at << " query " << i << " key " << j;
+            if (inside)
+              expectAllVisible(eval, visible, q0, std::min(q0 + blockM, M), k0, blockN,
+                               M, N, at);
           }
         }
     block.clear();
