@@ -67,6 +67,11 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // PTX-DAG: cvt.rn.satfinite.e4m3x2.f32
 // NOBF16-NOT: wgmma.mma_async{{.*}}bf16
+// P is converted straight into wgmma k32's A registers, two pairs to a
+// register (TruncToE4M3Lowering): no 16-bit halves joined afterwards
+// (with them, ptxas formed A with ~35 byte permutes a tile).
+// NOBF16-NOT: mov.b32 %r{{[0-9]+}}, {%rs
+// PTX-DAG: mov.b32 %r{{[0-9]+}}, {lo, hi};
 
 // The manifest: e4m3 inputs, bf16 O, the three descale buffers and their
 // strides (a [B, Hkv] descale per head, {0, 0} per tensor).

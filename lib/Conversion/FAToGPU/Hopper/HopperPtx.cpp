@@ -362,8 +362,3 @@ Value hopper::packE4M3x4(OpBuilder &b, Location loc, ArrayRef<Value> values) {
                  "mov.b32 $0, {lo, hi};\n\t}",
                  "=r,f,f,f,f");
 }
-
-Value hopper::packE4M3x2(OpBuilder &b, Location loc, Value lo, Value hi) {
-  return purePtx(b, loc, b.getI16Type(), {lo, hi},
-                 "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;", "=h,f,f");
-}

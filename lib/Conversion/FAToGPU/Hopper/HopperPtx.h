@@ -123,8 +123,6 @@ Value bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
 /// 448, as fa-expand-f8-casts) and packed into one 32-bit register,
 /// `values[0]` in the lowest byte.
 Value packE4M3x4(OpBuilder &b, Location loc, ArrayRef<Value> values);
-/// Two f32 values rounded to e4m3 as one 16-bit pair (`lo` in the low byte).
-Value packE4M3x2(OpBuilder &b, Location loc, Value lo, Value hi);
 
 /// fence.proxy.async.shared::cta: this thread's st.shared writes made
 /// visible to the async proxy (a later wgmma reading them by descriptor).

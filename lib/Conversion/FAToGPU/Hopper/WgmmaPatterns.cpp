@@ -338,9 +338,17 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
 };
 
 /// arith.truncf of an accumulator-layout fragment to f8E4M3FN (P of the
-/// e4m3 P·V): element pairs (a row's two columns of an n8 tile) rounded
-/// by cvt.rn.satfinite.e4m3x2, kept as 16-bit pairs of bytes (the vector
-/// of e4m3 is their bitcast).
+/// e4m3 P·V). An e4m3 fragment exists only as that product's A operand,
+/// so its registers hold the bytes in wgmma m64nNk32's A order rather than
+/// the accumulator's: per 32-key step k, four 32-bit registers a0 .. a3 of
+/// (n8 tiles 4k, 4k + 1 of row r), (the same of row r + 8), (tiles 4k + 2,
+/// 4k + 3 of row r), (the same of row r + 8) — the accumulator's element
+/// pairs 8k and 8k + 2, 8k + 1 and 8k + 3, 8k + 4 and 8k + 6, 8k + 5 and
+/// 8k + 7, each pair rounded by cvt.rn.satfinite.e4m3x2 into one half
+/// (E4M3ProbsTimesValueLowering reads them as they are). Converting
+/// straight into the A registers is what FA3 does (its permute_Cregs_fp8):
+/// packed in the accumulator's order, the loop-carried P needed ~35 byte
+/// permutes a tile to form A (SASS, seventeenth session).
 struct TruncToE4M3Lowering : OpConversionPattern<arith::TruncFOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -352,13 +360,23 @@ struct TruncToE4M3Lowering : OpConversionPattern<arith::TruncFOp> {
       return rewriter.notifyMatchFailure(op, "not a fragment to e4m3");
     Location loc = op.getLoc();
     SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getIn());
-    SmallVector<Value> pairs;
-    for (size_t i = 0; i + 1 < values.size(); i += 2)
-      pairs.push_back(packE4M3x2(rewriter, loc, values[i], values[i + 1]));
+    // 16 values (8 pairs) a 32-key step.
+    if (values.size() % 16 != 0)
+      return op.emitError("an e4m3 fragment needs its keys in steps of 32 "
+                          "(wgmma k32's A operand), got ")
+             << type.getDimSize(type.getRank() - 1);
+    auto pair = [&](int64_t p) { return ArrayRef<Value>(values).slice(2 * p, 2); };
+    SmallVector<Value> registers;
+    for (int64_t first = 0, e = values.size() / 2; first < e; first += 8)
+      for (int64_t lo : {first, first + 1, first + 4, first + 5}) {
+        SmallVector<Value> four(pair(lo));
+        four.append(pair(lo + 2).begin(), pair(lo + 2).end());
+        registers.push_back(packE4M3x4(rewriter, loc, four));
+      }
     Value packed = vector::FromElementsOp::create(
         rewriter, loc,
-        VectorType::get({static_cast<int64_t>(pairs.size())}, rewriter.getI16Type()),
-        pairs);
+        VectorType::get({static_cast<int64_t>(registers.size())}, rewriter.getI32Type()),
+        registers);
     rewriter.replaceOpWithNewOp<vector::BitCastOp>(
         op, getTypeConverter()->convertType(type), packed);
     return success();
@@ -369,10 +387,10 @@ struct TruncToE4M3Lowering : OpConversionPattern<arith::TruncFOp> {
 /// m64nNk32's A operand, Vᵀ (#fa.tma_shared keyMajor) as its K-major B.
 /// Per 32-key step k (n8 tiles 4k .. 4k + 3 of P's accumulator layout),
 /// a thread's bytes are A's without shuffles once the keys are permuted
-/// by σ, as Vᵀ's are: a0 = tiles 4k, 4k + 1 of row r (pairs 8k, 8k + 2 of
-/// the 16-bit pairs), a1 the same of row r + 8, a2 and a3 tiles 4k + 2,
-/// 4k + 3 (PTX ISA, the k32 A fragment: a thread's 4t .. 4t + 3 and
-/// 16 + 4t .. 16 + 4t + 3 of each row).
+/// by σ, as Vᵀ's are: a0 = tiles 4k, 4k + 1 of row r, a1 the same of row
+/// r + 8, a2 and a3 tiles 4k + 2, 4k + 3 (PTX ISA, the k32 A fragment: a
+/// thread's 4t .. 4t + 3 and 16 + 4t .. 16 + 4t + 3 of each row), which
+/// are P's registers 4k .. 4k + 3 as TruncToE4M3Lowering packs them.
 struct E4M3ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -388,18 +406,12 @@ struct E4M3ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
     int64_t keys = value.getDimSize(0), valueDim = value.getDimSize(1);
     SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
     auto probs = cast<VectorType>(adaptor.getLhs().getType());
-    Value pairs = vector::BitCastOp::create(
+    Value words = vector::BitCastOp::create(
         rewriter, loc,
-        VectorType::get({probs.getDimSize(0) / 2}, rewriter.getI16Type()),
+        VectorType::get({probs.getDimSize(0) / 4}, rewriter.getI32Type()),
         adaptor.getLhs());
-    auto reg = [&](int64_t lo, int64_t hi) -> Value {
-      Value two = vector::FromElementsOp::create(
-          rewriter, loc, VectorType::get({2}, rewriter.getI16Type()),
-          ValueRange{vector::ExtractOp::create(rewriter, loc, pairs,
-                                               ArrayRef<int64_t>{lo}),
-                     vector::ExtractOp::create(rewriter, loc, pairs,
-                                               ArrayRef<int64_t>{hi})});
-      return asI32(rewriter, loc, two);
+    auto reg = [&](int64_t i) -> Value {
+      return vector::ExtractOp::create(rewriter, loc, words, ArrayRef<int64_t>{i});
     };
     Value valueDesc = matrixDescriptor(
         rewriter, loc, sharedWindowAddress(rewriter, loc, adaptor.getRhs()), 16,
@@ -409,11 +421,8 @@ struct E4M3ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
     // between two wgmmas makes ptxas fence (and serialise) each of them
     // (its C7519 note).
     SmallVector<SmallVector<Value>> steps;
-    for (int64_t k = 0; k < keys / stepElements; ++k) {
-      int64_t first = 8 * k;
-      steps.push_back({reg(first, first + 2), reg(first + 1, first + 3),
-                       reg(first + 4, first + 6), reg(first + 5, first + 7)});
-    }
+    for (int64_t k = 0; k < keys / stepElements; ++k)
+      steps.push_back({reg(4 * k), reg(4 * k + 1), reg(4 * k + 2), reg(4 * k + 3)});
     wgmmaFence(rewriter, loc);
     for (int64_t k = 0, e = steps.size(); k < e; ++k) {
       ArrayRef<Value> a = steps[k];
