@@ -23,7 +23,8 @@ mkdir -p "$OUT_DIR"
 echo "== revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
 # The device machine's git HEAD can lag the copied working tree: the
 # kernels' own hash says which PTX ran.
-echo "== kernels_generated/*.ptx sha256 $(cat kernels_generated/*.ptx 2>/dev/null | sha256sum | cut -c1-12)"
+# In C collation, so that the hash matches the build machine's.
+echo "== kernels_generated/*.ptx sha256 $(LC_ALL=C; cat kernels_generated/*.ptx 2>/dev/null | sha256sum | cut -c1-12)"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 echo "== 1. build (FA_ENABLE_COMPILER=OFF)"

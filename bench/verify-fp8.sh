@@ -9,7 +9,9 @@
 #   4. time fp8 beside the bf16 sm_90a kernel of the same shape (fa-run
 #      --bench) at N >= 4k.
 # Usage: [FA_FP8_FILTER=text] [FA_FP8_SIZES="1x1 ..."] [FA_PARALLEL=16]
-#        bash bench/verify-fp8.sh [--steps 234]
+#        [FA3_BENCH=scratch/fa3/fa3_bench] bash bench/verify-fp8.sh [--steps 234]
+#   FA3_BENCH: step 4 also times FlashAttention-3 (bench/fa3/BENCH.md) at
+#   the non-causal shapes.
 set -u
 steps=1234
 if [ "${1:-}" = "--steps" ]; then steps="1$2"; shift 2; fi
@@ -19,7 +21,8 @@ OUT_DIR="${OUT:-/tmp/fa-fp8}"; mkdir -p "$OUT_DIR"
 echo "== revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
 # The device machine's git HEAD can lag the copied working tree: the
 # kernels' own hash says which PTX ran.
-echo "== kernels_generated/*.ptx sha256 $(cat kernels_generated/*.ptx 2>/dev/null | sha256sum | cut -c1-12)"
+# In C collation, so that the hash matches the build machine's.
+echo "== kernels_generated/*.ptx sha256 $(LC_ALL=C; cat kernels_generated/*.ptx 2>/dev/null | sha256sum | cut -c1-12)"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF \
   -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
@@ -91,6 +94,14 @@ for d in ${FA_FP8_BENCH_D:-128 256}; do
             grep -o '[0-9.]* TFLOP/s' | head -1)
         printf "  d%-4s %-7s N=%-6s B=%-2s %-9s %s\n" $d $mask $n $b $dtype "$t"
       done
+      # FlashAttention-3 on the same card and shape (bench/fa3/: its own
+      # binary, so its own process; non-causal only).
+      if [ -n "${FA3_BENCH:-}" ] && [ $mask = none ]; then
+        for dtype in e4m3 bf16; do
+          t=$("$FA3_BENCH" --dtype $dtype --d $d --b $b --h 16 --n $n | grep -o '[0-9.]* TFLOP/s' | head -1)
+          printf "  d%-4s %-7s N=%-6s B=%-2s %-9s %s\n" $d $mask $n $b "fa3-$dtype" "$t"
+        done
+      fi
     done
   done
 done

@@ -2,13 +2,15 @@
 // Host code written for this purpose (no torch). It fills FA3's Flash_fwd_params the way
 // hopper/flash_api.cpp (set_params_fprop + mha_fwd) does for: dense [B,S,H,D] contiguous Q/K/V/O,
 // non-causal, no local window, no softcap, no paged KV, no varlen, no AppendKV, no Qv, no rotary,
-// num_splits = 1, pack_gqa = false (H == Hk), no dropout, descale pointers null (== 1.0),
-// and then calls the explicitly instantiated run_flash_fwd<...> (fa3_fp8_d128.cu, fa3_bf16_d128_c{1,2}.cu),
-// choosing the instantiation exactly like run_mha_fwd_ in flash_fwd_launch_template.h would.
+// num_splits = 1, pack_gqa = false (H == Hk), no dropout, descale pointers null (== 1.0), head dim
+// D = Dv = 128 or 256, and then calls the explicitly instantiated run_flash_fwd<...> (fa3_fp8_d{128,256}.cu,
+// fa3_bf16_d{128,256}_c{1,2}.cu), choosing the instantiation exactly like run_mha_fwd_ in
+// flash_fwd_launch_template.h would.
 //
 // Usage:
-//   fa3_bench --dtype e4m3|bf16 --b B --h H --n N [--iters 20] [--seed S]
-//   fa3_bench --check            (small cases vs float64 host reference, both dtypes; exit 1 on FAIL)
+//   fa3_bench --dtype e4m3|bf16 [--d 128|256] --b B --h H --n N [--iters 20] [--seed S]
+//   fa3_bench --check [--d 128|256]   (small cases vs float64 host reference, both dtypes, both D unless
+//                                      --d is given; exit 1 on FAIL)
 
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
@@ -21,11 +23,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "cutlass/numeric_types.h"  // cutlass::float_e4m3_t, cutlass::bfloat16_t (template args only)
 #include "flash.h"                  // Flash_fwd_params
+#include "tile_size.h"              // tile_size_fwd_sm90 (constexpr; FA3's own tile choice)
 
 // Declaration of FA3's launcher template; the explicit instantiations live in the kernel TUs.
 template <int Arch, int kHeadDim, int kHeadDimV, int ClusterM, typename Element, typename ElementOut,
@@ -42,9 +46,6 @@ void run_flash_fwd(Flash_fwd_params &params, cudaStream_t stream);
             exit(1);                                                                                 \
         }                                                                                            \
     } while (0)
-
-static constexpr int kD = 128;
-static constexpr int kBlockM_bf16 = 128;  // tile_size_fwd_sm90(128,128,noncausal,...,elem 2) -> 128 x 176
 
 enum class DType { E4M3, BF16 };
 
@@ -100,14 +101,15 @@ static double e4m3_to_double(uint8_t v) {  // OCP E4M3 (fn): bias 7, no inf, S.1
 struct Problem {
     DType dt;
     int b, h, hk, n;  // seqlen_q == seqlen_k == n
+    int d;            // head dim of Q/K and of V/O (d == dv)
     void *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr;
     float *lse = nullptr;
-    size_t elems_qkv() const { return size_t(b) * n * h * kD; }  // hk == h
+    size_t elems_qkv() const { return size_t(b) * n * h * d; }  // hk == h
     void alloc() {
         size_t es = dt == DType::E4M3 ? 1 : 2;
         CK(cudaMalloc(&q, elems_qkv() * es));
-        CK(cudaMalloc(&k, size_t(b) * n * hk * kD * es));
-        CK(cudaMalloc(&v, size_t(b) * n * hk * kD * es));
+        CK(cudaMalloc(&k, size_t(b) * n * hk * d * es));
+        CK(cudaMalloc(&v, size_t(b) * n * hk * d * es));
         CK(cudaMalloc(&o, elems_qkv() * 2));                      // O is bf16 for both bf16 and e4m3 inputs
         CK(cudaMalloc(&lse, size_t(b) * h * n * sizeof(float)));  // softmax_lse [B, H, S] fp32
         CK(cudaMemset(o, 0, elems_qkv() * 2));
@@ -120,12 +122,19 @@ struct Problem {
 
 static int g_num_sm = 0, g_arch = 0;
 
+// round_up_headdim of hopper/flash_api.cpp (all hdims enabled): 128 -> 128, 256 -> 256.
+static int round_up_headdim(int d) {
+    for (int r : {64, 96, 128, 192, 256})
+        if (d <= r) return r;
+    return 256;
+}
+
 // Mirrors set_params_fprop(...) + the extra assignments in mha_fwd(...) (hopper/flash_api.cpp) for a
 // dense, non-varlen, non-paged, non-causal, non-local, no-softcap, num_splits=1, no-pack-GQA call
 // with q,k,v,out of shape [B, S, H, D] contiguous (strides in elements).
 static Flash_fwd_params make_params(const Problem &P) {
     Flash_fwd_params params = {};  // set_params_fprop: "params = {};" (value-init -> all zero / nullptr)
-    const int b = P.b, sq = P.n, sk = P.n, h = P.h, hk = P.hk, d = kD;
+    const int b = P.b, sq = P.n, sk = P.n, h = P.h, hk = P.hk, d = P.d;
     auto round_multiple = [](int x, int m) { return (x + m - 1) / m * m; };
 
     params.is_bf16 = P.dt == DType::BF16;  // q.dtype() == bf16 (false for e4m3 input)
@@ -167,7 +176,7 @@ static Flash_fwd_params make_params(const Problem &P) {
     params.seqlen_q_rounded = round_multiple(sq, 128);
     params.seqlen_k_rounded = round_multiple(sk, 128);
     params.d = d;
-    params.d_rounded = 128;  // round_up_headdim(128)
+    params.d_rounded = round_up_headdim(d);
 
     params.scale_softmax = float(1.0 / std::sqrt(double(d)));  // mha_fwd default softmax_scale
     params.softcap = 0.f;
@@ -191,8 +200,8 @@ static Flash_fwd_params make_params(const Problem &P) {
     params.total_q = b * sq;
     params.total_k = b * sk;
     params.b_k = b;
-    params.dv = d;
-    params.dv_rounded = 128;
+    params.dv = d;                        // head_size_v == head_size
+    params.dv_rounded = params.d_rounded;  // headdim_v == headdim ? d_rounded : round_up_headdimv(headdim_v)
     params.leftpad_k = nullptr;
     params.page_table = nullptr;
     params.page_size = 1;  // mha_fwd: page_size = !paged_KV ? 1 : ...
@@ -234,33 +243,51 @@ static Flash_fwd_params make_params(const Problem &P) {
     return params;
 }
 
-// Same selection as run_mha_fwd_<90, T, 128, 128, Split=false, PagedKVNonTMA=false, Has_softcap=false,
-// PackGQA=false> for non-causal, non-local, row-major V, !Varlen, !HasQv, !AppendKV.
-// Returns the ClusterM used.
-static int launch_fa3(Flash_fwd_params &params, cudaStream_t stream) {
+struct LaunchInfo {
+    int cluster_m, block_m, block_n;
+};
+
+// One instantiated (D, T) family: run_mha_fwd_<90, T, D, D, Split=false, PagedKVNonTMA=false, Has_softcap=false,
+// PackGQA=false> with Is_causal = Is_local = V_colmajor = Varlen = HasQv = AppendKV = false, i.e. the tile and
+// ClusterM that run_mha_fwd_ / run_flash_fwd derive (flash_fwd_launch_template.h, tile_size.h).
+template <int D, typename T>
+static LaunchInfo launch_fa3_hdim(Flash_fwd_params &params, cudaStream_t stream) {
+    using TOut = cutlass::bfloat16_t;  // T_out: bf16 for bf16 input and for fp8 input
+    static constexpr auto kTile = tile_size_fwd_sm90(D, D, /*is_causal=*/false, /*is_local=*/false, int(sizeof(T)),
+                                                     /*v_colmajor=*/false, /*paged_kv_non_TMA=*/false,
+                                                     /*softcap=*/false);
+    static constexpr int kBlockM = std::get<0>(kTile), kBlockN = std::get<1>(kTile);
+    // Enable_cluster = Arch == 90 && (sizeof(T) == 2 ? hdim >= 128 : hdim == 192) && !causal && !local && !Split
+    //                  && !PagedKVNonTMA && !Varlen
+    static constexpr bool kEnableCluster = sizeof(T) == 2 ? D >= 128 : D == 192;
+    // CLUSTER_SWITCH(ceil_div(seqlen_q * 1, kBlockM) % 2 == 0, Use_cluster, ...) (PackGQA = false)
+    if constexpr (kEnableCluster) {
+        if ((params.seqlen_q + kBlockM - 1) / kBlockM % 2 == 0) {
+            run_flash_fwd<90, D, D, 2, T, TOut, false, false, false, false, false, false, false, false, false, false>(
+                params, stream);
+            return {2, kBlockM, kBlockN};
+        }
+    }
+    run_flash_fwd<90, D, D, 1, T, TOut, false, false, false, false, false, false, false, false, false, false>(
+        params, stream);
+    return {1, kBlockM, kBlockN};
+}
+
+// The part of run_mha_fwd_constexpr (flash_api.cpp) that this binary instantiates: e4m3 / bf16, d == dv in {128, 256}.
+static LaunchInfo launch_fa3(Flash_fwd_params &params, cudaStream_t stream) {
     if (params.is_causal || params.is_local || params.softcap > 0.f || params.num_splits != 1 || params.pack_gqa ||
         params.v_dim_stride != 1 || params.cu_seqlens_q || params.cu_seqlens_k || params.seqused_q ||
         params.seqused_k || params.leftpad_k || params.qv_ptr || params.knew_ptr || params.page_table ||
-        params.d != 128 || params.dv != 128 || params.arch != 90) {
+        (params.d != 128 && params.d != 256) || params.dv != params.d || params.arch != 90 ||
+        (!params.is_e4m3 && !params.is_bf16)) {
         fprintf(stderr, "launch_fa3: params outside the instantiated configuration\n");
         exit(1);
     }
-    if (params.is_e4m3) {
-        // Enable_cluster = Arch==90 && (sizeof(T)==2 ? hdim>=128 : hdim==192) && ... -> false for e4m3 hdim128
-        run_flash_fwd<90, 128, 128, 1, cutlass::float_e4m3_t, cutlass::bfloat16_t,
-                      false, false, false, false, false, false, false, false, false, false>(params, stream);
-        return 1;
-    }
-    // bf16: Enable_cluster = true; CLUSTER_SWITCH(ceil_div(seqlen_q * 1, kBlockM) % 2 == 0)
-    bool use_cluster = ((params.seqlen_q + kBlockM_bf16 - 1) / kBlockM_bf16) % 2 == 0;
-    if (use_cluster) {
-        run_flash_fwd<90, 128, 128, 2, cutlass::bfloat16_t, cutlass::bfloat16_t,
-                      false, false, false, false, false, false, false, false, false, false>(params, stream);
-        return 2;
-    }
-    run_flash_fwd<90, 128, 128, 1, cutlass::bfloat16_t, cutlass::bfloat16_t,
-                  false, false, false, false, false, false, false, false, false, false>(params, stream);
-    return 1;
+    if (params.is_e4m3)
+        return params.d == 128 ? launch_fa3_hdim<128, cutlass::float_e4m3_t>(params, stream)
+                               : launch_fa3_hdim<256, cutlass::float_e4m3_t>(params, stream);
+    return params.d == 128 ? launch_fa3_hdim<128, cutlass::bfloat16_t>(params, stream)
+                           : launch_fa3_hdim<256, cutlass::bfloat16_t>(params, stream);
 }
 
 static const char *dname(DType dt) { return dt == DType::E4M3 ? "e4m3" : "bf16"; }
@@ -277,8 +304,8 @@ static bool check_first_launch(const char *what) {
 }
 
 // ------------------------------------------------------------------------------------------------
-static int run_bench(DType dt, int B, int H, int N, int iters, uint64_t seed) {
-    Problem P{dt, B, H, H, N};
+static int run_bench(DType dt, int D, int B, int H, int N, int iters, uint64_t seed) {
+    Problem P{dt, B, H, H, N, D};
     P.alloc();
     fill_normal(P.q, P.elems_qkv(), dt, seed * 3 + 0, 1.0f);
     fill_normal(P.k, P.elems_qkv(), dt, seed * 3 + 1, 1.0f);
@@ -287,7 +314,7 @@ static int run_bench(DType dt, int B, int H, int N, int iters, uint64_t seed) {
 
     Flash_fwd_params params = make_params(P);
     cudaStream_t stream = 0;
-    int cm = launch_fa3(params, stream);
+    const LaunchInfo li = launch_fa3(params, stream);
     if (!check_first_launch("bench")) return 1;
 
     // Warm-up: ~150 ms of launches (estimate per-launch time from a few launches first).
@@ -318,10 +345,11 @@ static int run_bench(DType dt, int B, int H, int N, int iters, uint64_t seed) {
     std::vector<float> sorted = burst_ms;
     std::sort(sorted.begin(), sorted.end());
     double med = sorted[2];
-    double flops = 4.0 * B * H * double(N) * N * kD;
-    printf("fa3 %s D128 %d %d %d: %.4f ms, %.1f TFLOP/s\n", dname(dt), B, H, N, med, flops / (med * 1e-3) / 1e12);
-    printf("  (ClusterM=%d, grid=%d persistent CTAs, warmup %d launches, %d iters x 5 bursts; per-burst ms:", cm,
-           params.num_sm, nwarm, iters);
+    double flops = 4.0 * B * H * double(N) * N * D;
+    printf("fa3 %s D%d %d %d %d: %.4f ms, %.1f TFLOP/s\n", dname(dt), D, B, H, N, med,
+           flops / (med * 1e-3) / 1e12);
+    printf("  (tile %dx%d, ClusterM=%d, grid=%d persistent CTAs, warmup %d launches, %d iters x 5 bursts; "
+           "per-burst ms:", li.block_m, li.block_n, li.cluster_m, params.num_sm, nwarm, iters);
     for (float m : burst_ms) printf(" %.4f", m);
     printf(")\n");
     cudaEventDestroy(e0);
@@ -331,8 +359,8 @@ static int run_bench(DType dt, int B, int H, int N, int iters, uint64_t seed) {
 }
 
 // ------------------------------------------------------------------------------------------------
-static bool run_check_case(DType dt, int B, int H, int N, uint64_t seed) {
-    Problem P{dt, B, H, H, N};
+static bool run_check_case(DType dt, int D, int B, int H, int N, uint64_t seed) {
+    Problem P{dt, B, H, H, N, D};
     P.alloc();
     size_t ne = P.elems_qkv();
     fill_normal(P.q, ne, dt, seed * 3 + 0, 1.0f);
@@ -344,7 +372,7 @@ static bool run_check_case(DType dt, int B, int H, int N, uint64_t seed) {
     CK(cudaDeviceSynchronize());
 
     Flash_fwd_params params = make_params(P);
-    int cm = launch_fa3(params, 0);
+    const LaunchInfo li = launch_fa3(params, 0);
     if (!check_first_launch("check")) { P.free_all(); return false; }
     // run it a few more times (idempotence; catches races that depend on previous state)
     for (int i = 0; i < 3; ++i) launch_fa3(params, 0);
@@ -374,19 +402,19 @@ static bool run_check_case(DType dt, int B, int H, int N, uint64_t seed) {
     std::vector<double> q, k, v;
     deq(hq, q); deq(hk, k); deq(hv, v);
 
-    const double scale = 1.0 / std::sqrt(double(kD));
+    const double scale = 1.0 / std::sqrt(double(D));
     double max_err_o = 0, sum_err_o = 0, max_ref_o = 0, max_err_lse = 0;
     size_t nan_count = 0;
-    std::vector<double> s(N), acc(kD);
+    std::vector<double> s(N), acc(D);
     for (int bb = 0; bb < B; ++bb)
         for (int hh = 0; hh < H; ++hh)
             for (int i = 0; i < N; ++i) {
-                const double *qi = &q[((size_t(bb) * N + i) * H + hh) * kD];
+                const double *qi = &q[((size_t(bb) * N + i) * H + hh) * D];
                 double mx = -INFINITY;
                 for (int j = 0; j < N; ++j) {
-                    const double *kj = &k[((size_t(bb) * N + j) * H + hh) * kD];
+                    const double *kj = &k[((size_t(bb) * N + j) * H + hh) * D];
                     double dot = 0;
-                    for (int dd = 0; dd < kD; ++dd) dot += qi[dd] * kj[dd];
+                    for (int dd = 0; dd < D; ++dd) dot += qi[dd] * kj[dd];
                     s[j] = dot * scale;
                     mx = std::max(mx, s[j]);
                 }
@@ -395,15 +423,15 @@ static bool run_check_case(DType dt, int B, int H, int N, uint64_t seed) {
                 for (int j = 0; j < N; ++j) {
                     double p = std::exp(s[j] - mx);
                     sum += p;
-                    const double *vj = &v[((size_t(bb) * N + j) * H + hh) * kD];
-                    for (int dd = 0; dd < kD; ++dd) acc[dd] += p * vj[dd];
+                    const double *vj = &v[((size_t(bb) * N + j) * H + hh) * D];
+                    for (int dd = 0; dd < D; ++dd) acc[dd] += p * vj[dd];
                 }
                 double lse_ref = mx + std::log(sum);
                 double lse_got = hl[(size_t(bb) * H + hh) * N + i];
                 if (!(std::fabs(lse_got - lse_ref) <= 1e30)) ++nan_count;
                 else max_err_lse = std::max(max_err_lse, std::fabs(lse_got - lse_ref));
-                const uint16_t *oi = &ho[((size_t(bb) * N + i) * H + hh) * kD];
-                for (int dd = 0; dd < kD; ++dd) {
+                const uint16_t *oi = &ho[((size_t(bb) * N + i) * H + hh) * D];
+                for (int dd = 0; dd < D; ++dd) {
                     double ref = acc[dd] / sum;
                     double got = bf16_to_double(oi[dd]);
                     double err = std::fabs(got - ref);
@@ -416,22 +444,25 @@ static bool run_check_case(DType dt, int B, int H, int N, uint64_t seed) {
     const double tol_o = dt == DType::E4M3 ? 1e-1 : 2e-2;
     const double tol_lse = dt == DType::E4M3 ? 1e-1 : 2e-2;
     bool pass = nan_count == 0 && max_err_o < tol_o && max_err_lse < tol_lse;
-    printf("check %s B%d H%d N%d (ClusterM=%d): O max_abs_err=%.3e mean_abs_err=%.3e (max|ref|=%.3f), "
-           "LSE max_abs_err=%.3e, non-finite/unwritten=%zu  [tol O %.0e, LSE %.0e] -> %s\n",
-           dname(dt), B, H, N, cm, max_err_o, sum_err_o / double(ne), max_ref_o, max_err_lse, nan_count, tol_o,
-           tol_lse, pass ? "PASS" : "FAIL");
+    printf("check %s D%d B%d H%d N%d (tile %dx%d, ClusterM=%d): O max_abs_err=%.3e mean_abs_err=%.3e "
+           "(max|ref|=%.3f), LSE max_abs_err=%.3e, non-finite/unwritten=%zu  [tol O %.0e, LSE %.0e] -> %s\n",
+           dname(dt), D, B, H, N, li.block_m, li.block_n, li.cluster_m, max_err_o, sum_err_o / double(ne),
+           max_ref_o, max_err_lse, nan_count, tol_o, tol_lse, pass ? "PASS" : "FAIL");
     P.free_all();
     return pass;
 }
 
-static int run_check(uint64_t seed) {
+// ds: the head dims to check (both unless --d was given).
+static int run_check(const std::vector<int> &ds, uint64_t seed) {
     struct C { int b, h, n; };
     // B1 H2 N256: the basic case (bf16 -> ClusterM=2). B2 H3 N384: batch/head strides, odd #m-blocks
     // (bf16 -> ClusterM=1). B2 H2 N1000: partial tiles in both M and N. B1 H2 N2048: several n-blocks.
+    // (kBlockM is 128 for every instantiated kernel, so the ClusterM choice is the same for D128 and D256.)
     const C cases[] = {{1, 2, 256}, {2, 3, 384}, {2, 2, 1000}, {1, 2, 2048}};
     bool all = true;
-    for (DType dt : {DType::BF16, DType::E4M3})
-        for (const C &c : cases) all &= run_check_case(dt, c.b, c.h, c.n, seed);
+    for (int D : ds)
+        for (DType dt : {DType::BF16, DType::E4M3})
+            for (const C &c : cases) all &= run_check_case(dt, D, c.b, c.h, c.n, seed);
     printf("check overall: %s\n", all ? "PASS" : "FAIL");
     return all ? 0 : 1;
 }
@@ -439,16 +470,16 @@ static int run_check(uint64_t seed) {
 // ------------------------------------------------------------------------------------------------
 static void usage() {
     fprintf(stderr,
-            "usage: fa3_bench --dtype e4m3|bf16 --b B --h H --n N [--iters 20] [--seed S]\n"
-            "       fa3_bench --check [--seed S]\n");
+            "usage: fa3_bench --dtype e4m3|bf16 [--d 128|256] --b B --h H --n N [--iters 20] [--seed S]\n"
+            "       fa3_bench --check [--d 128|256] [--seed S]\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
     DType dt = DType::E4M3;
-    int B = 1, H = 16, N = 4096, iters = 20;
+    int D = 128, B = 1, H = 16, N = 4096, iters = 20;
     uint64_t seed = 1234;
-    bool check = false, have_dtype = false;
+    bool check = false, have_dtype = false, have_d = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> const char * { if (i + 1 >= argc) usage(); return argv[++i]; };
@@ -459,6 +490,9 @@ int main(int argc, char **argv) {
             else if (v == "bf16") dt = DType::BF16;
             else usage();
             have_dtype = true;
+        } else if (a == "--d") {
+            D = atoi(next());
+            have_d = true;
         } else if (a == "--b") B = atoi(next());
         else if (a == "--h") H = atoi(next());
         else if (a == "--n") N = atoi(next());
@@ -466,7 +500,7 @@ int main(int argc, char **argv) {
         else if (a == "--seed") seed = strtoull(next(), nullptr, 10);
         else usage();
     }
-    if (B <= 0 || H <= 0 || N <= 0 || iters <= 0) usage();
+    if (B <= 0 || H <= 0 || N <= 0 || iters <= 0 || (D != 128 && D != 256)) usage();
 
     int dev = 0;
     CK(cudaSetDevice(dev));
@@ -482,7 +516,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "This binary contains sm_90a kernels only (found sm_%d)\n", g_arch);
         return 1;
     }
-    if (check) return run_check(seed);
+    if (check) return run_check(have_d ? std::vector<int>{D} : std::vector<int>{128, 256}, seed);
     if (!have_dtype) usage();
-    return run_bench(dt, B, H, N, iters, seed);
+    return run_bench(dt, D, B, H, N, iters, seed);
 }
