@@ -190,10 +190,7 @@ scoresHeldUnscaled(QKScoresOp scores,
 class DistributedMath {
 public:
   /// `layout` is the accumulators' #fa.fragment layout.
-  /// `deferDescale`: e4m3 scores held unscaled leave their descale to the
-  /// consumers too (the schedule's choice; see #fa.fragment).
-  DistributedMath(const FusedAttention &attention, FragmentLayoutAttr layout,
-                  bool deferDescale = true);
+  DistributedMath(const FusedAttention &attention, FragmentLayoutAttr layout);
 
   /// The KV loop's carried values at the distributed level (layouts set;
   /// the running sum stays quad-partial) and their initial values.
@@ -282,7 +279,7 @@ private:
   FusedAttention attention; // op handles: cheap to copy, not const-correct
   FragmentLayoutAttr layout;
   void findQuadPartialRows();
-  void findDeferredScores(bool deferDescale);
+  void findDeferredScores();
 
   /// L2 values whose row sums stay quad-partial (the running sum).
   llvm::DenseSet<Value> quadPartial;

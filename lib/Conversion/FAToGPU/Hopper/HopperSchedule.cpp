@@ -673,7 +673,7 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   const AttentionKernelConfig &c = s.c;
   // wgmma's accumulator is mma.sync's per warp: one m16 tile per warp.
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1);
-  DistributedMath math(attention, layout, deferScoreDescale(c.valueDim));
+  DistributedMath math(attention, layout);
   Pingpong pingpong(b, loc, s, consumerGroups(c));
   pingpong.start(b, loc);
   LogicalResult result = success();

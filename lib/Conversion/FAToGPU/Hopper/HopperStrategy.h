@@ -184,14 +184,6 @@ static_assert(fitsEntryRegisters({24, 232}, 128, 2) && fitsEntryRegisters({32, 2
                   !fitsEntryRegisters({40, 224}, 128, 2),
               "one consumer warpgroup, two blocks per SM: 128 at entry");
 
-/// Whether e4m3 scores leave their run-time descale d to the row max and
-/// the exponent with the scale (#fa.fragment's deferredDescale): one FFMA
-/// per score instead of an FMUL and an FFMA, for one register (c·d) live
-/// across the KV loop. Measured on the H100 (docs/perf-notes.md, FP8):
-/// +5% at Dv 128; at Dv 256 the consumers are out of registers already
-/// (ptxas C7512 serialises their wgmmas) and the register costs 3%.
-inline bool deferScoreDescale(int64_t valueDim) { return valueDim <= 128; }
-
 /// The most dynamic shared memory a block may take and still have a second
 /// block beside it on an SM (half of the H100's 228 KB, less each block's
 /// 1 KB reserve, rounded down).
