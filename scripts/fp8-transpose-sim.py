@@ -42,6 +42,7 @@ def run(Dv, BN):
                 cw=[prmt(l01,l23,0x5410),prmt(l01,l23,0x7632),prmt(h01,h23,0x5410),prmt(h01,h23,0x7632)]
                 for k in range(4): st32(old,wold,writeBase[k]+a*Dv*128+m*16*128,cw[k])
     # the ldmatrix / stmatrix form, per warp
+    conflicts=[]
     for warp in range(4):
         for a in range(steps):
             s=warp+4*a
@@ -62,13 +63,21 @@ def run(Dv, BN):
                     r=[regs[(T,q)] for q in range(4)]
                     words[T]=[prmt(r[0],r[1],0x6420),prmt(r[0],r[1],0x7531),prmt(r[2],r[3],0x6420),prmt(r[2],r[3],0x7531)]
                 # stmatrix.x4: lane L gives row L%8 of matrix L/8; thread T stores
-                # (row T/4, cols 2(T%4), 2(T%4)+1) of each matrix from its reg q
+                # (row T/4, cols 2(T%4), 2(T%4)+1) of each matrix from its reg q.
+                # Matrix (h, parity) holds Vt rows 2i + (parity ^ (i >= 4)): rows
+                # of all eight residues mod 8, so its eight 16-byte rows fall in
+                # eight chunks (conflict-free); threads T >= 16 (i >= 4) hold
+                # their two columns' words swapped (the prmt selectors).
                 for q in range(4):
                     h,parity=q//2,q%2
+                    lanes=set()
                     for T in range(32):
-                        i=T//4; d=16*m+2*i+parity; chunk=(2*s+h)%8
+                        i=T//4; flip=1 if i>=4 else 0
+                        d=16*m+2*i+(parity^flip); chunk=(2*s+h)%8
                         addr=(s//4)*Dv*128+d*128+((chunk^(d%8))*16)+4*(T%4)
-                        st32(new,wnew,addr,words[T][q])
+                        lanes.add((addr%128)//16)
+                        st32(new,wnew,addr,words[T][q^flip])
+                    conflicts.append(8//len(lanes))
     # the spec: Vt[d][p] = V[sigma(p)][d], swizzled
     ok=True
     for d in range(Dv):
@@ -78,7 +87,8 @@ def run(Dv, BN):
             panel,pp=p//128,p%128
             addr=panel*Dv*128+d*128+(((pp//16)^(d%8))*16)+pp%16
             if old[addr]!=V[key][d]: ok=False
-    print(f"BN={BN} Dv={Dv}: old matches the spec: {ok}; new == old: {new==old}; writes once: old {set(wold)} new {set(wnew)}")
+    print(f"BN={BN} Dv={Dv}: old matches the spec: {ok}; new == old: {new==old}; writes once: old {set(wold)} new {set(wnew)}; stmatrix ways: {set(conflicts)}")
+    assert ok and new==old and set(wnew)=={1} and set(conflicts)=={1}
 random.seed(1)
 for BN in (128, 256):
     for Dv in (64, 128, 256): run(Dv, BN)

@@ -54,15 +54,21 @@
 // LOWER-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[E]])
 
 // In the PTX, the producer's transpose (ldmatrix.trans of byte pairs, the
-// two byte permutes 0x6420 = 25632 and 0x7531 = 30001, stmatrix; 8 of each
+// two byte permutes 0x6420 = 25632 and 0x7531 = 30001, swapped (0x1111 =
+// 4369 apart) for lanes 16 .. 31 so that each stmatrix matrix covers rows
+// of all eight residues (conflict-free stores), stmatrix; 8 of each
 // matrix instruction at Dv 128), P's pairs through cvt.rn.satfinite.e4m3x2,
 // and only k32 e4m3 wgmmas (4 for S, 4 for P·V, each in the prologue and
 // loop).
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40;
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232;
 // PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX-DAG: prmt.b32 {{.*}}, 25632;
-// PTX-DAG: prmt.b32 {{.*}}, 30001;
+// PTX-DAG: bfe.s32 %[[SWAPPED:r[0-9]+]], %{{r[0-9]+}}, 4, 1;
+// PTX-DAG: and.b32 %[[DELTA:r[0-9]+]], %[[SWAPPED]], 4369;
+// PTX-DAG: or.b32 %[[EVEN:r[0-9]+]], %[[DELTA]], 25632;
+// PTX-DAG: xor.b32 %[[ODD:r[0-9]+]], %[[DELTA]], 30001;
+// PTX-DAG: prmt.b32 {{.*}}, %[[EVEN]];
+// PTX-DAG: prmt.b32 {{.*}}, %[[ODD]];
 // PTX-DAG: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // PTX-DAG: cvt.rn.satfinite.e4m3x2.f32

@@ -352,6 +352,12 @@ Value hopper::bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
                  "=r,r,r");
 }
 
+Value hopper::bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
+                          Value selector) {
+  return purePtx(b, loc, b.getI32Type(), {lo, hi, selector},
+                 "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r");
+}
+
 Value hopper::packE4M3x4(OpBuilder &b, Location loc, ArrayRef<Value> values) {
   assert(values.size() == 4 && "four bytes to a register");
   // cvt's first source goes to the pair's high byte.

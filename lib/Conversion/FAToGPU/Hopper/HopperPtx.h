@@ -119,6 +119,9 @@ void storeMatrix(OpBuilder &b, Location loc, Value rowAddress, int64_t offset,
 /// b's 4-7; nibble i of the selector is result byte i).
 Value bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
                   uint32_t selector);
+/// The same with a run-time (i32) selector.
+Value bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
+                  Value selector);
 /// Four f32 values rounded to e4m3 (cvt.rn.satfinite: RNE, saturating at
 /// 448, as fa-expand-f8-casts) and packed into one 32-bit register,
 /// `values[0]` in the lowest byte.

@@ -318,17 +318,20 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
 ///   prmt: keys {2t, 2t + 1, 2t + 8, 2t + 9} (+ 16h) of one column, which
 ///     σ places at Vᵀ positions 32s + 16h + 4t .. + 3: four words, columns
 ///     c and c + 1 (c = 16m + 2(T / 4)) for h = 0, 1;
-///   stmatrix.x4: matrix (h, parity) = Vᵀ rows 16m + 2i + parity (i =
-///     T / 4), positions 32s + 16h .. + 15.
+///   stmatrix.x4: matrix (h, parity) = Vᵀ rows 16m + 2i + (parity ^ i / 4)
+///     (i = T / 4), positions 32s + 16h .. + 15: lanes T >= 16 hold their
+///     two columns' words swapped (prmt's selectors), so that each matrix
+///     covers rows of all eight residues mod 8.
 /// Per thread and task 6 instructions and an address (the 4-byte form
 /// took 16: 4 ld.shared, 8 prmt, 4 st.shared). Every address is a per-lane
 /// base plus a constant but for the reads' swizzle (16m's chunk xor the
 /// key's row % 8 = L % 8): one xor a task. The stores' swizzle depends on
-/// the row's % 8 (2i + parity) and the step's chunk 2s + h (2w + h mod
-/// 8): a per-lane constant. Reads are conflict-free (eight rows, eight
-/// chunks), stores 2-way (rows 2i + parity cover four of the eight
-/// residues). scripts/fp8-transpose-sim.py simulates both forms byte by
-/// byte: the same Vᵀ (docs/perf-notes.md, thirteenth session).
+/// the row's % 8 and the step's chunk 2s + h (2w + h mod 8): a per-lane
+/// constant. Reads and stores are conflict-free (eight rows, eight
+/// chunks; with rows 2i + parity alone the stores were 2-way: 33.5 M
+/// excess wavefronts at D256, ncu, eighteenth session).
+/// scripts/fp8-transpose-sim.py simulates both forms byte by byte (the
+/// same Vᵀ) and counts the stores' ways.
 void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
                         Value stage, Value producerThread) {
   const AttentionKernelConfig &c = s.c;
@@ -354,9 +357,16 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
   Value readBase = add(staging, mul(add(mul(warp, 32), lane), kPanelRowBytes));
   Value readSwizzle = mul(rem(lane, 8), 16);
   // Writes: lane L addresses row i = L % 8 of matrix q = L / 8 (h = q / 2,
-  // parity = q % 2): Vᵀ row 2i + parity (+ 16m), chunk (2w + h) ^ row % 8.
+  // parity = q % 2): Vᵀ row 2i + (parity ^ i / 4) (+ 16m), chunk
+  // (2w + h) ^ row % 8.
   Value quarter = div(lane, 8);
-  Value row = add(mul(rem(lane, 8), 2), rem(quarter, 2));
+  Value row = add(mul(rem(lane, 8), 2),
+                  rem(arith::XOrIOp::create(b, loc, quarter, div(lane, 4)), 2));
+  // Lane T's words for columns c and c + 1 (selectors 0x6420, 0x7531),
+  // swapped where T / 4 >= 4: 0x1111 apart.
+  Value swapped = div(lane, 16);
+  Value evenSelector = add(cst(0x6420), mul(swapped, 0x1111));
+  Value oddSelector = arith::SubIOp::create(b, loc, cst(0x7531), mul(swapped, 0x1111));
   Value chunk = arith::XOrIOp::create(
       b, loc, add(mul(warp, 2), div(quarter, 2)), rem(row, 8));
   Value writeBase = add(transposed, add(mul(row, kPanelRowBytes), mul(chunk, 16)));
@@ -380,10 +390,10 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
       for (int64_t m = first; m < last; ++m) {
         ArrayRef<Value> pairs = loaded[m - first];
         // Byte k of pairs[q] is key (8q + 2t + k / 2)'s column c + k % 2.
-        Value words[4] = {bytePermute(b, loc, pairs[0], pairs[1], 0x6420),
-                          bytePermute(b, loc, pairs[0], pairs[1], 0x7531),
-                          bytePermute(b, loc, pairs[2], pairs[3], 0x6420),
-                          bytePermute(b, loc, pairs[2], pairs[3], 0x7531)};
+        Value words[4] = {bytePermute(b, loc, pairs[0], pairs[1], evenSelector),
+                          bytePermute(b, loc, pairs[0], pairs[1], oddSelector),
+                          bytePermute(b, loc, pairs[2], pairs[3], evenSelector),
+                          bytePermute(b, loc, pairs[2], pairs[3], oddSelector)};
         storeMatrix(b, loc, writeBase,
                     a * c.valueDim * kPanelRowBytes + m * 16 * kPanelRowBytes,
                     words);
