@@ -61,13 +61,16 @@ def run(Dv, BN):
                 words={}
                 for T in range(32):
                     r=[regs[(T,q)] for q in range(4)]
-                    words[T]=[prmt(r[0],r[1],0x6420),prmt(r[0],r[1],0x7531),prmt(r[2],r[3],0x6420),prmt(r[2],r[3],0x7531)]
+                    # the kernel's run-time selectors: 0x6420 / 0x7531, swapped
+                    # (0x1111 apart) for lanes 16 .. 31
+                    even=0x6420+(T//16)*0x1111; odd=0x7531-(T//16)*0x1111
+                    words[T]=[prmt(r[0],r[1],even),prmt(r[0],r[1],odd),prmt(r[2],r[3],even),prmt(r[2],r[3],odd)]
                 # stmatrix.x4: lane L gives row L%8 of matrix L/8; thread T stores
                 # (row T/4, cols 2(T%4), 2(T%4)+1) of each matrix from its reg q.
                 # Matrix (h, parity) holds Vt rows 2i + (parity ^ (i >= 4)): rows
                 # of all eight residues mod 8, so its eight 16-byte rows fall in
                 # eight chunks (conflict-free); threads T >= 16 (i >= 4) hold
-                # their two columns' words swapped (the prmt selectors).
+                # their two columns' words swapped (the selectors above).
                 for q in range(4):
                     h,parity=q//2,q%2
                     lanes=set()
@@ -76,7 +79,7 @@ def run(Dv, BN):
                         d=16*m+2*i+(parity^flip); chunk=(2*s+h)%8
                         addr=(s//4)*Dv*128+d*128+((chunk^(d%8))*16)+4*(T%4)
                         lanes.add((addr%128)//16)
-                        st32(new,wnew,addr,words[T][q^flip])
+                        st32(new,wnew,addr,words[T][q])
                     conflicts.append(8//len(lanes))
     # the spec: Vt[d][p] = V[sigma(p)][d], swizzled
     ok=True
