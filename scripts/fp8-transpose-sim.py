@@ -41,46 +41,60 @@ def run(Dv, BN):
                 l23=prmt(words[2],words[3],0x5140); h23=prmt(words[2],words[3],0x7362)
                 cw=[prmt(l01,l23,0x5410),prmt(l01,l23,0x7632),prmt(h01,h23,0x5410),prmt(h01,h23,0x7632)]
                 for k in range(4): st32(old,wold,writeBase[k]+a*Dv*128+m*16*128,cw[k])
-    # the ldmatrix / stmatrix form, per warp
-    conflicts=[]
+    # the ldmatrix / stmatrix form, per warp: a task is 16 keys (32s + 16h ..)
+    # by n = 4, 2 or 1 chunks of 16 columns (c0 .. c0 + n - 1 of panel P);
+    # ldmatrix.x{n}.trans A reads its keys 0..7, B keys 8..15, matrix q =
+    # chunk c0 + q; every address is a per-lane base plus a constant, but
+    # for c0's xor (a multiple of n, so c0 + q = c0 | q).
+    def pieces(chunks):
+        out=[]; c=0
+        for n in (4,2,1):
+            while chunks-c>=n: out.append((c,n)); c+=n
+        return out
+    conflicts=[]; readConflicts=[]
     for warp in range(4):
         for a in range(steps):
             s=warp+4*a
-            for m in range(groups):
-                # ldmatrix.x4.trans: lane L gives row L%8 of matrix L/8
-                rowaddr={}
-                for L in range(32):
-                    q=L//8; h,half=q//2,q%2; key=32*s+16*h+8*half+L%8
-                    rowaddr[(q,L%8)]=(m//8)*BN*128+key*128+(((m%8)^(key%8))*16)
-                regs={}
-                for T in range(32):
-                    for q in range(4):
-                        # .trans: elements (row 2(T%4), col T/4), (row 2(T%4)+1, col T/4)
-                        e0=S[rowaddr[(q,2*(T%4))]+2*(T//4):][:2]; e1=S[rowaddr[(q,2*(T%4)+1)]+2*(T//4):][:2]
-                        regs[(T,q)]=int.from_bytes(bytes(e0)+bytes(e1),'little')
-                words={}
-                for T in range(32):
-                    r=[regs[(T,q)] for q in range(4)]
-                    # the kernel's run-time selectors: 0x6420 / 0x7531, swapped
-                    # (0x1111 apart) for lanes 16 .. 31
-                    even=0x6420+(T//16)*0x1111; odd=0x7531-(T//16)*0x1111
-                    words[T]=[prmt(r[0],r[1],even),prmt(r[0],r[1],odd),prmt(r[2],r[3],even),prmt(r[2],r[3],odd)]
-                # stmatrix.x4: lane L gives row L%8 of matrix L/8; thread T stores
-                # (row T/4, cols 2(T%4), 2(T%4)+1) of each matrix from its reg q.
-                # Matrix (h, parity) holds Vt rows 2i + (parity ^ (i >= 4)): rows
-                # of all eight residues mod 8, so its eight 16-byte rows fall in
-                # eight chunks (conflict-free); threads T >= 16 (i >= 4) hold
-                # their two columns' words swapped (the selectors above).
-                for q in range(4):
-                    h,parity=q//2,q%2
-                    lanes=set()
-                    for T in range(32):
-                        i=T//4; flip=1 if i>=4 else 0
-                        d=16*m+2*i+(parity^flip); chunk=(2*s+h)%8
-                        addr=(s//4)*Dv*128+d*128+((chunk^(d%8))*16)+4*(T%4)
-                        lanes.add((addr%128)//16)
-                        st32(new,wnew,addr,words[T][q])
-                    conflicts.append(8//len(lanes))
+            for h in range(2):
+                for P in range((Dv+127)//128):
+                    for c0,n in pieces(min(8,(Dv-128*P)//16)):
+                        regs={}
+                        for half in range(2):
+                            # lane L < 8n gives row L%8 of matrix L/8
+                            rowaddr={}; banks=[]
+                            for L in range(8*n):
+                                q=L//8; key=32*s+16*h+8*half+L%8
+                                base=(32*warp+L%8)*128+(((L//8)^(L%8))*16)
+                                addr=(base^(c0*16))+P*BN*128+(128*a+16*h+8*half)*128
+                                assert addr==P*BN*128+key*128+(((c0+q)^(key%8))*16)
+                                rowaddr[(q,L%8)]=addr; banks.append((addr%128)//16)
+                            for q in range(n):
+                                readConflicts.append(8//len(set(banks[8*q:8*q+8])))
+                            for T in range(32):
+                                for q in range(n):
+                                    e0=S[rowaddr[(q,2*(T%4))]+2*(T//4):][:2]; e1=S[rowaddr[(q,2*(T%4)+1)]+2*(T//4):][:2]
+                                    regs[(T,half,q)]=int.from_bytes(bytes(e0)+bytes(e1),'little')
+                        for T in range(32):
+                            even=0x6420+(T//16)*0x1111; odd=0x7531-(T//16)*0x1111
+                            for q in range(n):
+                                regs[(T,'w',q)]=[prmt(regs[(T,0,q)],regs[(T,1,q)],even),prmt(regs[(T,0,q)],regs[(T,1,q)],odd)]
+                        # stmatrix .x4 (chunks q, q+1) or .x2 (n = 1): matrix j =
+                        # (chunk q + j/2, parity j%2); lane L addresses row L%8 of
+                        # matrix L/8: Vt row 16 chunk + 2i + (parity ^ i/4).
+                        for j0 in range(0,n,2):
+                            mats=min(4,2*(n-j0))
+                            lanes={j:set() for j in range(mats)}
+                            for j in range(mats):
+                                for T in range(32):
+                                    i=T//4; q=j0+j//2; parity=j%2
+                                    row=2*i+(parity^(i//4)); res=row%8
+                                    wbase=(16*(j//2)+row)*128+(((2*warp)^res)*16)
+                                    addr=(wbase^(16*h))+16*(8*P+c0+j0)*128+a*Dv*128+4*(T%4)
+                                    d=16*(8*P+c0+q)+row
+                                    assert addr==a*Dv*128+d*128+((((2*s+h)%8)^(d%8))*16)+4*(T%4)
+                                    lanes[j].add((addr%128)//16)
+                                    st32(new,wnew,addr,regs[(T,'w',q)][parity])
+                                conflicts.append(8//len(lanes[j]))
     # the spec: Vt[d][p] = V[sigma(p)][d], swizzled
     ok=True
     for d in range(Dv):
@@ -90,8 +104,8 @@ def run(Dv, BN):
             panel,pp=p//128,p%128
             addr=panel*Dv*128+d*128+(((pp//16)^(d%8))*16)+pp%16
             if old[addr]!=V[key][d]: ok=False
-    print(f"BN={BN} Dv={Dv}: old matches the spec: {ok}; new == old: {new==old}; writes once: old {set(wold)} new {set(wnew)}; stmatrix ways: {set(conflicts)}")
-    assert ok and new==old and set(wnew)=={1} and set(conflicts)=={1}
+    print(f"BN={BN} Dv={Dv}: old matches the spec: {ok}; new == old: {new==old}; writes once: old {set(wold)} new {set(wnew)}; ldmatrix ways: {set(readConflicts)}; stmatrix ways: {set(conflicts)}")
+    assert ok and new==old and set(wnew)=={1} and set(conflicts)=={1} and set(readConflicts)=={1}
 random.seed(1)
 for BN in (128, 256):
-    for Dv in (64, 128, 256): run(Dv, BN)
+    for Dv in (16, 48, 64, 96, 112, 128, 256): run(Dv, BN)

@@ -10,6 +10,7 @@
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 -o %t && FileCheck %s --check-prefix=N224 < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.json
 // RUN: FileCheck %s --check-prefix=N224PTX < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
 // RUN: FileCheck %s --check-prefix=N224T < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
+// RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --dv 112 -o %t && FileCheck %s --check-prefix=DV112 < %t/fa_fwd_sm90a_f8E4M3FN_d128_dv112_none.ptx
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 256 -o %t && FileCheck %s --check-prefix=STAGES2 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.json
 // RUN: FileCheck %s --check-prefix=STAGING256 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.ptx
 // RUN: FileCheck %s --check-prefix=BUDGET256 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.ptx
@@ -57,16 +58,17 @@
 // two byte permutes 0x6420 = 25632 and 0x7531 = 30001, swapped (0x1111 =
 // 4369 apart) for lanes 16 .. 31 so that each stmatrix matrix covers rows
 // of all eight residues (conflict-free stores), stmatrix; 8 of each
-// matrix instruction at Dv 128), P's pairs through cvt.rn.satfinite.e4m3x2,
+// matrix instruction at Dv 128: a task is 16 keys by 64 columns, two
+// ldmatrix and two stmatrix), P's pairs through cvt.rn.satfinite.e4m3x2,
 // and only k32 e4m3 wgmmas (4 for S, 4 for P·V, each in the prologue and
 // loop).
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40;
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232;
 // PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX-DAG: bfe.s32 %[[SWAPPED:r[0-9]+]], %{{r[0-9]+}}, 4, 1;
-// PTX-DAG: and.b32 %[[DELTA:r[0-9]+]], %[[SWAPPED]], 4369;
-// PTX-DAG: or.b32 %[[EVEN:r[0-9]+]], %[[DELTA]], 25632;
-// PTX-DAG: xor.b32 %[[ODD:r[0-9]+]], %[[DELTA]], 30001;
+// PTX-DAG: bfe.u32 %[[SWAPPED:r[0-9]+]], %{{r[0-9]+}}, 4, 1;
+// PTX-DAG: mul.lo.s32 %[[DELTA:r[0-9]+]], %[[SWAPPED]], 4369;
+// PTX-DAG: add.s32 %[[EVEN:r[0-9]+]], %[[DELTA]], 25632;
+// PTX-DAG: sub.s32 %[[ODD:r[0-9]+]], 30001, %[[DELTA]];
 // PTX-DAG: prmt.b32 {{.*}}, %[[EVEN]];
 // PTX-DAG: prmt.b32 {{.*}}, %[[ODD]];
 // PTX-DAG: stmatrix.sync.aligned.m8n8.x4.shared.b16
@@ -116,11 +118,29 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // The producer's transpose (transposeValueTile): 224 keys are 7 steps of
 // 32 over the four producer warps; the first round (keys 0..127) is every
 // warp's, the second (128..223) only warps 0-2's, behind a warp-uniform
-// branch: 8 column groups a round, one ldmatrix.x4.trans each.
+// branch: 16 keys by 64 columns a task, four tasks a round, two
+// ldmatrix.x4.trans each (keys + 0 .. 7 and + 8 .. 15, at one per-lane
+// base plus immediates: the only swizzle xor is the second 64 columns').
 // N224T-COUNT-8: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // N224T: @%p{{[0-9]+}} bra
 // N224T-COUNT-8: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // N224T-NOT: ldmatrix
+// Dv 112 is 7 chunks of 16 columns: per 16 keys, tasks of 4, 2 and 1
+// chunks (ldmatrix .x4, .x2, .x1, twice each; the one-chunk task stores
+// two matrices, stmatrix .x2), at immediates from three read bases (the
+// chunks' start 0, 4, 6 xor the lane's swizzle) and one write base.
+// DV112: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{.*}}, [%[[READ4:r[0-9]+]]+0];
+// DV112-NEXT: end inline asm
+// DV112-NEXT: begin inline asm
+// DV112-NEXT: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{.*}}, [%[[READ4]]+1024];
+// DV112: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%[[WRITE:r[0-9]+]]+0],
+// DV112: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%[[WRITE]]+4096],
+// DV112: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}}, [%[[READ2:r[0-9]+]]+0];
+// DV112: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}}, [%[[READ2]]+1024];
+// DV112: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%[[WRITE]]+8192],
+// DV112: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r{{[0-9]+}}}, [%[[READ1:r[0-9]+]]+0];
+// DV112: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r{{[0-9]+}}}, [%[[READ1]]+1024];
+// DV112: stmatrix.sync.aligned.m8n8.x2.shared.b16 [%[[WRITE]]+12288], {%r{{[0-9]+}}, %r{{[0-9]+}}};
 // D256: 32 KB of Q and 96 KB a stage: two.
 // STAGES2: "tile": {"block_m": 128, "block_n": 128, "stages": 2, "warps": 8}
 // At Dv 256 V's staging slot is released by the producer's transpose

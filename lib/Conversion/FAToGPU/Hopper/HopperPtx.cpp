@@ -305,17 +305,36 @@ int64_t hopper::wgmmaDepth(Type inputType) {
   return 256 / inputType.getIntOrFloatBitWidth();
 }
 
+/// "{$first, $first + 1, ...}": `count` operands of an inline PTX string.
+static std::string operandList(int64_t first, int64_t count) {
+  std::string list = "{";
+  for (int64_t i = 0; i < count; ++i)
+    list += (i ? ", $" : "$") + std::to_string(first + i);
+  return list + "}";
+}
+
 SmallVector<Value> hopper::loadMatrixTransposed(OpBuilder &b, Location loc,
-                                                Value rowAddress, int64_t offset) {
-  SmallVector<Type> types(4, b.getI32Type());
-  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+                                                Value rowAddress, int64_t offset,
+                                                int64_t matrices) {
+  assert((matrices == 1 || matrices == 2 || matrices == 4) &&
+         "ldmatrix loads one, two or four matrices");
+  SmallVector<Type> types(matrices, b.getI32Type());
+  Type result = b.getI32Type();
+  if (matrices > 1)
+    result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  std::string constraints;
+  for (int64_t i = 0; i < matrices; ++i)
+    constraints += "=r,";
   Operation *op = inlinePtx(
       b, loc, result, {rowAddress},
-      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+" +
-          std::to_string(offset) + "];",
-      "=r,=r,=r,=r,r");
+      "ldmatrix.sync.aligned.m8n8.x" + std::to_string(matrices) +
+          ".trans.shared.b16 " + operandList(0, matrices) + ", [$" +
+          std::to_string(matrices) + "+" + std::to_string(offset) + "];",
+      constraints + "r");
+  if (matrices == 1)
+    return {op->getResult(0)};
   SmallVector<Value> out;
-  for (int64_t i = 0; i < 4; ++i)
+  for (int64_t i = 0; i < matrices; ++i)
     out.push_back(LLVM::ExtractValueOp::create(b, loc, op->getResult(0),
                                                ArrayRef<int64_t>{i}));
   return out;
@@ -323,13 +342,19 @@ SmallVector<Value> hopper::loadMatrixTransposed(OpBuilder &b, Location loc,
 
 void hopper::storeMatrix(OpBuilder &b, Location loc, Value rowAddress,
                          int64_t offset, ArrayRef<Value> registers) {
-  assert(registers.size() == 4 && "stmatrix .x4 stores four registers");
+  int64_t matrices = registers.size();
+  assert((matrices == 1 || matrices == 2 || matrices == 4) &&
+         "stmatrix stores one, two or four matrices");
   SmallVector<Value> operands = {rowAddress};
   operands.append(registers.begin(), registers.end());
+  std::string constraints = "r";
+  for (int64_t i = 0; i < matrices; ++i)
+    constraints += ",r";
   inlinePtx(b, loc, Type(), operands,
-            "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0+" +
-                std::to_string(offset) + "], {$1, $2, $3, $4};",
-            "r,r,r,r,r");
+            "stmatrix.sync.aligned.m8n8.x" + std::to_string(matrices) +
+                ".shared.b16 [$0+" + std::to_string(offset) + "], " +
+                operandList(1, matrices) + ";",
+            constraints);
 }
 
 /// Inline PTX without side effects (free to move, CSE or drop).

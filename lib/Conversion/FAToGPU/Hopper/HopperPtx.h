@@ -104,15 +104,18 @@ SmallVector<Value> wgmma(OpBuilder &b, Location loc, Type inputType,
 /// elements of a 16-bit type, 32 of e4m3; always 32 bytes.
 int64_t wgmmaDepth(Type inputType);
 
-/// ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16: four 8 x 8 b16
-/// matrices, lanes 8q .. 8q + 7 giving the 16-byte rows of matrix q at
-/// `rowAddress` (+ `offset`); lane T receives, of matrix q, rows 2(T % 4)
-/// and 2(T % 4) + 1 at column T / 4 (the first in the low half).
+/// ldmatrix.sync.aligned.m8n8.x{matrices}.trans.shared.b16 (1, 2 or 4):
+/// 8 x 8 b16 matrices, lanes 8q .. 8q + 7 giving the 16-byte rows of
+/// matrix q at `rowAddress` (+ `offset`); lane T receives, of matrix q,
+/// rows 2(T % 4) and 2(T % 4) + 1 at column T / 4 (the first in the low
+/// half).
 SmallVector<Value> loadMatrixTransposed(OpBuilder &b, Location loc,
-                                        Value rowAddress, int64_t offset);
-/// stmatrix.sync.aligned.m8n8.x4.shared.b16: lane T's register q holds row
-/// T / 4, columns 2(T % 4) and 2(T % 4) + 1 of matrix q, whose rows lanes
-/// 8q .. 8q + 7 address at `rowAddress` (+ `offset`).
+                                        Value rowAddress, int64_t offset,
+                                        int64_t matrices = 4);
+/// stmatrix.sync.aligned.m8n8.x{1, 2, 4}.shared.b16 (one matrix per
+/// register): lane T's register q holds row T / 4, columns 2(T % 4) and
+/// 2(T % 4) + 1 of matrix q, whose rows lanes 8q .. 8q + 7 address at
+/// `rowAddress` (+ `offset`).
 void storeMatrix(OpBuilder &b, Location loc, Value rowAddress, int64_t offset,
                  ArrayRef<Value> registers);
 /// prmt.b32: the four bytes `selector` picks from {b, a} (a's bytes 0-3,

@@ -60,12 +60,20 @@ struct SharedState {
   Value i32(OpBuilder &b, Location loc, int64_t v) const {
     return arith::ConstantIntOp::create(b, loc, v, 32);
   }
-  Value toI32(OpBuilder &b, Location loc, Value index) const {
-    return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
+  /// An index or i32 value as i32.
+  Value toI32(OpBuilder &b, Location loc, Value value) const {
+    if (value.getType().isInteger(32))
+      return value;
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), value);
+  }
+  /// The constant `v` of `like`'s type (index or i32).
+  Value constantLike(OpBuilder &b, Location loc, Value like, int64_t v) const {
+    return like.getType().isIndex() ? idx(b, loc, v) : i32(b, loc, v);
   }
   /// The mbarrier phase parity (i32) of a barrier's `uses`-th use.
   Value parity(OpBuilder &b, Location loc, Value uses) const {
-    return toI32(b, loc, arith::RemUIOp::create(b, loc, uses, idx(b, loc, 2)));
+    return toI32(b, loc, arith::RemUIOp::create(b, loc, uses,
+                                                constantLike(b, loc, uses, 2)));
   }
   /// The parity that says a slot of use `parity` was released: the phase
   /// before it (a fresh barrier's previous phase counts as complete, so
@@ -170,10 +178,11 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
 }
 
 /// Ring position of the n-th KV tile this block loads (counted over all
-/// its Q tiles): (stage, parity of its use of the stage).
+/// its Q tiles): (stage, parity of its use of the stage), of n's type
+/// (index or i32).
 std::pair<Value, Value> ringPosition(OpBuilder &b, Location loc,
                                      const SharedState &s, Value n) {
-  Value stages = s.idx(b, loc, s.c.stages);
+  Value stages = s.constantLike(b, loc, n, s.c.stages);
   Value stage = arith::RemUIOp::create(b, loc, n, stages);
   Value round = arith::DivUIOp::create(b, loc, n, stages);
   return {stage, s.parity(b, loc, round)};
@@ -261,11 +270,10 @@ void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
   auto [stage, parity] =
       ringPosition(b, loc, s, arith::AddIOp::create(b, loc, q.ringBase, j));
   Value emptyParity = s.releasedParity(b, loc, parity);
-  Value keyStart = s.toI32(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc, q.kvBegin,
-          arith::MulIOp::create(b, loc, j, s.idx(b, loc, c.blockN))));
+  // In i32, as TMA takes it (j is the producer's i32 or an index).
+  Value keyStart = arith::AddIOp::create(
+      b, loc, s.toI32(b, loc, q.kvBegin),
+      arith::MulIOp::create(b, loc, s.toI32(b, loc, j), s.i32(b, loc, c.blockN)));
   // Wait for the stage to be released, expect its bytes, copy.
   auto fillStage = [&](Value empty, Barrier full, StringRef map,
                        int64_t offset, int64_t stageBytes, int64_t panels) {
@@ -310,28 +318,30 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
 ///
 /// sm_90 has no 8-bit ldmatrix, so the 16-bit matrix instructions move
 /// byte pairs and two prmt per register pair finish the transpose (FA3's
-/// form). A task is one 32-key step s by 16 columns m; warp w takes the
-/// steps w, w + 4, ... and every m:
-///   ldmatrix.x4.trans: matrix q = keys 32s + 8q .. + 7 (lane L gives key
-///     32s + L's row), 16 bytes of columns 16m ..; lane T gets, of each,
-///     keys 2t, 2t + 1 (t = T % 4) at columns 16m + 2(T / 4) + {0, 1};
-///   prmt: keys {2t, 2t + 1, 2t + 8, 2t + 9} (+ 16h) of one column, which
-///     σ places at Vᵀ positions 32s + 16h + 4t .. + 3: four words, columns
-///     c and c + 1 (c = 16m + 2(T / 4)) for h = 0, 1;
-///   stmatrix.x4: matrix (h, parity) = Vᵀ rows 16m + 2i + (parity ^ i / 4)
-///     (i = T / 4), positions 32s + 16h .. + 15: lanes T >= 16 hold their
-///     two columns' words swapped (prmt's selectors), so that each matrix
-///     covers rows of all eight residues mod 8.
-/// Per thread and task 6 instructions and an address (the 4-byte form
-/// took 16: 4 ld.shared, 8 prmt, 4 st.shared). Every address is a per-lane
-/// base plus a constant but for the reads' swizzle (16m's chunk xor the
-/// key's row % 8 = L % 8): one xor a task. The stores' swizzle depends on
-/// the row's % 8 and the step's chunk 2s + h (2w + h mod 8): a per-lane
-/// constant. Reads and stores are conflict-free (eight rows, eight
-/// chunks; with rows 2i + parity alone the stores were 2-way: 33.5 M
-/// excess wavefronts at D256, ncu, eighteenth session).
-/// scripts/fp8-transpose-sim.py simulates both forms byte by byte (the
-/// same Vᵀ) and counts the stores' ways.
+/// form). Warp w takes the 32-key steps s = w, w + 4, ...; a task is 16
+/// keys 32s + 16h .. + 15 by n = 4, 2 or 1 chunks of 16 columns (c0 ..
+/// c0 + n - 1 of staging panel P; c0 a multiple of n):
+///   ldmatrix.x{n}.trans, twice (keys + 0 .. 7, then + 8 .. 15): matrix q
+///     = chunk c0 + q (lane L gives key row L % 8); lane T gets, of each,
+///     keys 2t, 2t + 1 (t = T % 4) at columns c, c + 1 (c = 16(c0 + q) +
+///     2(T / 4));
+///   prmt: keys {2t, 2t + 1, 2t + 8, 2t + 9} of column c (and of c + 1),
+///     which σ places at Vᵀ positions 32s + 16h + 4t .. + 3;
+///   stmatrix.x4 (.x2 where n = 1): matrix j = (chunk q + j / 2, parity
+///     j % 2) = Vᵀ rows 16·chunk + 2i + (parity ^ i / 4) (i = T / 4),
+///     positions 32s + 16h .. + 15: lanes T >= 16 hold their two columns'
+///     words swapped (prmt's selectors), so that each matrix covers rows
+///     of all eight residues mod 8 (conflict-free: eighteenth session).
+/// Every address is a per-lane base plus a constant: the reads' swizzle
+/// (chunk c0 + q xor the key's row % 8 = L % 8) is c0 xor the lane's own
+/// (L / 8 xor L % 8), and a step's key rows move in multiples of 8, so the
+/// only run-time arithmetic is c0 = 4's xor and h = 1's (the stores' key
+/// chunk 2w + h xor the row's residue). The per-column-group form (four
+/// key groups of one chunk) needed a swizzle xor for every ldmatrix and
+/// held only one load in flight: the producer, the D256 kernel's
+/// bottleneck, spent +136 cycles an iteration on addresses against FA3's
+/// (ncu, eighteenth session). scripts/fp8-transpose-sim.py simulates this
+/// form byte by byte against the 4-byte one and counts the ways.
 void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
                         Value stage, Value producerThread) {
   const AttentionKernelConfig &c = s.c;
@@ -341,62 +351,74 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
   auto mul = [&](Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, cst(y)).getResult(); };
   auto div = [&](Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, cst(y)).getResult(); };
   auto rem = [&](Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, cst(y)).getResult(); };
-  auto xorc = [&](Value x, int64_t y) { return arith::XOrIOp::create(b, loc, x, cst(y)).getResult(); };
+  auto xorv = [&](Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y).getResult(); };
+  auto xorc = [&](Value x, int64_t y) { return y ? xorv(x, cst(y)) : x; };
   Value tid = s.toI32(b, loc, producerThread);
   Value warp = div(tid, 32), lane = rem(tid, 32);
   Value staging = s.address(b, loc, p.stagingOffset, stage, p.stagingStageBytes);
   Value transposed = s.address(b, loc, p.valueOffset, stage, p.valueStageBytes);
   constexpr int64_t kProducerWarps = kWarpgroupThreads / 32;
   // block_n is a multiple of 32 and Dv of 16 (unsupportedE4M3Operands):
-  // warp w takes the steps w, w + 4, ..., the last round only the warps
-  // below steps % 4 when block_n is not a multiple of 128 (224: 2, 2, 2, 1).
-  int64_t steps = c.blockN / 32, columnGroups = c.valueDim / 16;
+  // the last round only the warps below steps % 4 when block_n is not a
+  // multiple of 128 (224: 2, 2, 2, 1).
+  int64_t steps = c.blockN / 32;
   int64_t stepsPerWarp = llvm::divideCeil(steps, kProducerWarps);
-  // Reads: key 32w + L (+ 128a) at byte key·128 of its staging panel;
-  // 16-byte chunk m % 8 lands at (m % 8) ^ (key % 8), key % 8 = L % 8.
-  Value readBase = add(staging, mul(add(mul(warp, 32), lane), kPanelRowBytes));
-  Value readSwizzle = mul(rem(lane, 8), 16);
-  // Writes: lane L addresses row i = L % 8 of matrix q = L / 8 (h = q / 2,
-  // parity = q % 2): Vᵀ row 2i + (parity ^ i / 4) (+ 16m), chunk
-  // (2w + h) ^ row % 8.
-  Value quarter = div(lane, 8);
-  Value row = add(mul(rem(lane, 8), 2),
-                  rem(arith::XOrIOp::create(b, loc, quarter, div(lane, 4)), 2));
+  // Reads: lane L gives row L % 8 of matrix L / 8: key 32w + L % 8 (+ a
+  // constant), chunk (c0 + L / 8) ^ (L % 8) = c0 ^ (L / 8 ^ L % 8).
+  Value rowInMatrix = rem(lane, 8), matrix = div(lane, 8);
+  Value readBase =
+      add(staging, add(mul(add(mul(warp, 32), rowInMatrix), kPanelRowBytes),
+                       mul(xorv(matrix, rowInMatrix), 16)));
+  // Writes: lane L gives row i = L % 8 of matrix j = L / 8 (chunk q + j / 2,
+  // parity j % 2): Vᵀ row 16(j / 2) + 2i + (parity ^ i / 4) (+ 16q), key
+  // chunk 2w (+ h) ^ row % 8.
+  Value row = add(mul(rowInMatrix, 2), rem(xorv(matrix, div(lane, 4)), 2));
+  Value writeBase = add(
+      transposed,
+      add(mul(add(mul(div(matrix, 2), 16), row), kPanelRowBytes),
+          mul(xorv(mul(warp, 2), rem(row, 8)), 16)));
   // Lane T's words for columns c and c + 1 (selectors 0x6420, 0x7531),
   // swapped where T / 4 >= 4: 0x1111 apart.
   Value swapped = div(lane, 16);
   Value evenSelector = add(cst(0x6420), mul(swapped, 0x1111));
   Value oddSelector = arith::SubIOp::create(b, loc, cst(0x7531), mul(swapped, 0x1111));
-  Value chunk = arith::XOrIOp::create(
-      b, loc, add(mul(warp, 2), div(quarter, 2)), rem(row, 8));
-  Value writeBase = add(transposed, add(mul(row, kPanelRowBytes), mul(chunk, 16)));
+  // One task's chunks: 4, then 2, then 1 (each start a multiple of its
+  // count) of a panel's min(8, columns left / 16).
+  auto piecesOf = [](int64_t chunks) {
+    SmallVector<std::pair<int64_t, int64_t>> pieces; // (c0, n)
+    for (int64_t n = 4, c0 = 0; n >= 1; n /= 2)
+      for (; chunks - c0 >= n; c0 += n)
+        pieces.push_back({c0, n});
+    return pieces;
+  };
   // The matrix instructions are inline PTX with side effects (ordered
   // after the stage's barrier wait), so nothing moves a load above an
-  // earlier store: the loads of `batch` column groups go first, then their
-  // stores, and their latencies overlap (transposeBatch: 4 registers a
-  // group, which the producer's budget accounts for).
-  const int64_t batch = transposeBatch(c.valueDim);
+  // earlier store: a task's two loads go first, then its stores.
   auto transposeStep = [&](int64_t a) {
-    for (int64_t first = 0; first < columnGroups; first += batch) {
-      int64_t last = std::min(first + batch, columnGroups);
-      SmallVector<SmallVector<Value>> loaded;
-      for (int64_t m = first; m < last; ++m) {
-        // Panel m / 8 of the staging tile, step a of this warp's.
-        int64_t readOffset = (m / 8) * c.blockN * kPanelRowBytes +
-                             a * 32 * kProducerWarps * kPanelRowBytes;
-        Value address = add(readBase, xorc(readSwizzle, (m % 8) * 16));
-        loaded.push_back(loadMatrixTransposed(b, loc, address, readOffset));
-      }
-      for (int64_t m = first; m < last; ++m) {
-        ArrayRef<Value> pairs = loaded[m - first];
-        // Byte k of pairs[q] is key (8q + 2t + k / 2)'s column c + k % 2.
-        Value words[4] = {bytePermute(b, loc, pairs[0], pairs[1], evenSelector),
-                          bytePermute(b, loc, pairs[0], pairs[1], oddSelector),
-                          bytePermute(b, loc, pairs[2], pairs[3], evenSelector),
-                          bytePermute(b, loc, pairs[2], pairs[3], oddSelector)};
-        storeMatrix(b, loc, writeBase,
-                    a * c.valueDim * kPanelRowBytes + m * 16 * kPanelRowBytes,
-                    words);
+    for (int64_t h = 0; h < 2; ++h) {
+      Value writeAt = xorc(writeBase, 16 * h);
+      for (int64_t panel = 0; panel * 128 < c.valueDim; ++panel) {
+        int64_t chunks = std::min<int64_t>(8, (c.valueDim - 128 * panel) / 16);
+        for (auto [c0, n] : piecesOf(chunks)) {
+          Value readAt = xorc(readBase, 16 * c0);
+          int64_t readOffset = panel * c.blockN * kPanelRowBytes +
+                               (128 * a + 16 * h) * kPanelRowBytes;
+          SmallVector<Value> low = loadMatrixTransposed(b, loc, readAt, readOffset, n);
+          SmallVector<Value> high = loadMatrixTransposed(
+              b, loc, readAt, readOffset + 8 * kPanelRowBytes, n);
+          for (int64_t q0 = 0; q0 < n; q0 += 2) {
+            // Byte k of low[q] is key (2t + k / 2)'s column c + k % 2.
+            SmallVector<Value> words;
+            for (int64_t q = q0; q < std::min(q0 + 2, n); ++q) {
+              words.push_back(bytePermute(b, loc, low[q], high[q], evenSelector));
+              words.push_back(bytePermute(b, loc, low[q], high[q], oddSelector));
+            }
+            storeMatrix(b, loc, writeAt,
+                        16 * (8 * panel + c0 + q0) * kPanelRowBytes +
+                            a * c.valueDim * kPanelRowBytes,
+                        words);
+          }
+        }
       }
     }
   };
@@ -425,29 +447,40 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
 void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
                               const KernelArgs &args, const QueryTile &q,
                               Value producerThread) {
+  // In i32, as the loop below (an index compare kept a 64-bit value live).
   Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       producerThread, s.idx(b, loc, 0));
+                                       s.toI32(b, loc, producerThread),
+                                       s.i32(b, loc, 0));
   CopyCoords at(b, loc, s, q.grid);
   buildIf(b, loc, issuer,
           [&](OpBuilder &then) { issueQuery(then, loc, s, args, q, at); });
-  Value one = s.idx(b, loc, 1);
+  // The KV loop counts in i32 (ring positions, TMA coordinates): with
+  // index (i64) ones the 24-register producer reloaded its bounds from
+  // local memory and compared in 64 bits every tile (ncu, eighteenth
+  // session).
+  QueryTile counted = q;
+  counted.numBlocks = s.toI32(b, loc, q.numBlocks);
+  counted.ringBase = s.toI32(b, loc, q.ringBase);
+  Value one = s.i32(b, loc, 1);
   scf::ForOp::create(
-      b, loc, s.idx(b, loc, 0), arith::AddIOp::create(b, loc, q.numBlocks, one),
-      one, ValueRange{}, [&](OpBuilder &lb, Location, Value j, ValueRange) {
+      b, loc, s.i32(b, loc, 0),
+      arith::AddIOp::create(b, loc, counted.numBlocks, one), one, ValueRange{},
+      [&](OpBuilder &lb, Location, Value j, ValueRange) {
         Value issue = arith::AndIOp::create(
             lb, loc, issuer,
             arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, j,
-                                  q.numBlocks));
+                                  counted.numBlocks));
         buildIf(lb, loc, issue, [&](OpBuilder &then) {
-          issueKeyValue(then, loc, s, args, q, at, j);
+          issueKeyValue(then, loc, s, args, counted, at, j);
         });
         Value previous = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ugt,
-                                               j, s.idx(lb, loc, 0));
+                                               j, s.i32(lb, loc, 0));
         buildIf(lb, loc, previous, [&](OpBuilder &then) {
           auto [stage, parity] = ringPosition(
               then, loc, s,
               arith::SubIOp::create(
-                  then, loc, arith::AddIOp::create(then, loc, q.ringBase, j), one));
+                  then, loc, arith::AddIOp::create(then, loc, counted.ringBase, j),
+                  one));
           // V_{j-1} landed, and its Vᵀ slot is free: the consumers
           // released Vᵀ_{j-1-stages} (implied when V's copy waited for it).
           bool early = stagingReleasedByTranspose(s.c);

@@ -101,12 +101,6 @@ inline RegisterBudget registerBudget(int64_t consumerGroups) {
   return consumerGroups <= 2 ? RegisterBudget{24, 240} : RegisterBudget{32, 160};
 }
 
-/// How many 16-column groups of V the e4m3 producer loads (ldmatrix)
-/// before it stores them (stmatrix) in transposeValueTile: two overlap
-/// their latencies; each holds 4 registers more, which at Dv 256 would
-/// spill at 24 (ptxas: 64 B).
-inline int64_t transposeBatch(int64_t valueDim) { return valueDim <= 128 ? 2 : 1; }
-
 /// e4m3: whether V's staging slot is released by the producer's own
 /// transpose, so that TMA refills it while the consumers still read
 /// Vᵀ_{j - stages}, rather than with Vᵀ's slot by the consumers. At Dv 256
