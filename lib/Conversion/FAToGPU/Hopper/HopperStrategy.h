@@ -119,13 +119,16 @@ inline bool stagingReleasedByTranspose(const AttentionKernelConfig &c) {
 /// P_{j-1}·V_{j-1} right after the row max, before the exponentials
 /// (SASS); without it the wait moves below the max and the body runs
 /// bf16 D128 +4-7%, D64 +2-3%, e4m3 D128 none +3.5% (same process,
-/// sixteenth session). Not at Dv > 128 (bf16 and e4m3 1-7% slower: a
-/// second copy of the largest bodies) nor for e4m3 under a mask (the
-/// 128 x 224 causal body spills 236 B in the masked loop: -25%).
+/// sixteenth session). e4m3 at Dv > 128 too, masked or not, since its
+/// producer keeps up (nineteenth session: ncu cycles none -4.8%, causal
+/// -4.0%; before the transpose's rework it did not, and the split ran
+/// 1-7% slower). Not bf16 at Dv > 128 (a second copy of the largest
+/// bodies, 1-7% slower) nor e4m3 under a mask at Dv <= 128 (the 128 x 224
+/// causal body spills 236 B in the masked loop: -25%).
 inline bool splitsUnmaskedTiles(const AttentionKernelConfig &c) {
-  if (c.valueDim > 128)
-    return false;
-  return !(isE4M3(c.elementType) && c.mask.isMasking());
+  if (!isE4M3(c.elementType))
+    return c.valueDim <= 128;
+  return c.valueDim > 128 || !c.mask.isMasking();
 }
 
 /// The backward's transpose of splitsUnmaskedTiles: whether the consumers
@@ -139,12 +142,13 @@ inline bool splitsUnmaskedQueryBlocks(const AttentionKernelConfig &c) {
   return c.valueDim > 128;
 }
 
-/// The forward's budget. The e4m3 producer also transposes V: one column
-/// group at a time fits FA3's 24 registers, two need 40 (40 / 232, or
-/// 56 / 152 with three consumers; the sums stay within what the block
-/// holds at entry, 168 · 384 = 64512 and 128 · 512). At D256 the 8 more
-/// consumer registers matter: 232 serialised its wgmmas (C7512) and
-/// spilled; 240 runs +25% (docs/perf-notes.md, fourteenth session).
+/// The forward's budget. The e4m3 producer also transposes V: at Dv <=
+/// 128 it gets 40 registers (40 / 232, or 56 / 152 with three consumers;
+/// the sums stay within what the block holds at entry, 168 · 384 = 64512
+/// and 128 · 512), 1.5% faster than FA3's 24 / 240 (nineteenth session).
+/// At D256 the 8 more consumer registers matter: 232 serialised its
+/// wgmmas (C7512) and spilled; 240 runs +25% (fourteenth session; again
+/// -20% in the nineteenth).
 RegisterBudget forwardRegisterBudget(const AttentionKernelConfig &c);
 
 /// The registers per thread a block holds at entry, as ptxas allocates
