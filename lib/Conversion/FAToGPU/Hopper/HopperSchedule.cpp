@@ -457,7 +457,8 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
   // The KV loop counts in i32 (ring positions, TMA coordinates): with
   // index (i64) ones the 24-register producer reloaded its bounds from
   // local memory and compared in 64 bits every tile (ncu, eighteenth
-  // session).
+  // session). The consumers count in index: the two agree while a block
+  // has loaded fewer than 2^32 KV tiles (hours of one launch).
   QueryTile counted = q;
   counted.numBlocks = s.toI32(b, loc, q.numBlocks);
   counted.ringBase = s.toI32(b, loc, q.ringBase);
