@@ -18,12 +18,12 @@
 // e4m3 on the Hopper schedule (docs/fp8-plan.md). wgmma e4m3 reads B
 // K-major only, so V (stored [N, Dv] as users pass it) cannot feed P·V:
 // the producer warpgroup copies each V tile into a Vᵀ tile
-// (#fa.tma_shared<keyMajor = true>) and the consumers read that. It needs
-// more registers than a bf16 producer's 24 where it transposes two column
-// groups at a time (Dv <= 128): 40, with 232 for each of the two
-// consumers (40 + 2·232 fits the 64512 registers the block holds at
-// entry; more and setmaxnreg.inc waits forever). One group at a time
-// (D256) fits FA3's 24 / 240, which the D256 consumers need.
+// (#fa.tma_shared<keyMajor = true>) and the consumers read that. At Dv <=
+// 128 its producer takes 40 registers, with 232 for each of the two
+// consumers (forwardRegisterBudget: 1.5% faster than 24 / 240; 40 +
+// 2·232 fits the 64512 registers the block holds at entry, more and
+// setmaxnreg.inc waits forever). At D256 the consumers need FA3's 240,
+// so the producer transposes in 24.
 // BUDGET256: setmaxnreg.dec.sync.aligned.u32 24;
 // BUDGET256: setmaxnreg.inc.sync.aligned.u32 240;
 // CHECK-LABEL: gpu.func @fp8_d128

@@ -111,7 +111,7 @@ int64_t wgmmaDepth(Type inputType);
 /// half).
 SmallVector<Value> loadMatrixTransposed(OpBuilder &b, Location loc,
                                         Value rowAddress, int64_t offset,
-                                        int64_t matrices = 4);
+                                        int64_t matrices);
 /// stmatrix.sync.aligned.m8n8.x{1, 2, 4}.shared.b16 (one matrix per
 /// register): lane T's register q holds row T / 4, columns 2(T % 4) and
 /// 2(T % 4) + 1 of matrix q, whose rows lanes 8q .. 8q + 7 address at

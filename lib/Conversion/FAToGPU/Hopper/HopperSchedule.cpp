@@ -62,12 +62,16 @@ struct SharedState {
   }
   /// An index or i32 value as i32.
   Value toI32(OpBuilder &b, Location loc, Value value) const {
+    assert((value.getType().isIndex() || value.getType().isInteger(32)) &&
+           "an index or i32 value");
     if (value.getType().isInteger(32))
       return value;
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), value);
   }
   /// The constant `v` of `like`'s type (index or i32).
   Value constantLike(OpBuilder &b, Location loc, Value like, int64_t v) const {
+    assert((like.getType().isIndex() || like.getType().isInteger(32)) &&
+           "an index or i32 value");
     return like.getType().isIndex() ? idx(b, loc, v) : i32(b, loc, v);
   }
   /// The mbarrier phase parity (i32) of a barrier's `uses`-th use.
@@ -81,7 +85,7 @@ struct SharedState {
   Value releasedParity(OpBuilder &b, Location loc, Value parity) const {
     return arith::XOrIOp::create(b, loc, parity, i32(b, loc, 1));
   }
-  /// base + bytes + stride · stage (stage an index, or null).
+  /// base + bytes + stride · stage (stage an index or i32, or null).
   Value address(OpBuilder &b, Location loc, int64_t bytes, Value stage = Value(),
                 int64_t stride = 0) const {
     Value a = arith::AddIOp::create(b, loc, base, i32(b, loc, bytes));
@@ -327,16 +331,20 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
 ///     2(T / 4));
 ///   prmt: keys {2t, 2t + 1, 2t + 8, 2t + 9} of column c (and of c + 1),
 ///     which σ places at Vᵀ positions 32s + 16h + 4t .. + 3;
-///   stmatrix.x4 (.x2 where n = 1): matrix j = (chunk q + j / 2, parity
-///     j % 2) = Vᵀ rows 16·chunk + 2i + (parity ^ i / 4) (i = T / 4),
+///   stmatrix.x4 (.x2 where n = 1), per pair of chunks q0, q0 + 1:
+///     matrix j = (chunk q0 + j / 2, parity j % 2) = Vᵀ rows 16·chunk +
+///     2i + (parity ^ i / 4) (i = T / 4),
 ///     positions 32s + 16h .. + 15: lanes T >= 16 hold their two columns'
 ///     words swapped (prmt's selectors), so that each matrix covers rows
 ///     of all eight residues mod 8 (conflict-free: eighteenth session).
 /// Every address is a per-lane base plus a constant: the reads' swizzle
 /// (chunk c0 + q xor the key's row % 8 = L % 8) is c0 xor the lane's own
 /// (L / 8 xor L % 8), and a step's key rows move in multiples of 8, so the
-/// only run-time arithmetic is c0 = 4's xor and h = 1's (the stores' key
-/// chunk 2w + h xor the row's residue). The per-column-group form (four
+/// only run-time arithmetic is one xor per nonzero c0 (4; 2 or 6 where Dv
+/// is not a multiple of 64) and h = 1's (the stores' key chunk 2w + h xor
+/// the row's residue). The xors touch bits 4-6 only: the bases below them
+/// are multiples of 128 (fa_smem is 1024-aligned, the plan's offsets and
+/// stage sizes multiples of 1024). The per-column-group form (four
 /// key groups of one chunk) needed a swizzle xor for every ldmatrix and
 /// held only one load in flight: the producer, the D256 kernel's
 /// bottleneck, spent +136 cycles an iteration on addresses against FA3's
@@ -355,6 +363,9 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
   auto xorc = [&](Value x, int64_t y) { return y ? xorv(x, cst(y)) : x; };
   Value tid = s.toI32(b, loc, producerThread);
   Value warp = div(tid, 32), lane = rem(tid, 32);
+  assert((p.stagingOffset | p.stagingStageBytes | p.valueOffset |
+          p.valueStageBytes) % kPanelRowBytes == 0 &&
+         "the swizzle xors below need 128-byte aligned bases");
   Value staging = s.address(b, loc, p.stagingOffset, stage, p.stagingStageBytes);
   Value transposed = s.address(b, loc, p.valueOffset, stage, p.valueStageBytes);
   constexpr int64_t kProducerWarps = kWarpgroupThreads / 32;
@@ -459,20 +470,20 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
   // local memory and compared in 64 bits every tile (ncu, eighteenth
   // session). The consumers count in index: the two agree while a block
   // has loaded fewer than 2^32 KV tiles (hours of one launch).
-  QueryTile counted = q;
-  counted.numBlocks = s.toI32(b, loc, q.numBlocks);
-  counted.ringBase = s.toI32(b, loc, q.ringBase);
+  QueryTile tileI32 = q;
+  tileI32.numBlocks = s.toI32(b, loc, q.numBlocks);
+  tileI32.ringBase = s.toI32(b, loc, q.ringBase);
   Value one = s.i32(b, loc, 1);
   scf::ForOp::create(
       b, loc, s.i32(b, loc, 0),
-      arith::AddIOp::create(b, loc, counted.numBlocks, one), one, ValueRange{},
+      arith::AddIOp::create(b, loc, tileI32.numBlocks, one), one, ValueRange{},
       [&](OpBuilder &lb, Location, Value j, ValueRange) {
         Value issue = arith::AndIOp::create(
             lb, loc, issuer,
             arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, j,
-                                  counted.numBlocks));
+                                  tileI32.numBlocks));
         buildIf(lb, loc, issue, [&](OpBuilder &then) {
-          issueKeyValue(then, loc, s, args, counted, at, j);
+          issueKeyValue(then, loc, s, args, tileI32, at, j);
         });
         Value previous = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ugt,
                                                j, s.i32(lb, loc, 0));
@@ -480,7 +491,7 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
           auto [stage, parity] = ringPosition(
               then, loc, s,
               arith::SubIOp::create(
-                  then, loc, arith::AddIOp::create(then, loc, counted.ringBase, j),
+                  then, loc, arith::AddIOp::create(then, loc, tileI32.ringBase, j),
                   one));
           // V_{j-1} landed, and its Vᵀ slot is free: the consumers
           // released Vᵀ_{j-1-stages} (implied when V's copy waited for it).

@@ -279,8 +279,8 @@ RegisterBudget hopper::forwardRegisterBudget(const AttentionKernelConfig &c) {
   // e4m3 at Dv <= 128: the producer's transpose gets 40 registers (the
   // consumers' 232 hold S and O); at 24 / 240 it ran 1.5% slower, D128
   // none and causal (nineteenth session). At Dv 256 the consumers need
-  // 240: at 232 ptxas serialises their wgmmas (C7512) and the kernel
-  // loses 20%.
+  // 240: at 232 ptxas serialises their wgmmas (C7512) and spills; the
+  // kernel lost 25% (fourteenth session) and 20% (nineteenth).
   if (!isE4M3(c.elementType) || c.valueDim > 128)
     return registerBudget(groups);
   return groups <= 2 ? RegisterBudget{40, 232} : RegisterBudget{56, 152};

@@ -119,16 +119,18 @@ inline bool stagingReleasedByTranspose(const AttentionKernelConfig &c) {
 /// P_{j-1}·V_{j-1} right after the row max, before the exponentials
 /// (SASS); without it the wait moves below the max and the body runs
 /// bf16 D128 +4-7%, D64 +2-3%, e4m3 D128 none +3.5% (same process,
-/// sixteenth session). e4m3 at Dv > 128 too, masked or not, since its
+/// sixteenth session). e4m3 at Dv 256 too, masked or not, since its
 /// producer keeps up (nineteenth session: ncu cycles none -4.8%, causal
 /// -4.0%; before the transpose's rework it did not, and the split ran
-/// 1-7% slower). Not bf16 at Dv > 128 (a second copy of the largest
-/// bodies, 1-7% slower) nor e4m3 under a mask at Dv <= 128 (the 128 x 224
-/// causal body spills 236 B in the masked loop: -25%).
+/// 1-7% slower); the Dv between 128 and 256 are unmeasured (ptxas: 40-56 B
+/// of spill split at Dv 144 / 208 causal) and stay unsplit. Not bf16 at
+/// Dv > 128 (a second copy of the largest bodies, 1-7% slower) nor e4m3
+/// under a mask at Dv <= 128 (the 128 x 224 causal body spilled 236 B in
+/// the masked loop: -25%; 0 B since the rework, to be timed).
 inline bool splitsUnmaskedTiles(const AttentionKernelConfig &c) {
-  if (!isE4M3(c.elementType))
-    return c.valueDim <= 128;
-  return c.valueDim > 128 || !c.mask.isMasking();
+  if (c.valueDim > 128)
+    return isE4M3(c.elementType) && c.valueDim == 256;
+  return !(isE4M3(c.elementType) && c.mask.isMasking());
 }
 
 /// The backward's transpose of splitsUnmaskedTiles: whether the consumers
@@ -142,13 +144,11 @@ inline bool splitsUnmaskedQueryBlocks(const AttentionKernelConfig &c) {
   return c.valueDim > 128;
 }
 
-/// The forward's budget. The e4m3 producer also transposes V: at Dv <=
-/// 128 it gets 40 registers (40 / 232, or 56 / 152 with three consumers;
-/// the sums stay within what the block holds at entry, 168 · 384 = 64512
-/// and 128 · 512), 1.5% faster than FA3's 24 / 240 (nineteenth session).
-/// At D256 the 8 more consumer registers matter: 232 serialised its
-/// wgmmas (C7512) and spilled; 240 runs +25% (fourteenth session; again
-/// -20% in the nineteenth).
+/// The forward's budget (the measurements: HopperStrategy.cpp). The e4m3
+/// producer also transposes V: at Dv <= 128 it gets 40 registers (40 /
+/// 232, or 56 / 152 with three consumers; the sums stay within what the
+/// block holds at entry, 168 · 384 = 64512 and 128 · 512); at D256 FA3's
+/// 24 / 240.
 RegisterBudget forwardRegisterBudget(const AttentionKernelConfig &c);
 
 /// The registers per thread a block holds at entry, as ptxas allocates
