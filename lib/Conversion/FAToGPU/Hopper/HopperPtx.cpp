@@ -371,13 +371,6 @@ static Value purePtx(OpBuilder &b, Location loc, Type result,
 }
 
 Value hopper::bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
-                          uint32_t selector) {
-  return purePtx(b, loc, b.getI32Type(), {lo, hi},
-                 "prmt.b32 $0, $1, $2, " + std::to_string(selector) + ";",
-                 "=r,r,r");
-}
-
-Value hopper::bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
                           Value selector) {
   return purePtx(b, loc, b.getI32Type(), {lo, hi, selector},
                  "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r");

@@ -118,11 +118,9 @@ SmallVector<Value> loadMatrixTransposed(OpBuilder &b, Location loc,
 /// `rowAddress` (+ `offset`).
 void storeMatrix(OpBuilder &b, Location loc, Value rowAddress, int64_t offset,
                  ArrayRef<Value> registers);
-/// prmt.b32: the four bytes `selector` picks from {b, a} (a's bytes 0-3,
-/// b's 4-7; nibble i of the selector is result byte i).
-Value bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
-                  uint32_t selector);
-/// The same with a run-time (i32) selector.
+/// prmt.b32: the four bytes the run-time (i32) `selector` picks from
+/// {hi, lo} (lo's bytes 0-3, hi's 4-7; nibble i of the selector is result
+/// byte i).
 Value bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
                   Value selector);
 /// Four f32 values rounded to e4m3 (cvt.rn.satfinite: RNE, saturating at

@@ -348,8 +348,9 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
 /// key groups of one chunk) needed a swizzle xor for every ldmatrix and
 /// held only one load in flight: the producer, the D256 kernel's
 /// bottleneck, spent +136 cycles an iteration on addresses against FA3's
-/// (ncu, eighteenth session). scripts/fp8-transpose-sim.py simulates this
-/// form byte by byte against the 4-byte one and counts the ways.
+/// (ncu, eighteenth session). scripts/fp8-transpose-sim.py (a lit test)
+/// simulates it byte by byte with these address expressions against σ
+/// and counts the ways: a change here must be made there too.
 void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
                         Value stage, Value producerThread) {
   const AttentionKernelConfig &c = s.c;
@@ -380,9 +381,9 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
   Value readBase =
       add(staging, add(mul(add(mul(warp, 32), rowInMatrix), kPanelRowBytes),
                        mul(xorv(matrix, rowInMatrix), 16)));
-  // Writes: lane L gives row i = L % 8 of matrix j = L / 8 (chunk q + j / 2,
-  // parity j % 2): Vᵀ row 16(j / 2) + 2i + (parity ^ i / 4) (+ 16q), key
-  // chunk 2w (+ h) ^ row % 8.
+  // Writes: lane L gives row i = L % 8 of matrix j = L / 8 (chunk q0 + j /
+  // 2, parity j % 2): Vᵀ row 16(j / 2) + 2i + (parity ^ i / 4) (+ 16 q0),
+  // key chunk 2w (+ h) ^ row % 8.
   Value row = add(mul(rowInMatrix, 2), rem(xorv(matrix, div(lane, 4)), 2));
   Value writeBase = add(
       transposed,
