@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The GPU backward's checks on the GPU machine (no MLIR there):
 #   1. build libfa_runtime and fa-run with -DFA_ENABLE_COMPILER=OFF;
+#      (h100-budget/: kernels built with --shared-memory-budget 227, which
+#      run on an H100's sm_80 path but not on an A100)
 #   2. fa-run --bwd --verify for every fa_fwd_X / fa_bwd_X pair in
 #      bench/backward-kernels/ (bench/make-backward-kernels.sh) at the
 #      issue's sizes, MHA in [B,H,S,D] and GQA in [B,S,H,D]; the negative
@@ -24,7 +26,7 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER
   -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || { echo "build FAILED"; exit 1; }
 FA_RUN=build-gpu/bin/fa-run
 pairs=()
-for fwd in "$DIR"/fa_fwd_*.json; do
+for fwd in "$DIR"/fa_fwd_*.json "$DIR"/h100-budget/fa_fwd_*.json; do
   bwd="${fwd/fa_fwd_/fa_bwd_}"
   [ -f "$bwd" ] && [[ "$(basename "$fwd")" == *"$filter"* ]] && pairs+=("$fwd")
 done

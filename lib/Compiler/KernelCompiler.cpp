@@ -98,7 +98,8 @@ std::string mlir::fa::backwardKernelName(const ::fa::AttentionSpec &spec,
 static bool lowerToPTX(MLIRContext &context, ModuleOp module,
                        const std::string &target, int64_t blockM,
                        int64_t blockN, std::string &ptx, std::string &error,
-                       bool omitRowDot = false, bool deterministic = false) {
+                       int64_t sharedMemoryBudgetKB, bool omitRowDot = false,
+                       bool deterministic = false) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -113,6 +114,7 @@ static bool lowerToPTX(MLIRContext &context, ModuleOp module,
   options.blockN = blockN;
   options.testOmitRowDot = omitRowDot;
   options.deterministic = deterministic;
+  options.sharedMemoryBudget = sharedMemoryBudgetKB;
   buildFAToPTXPipeline(pm, options);
   if (failed(pm.run(module))) {
     error = llvm::StringRef(diagnostics).trim().str();
@@ -190,6 +192,8 @@ static std::string manifestText(const std::string &name,
     os << "  \"grid\": [\"ceil(q_len / " << spec.blockM
        << ")\", \"q_heads\", \"batch\"],\n";
   os << "  \"dynamic_shared_memory\": " << smemBytes << ",\n";
+  os << "  \"shared_memory_budget\": " << strategy.sharedMemoryBudget(config)
+     << ",\n";
   // The parameters are the ABI table's (fa/runtime/KernelAbi.h), the same
   // list the gpu.func signature was built from.
   writeParams(os,
@@ -262,12 +266,14 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
                                     const std::string &target,
                                     const std::string &name,
                                     CompiledKernel &out, std::string &error,
-                                    bool &badInput) {
+                                    bool &badInput, int64_t sharedMemoryBudgetKB) {
   auto start = std::chrono::steady_clock::now();
   // Every front door checks the same ranges; the name becomes the PTX
   // entry's, and LLVM aborts on a name that is not an identifier.
   badInput = true;
   if (!::fa::checkSpec(spec, error))
+    return false;
+  if (error = unsupportedSharedMemoryBudget(sharedMemoryBudgetKB); !error.empty())
     return false;
   if (!::fa::limits::isPtxIdentifier(name)) {
     error = "kernel name '" + name + "' is not a PTX identifier";
@@ -282,6 +288,7 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
                : AttentionGPUStrategy::Pipeline{4, 2};
   AttentionKernelConfig config =
       configOfSpec(context, spec, pipeline.stages, pipeline.warps);
+  config.sharedMemoryBudget = sharedMemoryBudgetKB * 1024;
   // What the chip cannot build is the user's to fix, said before any pass.
   error = checkAttentionKernel(target, config);
   badInput = !error.empty();
@@ -305,7 +312,7 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
                                  config.stages, config.warps));
   });
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
-                  error))
+                  error, sharedMemoryBudgetKB))
     return false;
   out.name = name;
   out.manifest = describeKernel(name, spec, target, config);
@@ -337,6 +344,8 @@ static std::string backwardManifestText(const std::string &name,
   // Built deterministic, the main kernel adds dQ in a fixed order through
   // dq_semaphore when launched with "deterministic" (KernelAbi.h).
   os << "  \"deterministic_mode\": " << (config.deterministic ? "true" : "false")
+     << ",\n";
+  os << "  \"shared_memory_budget\": " << strategy.sharedMemoryBudget(config)
      << ",\n";
   os << "  \"steps\": {\n";
   std::string rows = std::to_string(::fa::abi::kBackwardRowsPerBlock);
@@ -377,10 +386,13 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
                                      const std::string &name,
                                      CompiledKernel &out, std::string &error,
                                      bool &badInput, bool omitRowDot,
-                                     bool deterministic) {
+                                     bool deterministic,
+                                     int64_t sharedMemoryBudgetKB) {
   auto start = std::chrono::steady_clock::now();
   badInput = true;
   if (!::fa::checkSpec(spec, error))
+    return false;
+  if (error = unsupportedSharedMemoryBudget(sharedMemoryBudgetKB); !error.empty())
     return false;
   if (!::fa::limits::isPtxIdentifier(name + "_postprocess")) {
     error = "kernel name '" + name + "' is not a PTX identifier (with its "
@@ -397,6 +409,7 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
       strategy->backwardWarpsFor(spec.blockM, spec.blockN, spec.headDim,
                                  spec.valueDim));
   config.deterministic = deterministic;
+  config.sharedMemoryBudget = sharedMemoryBudgetKB * 1024;
   error = strategy->unsupportedBackwardReason(config);
   if (!error.empty())
     return false;
@@ -424,7 +437,7 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
                                  config.stages, config.warps));
   });
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
-                  error, omitRowDot, deterministic))
+                  error, sharedMemoryBudgetKB, omitRowDot, deterministic))
     return false;
   out.name = name;
   out.manifest =
@@ -463,13 +476,14 @@ void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec,
 
 void mlir::fa::applyTunedBackwardTile(::fa::AttentionSpec &spec,
                                       const std::string &target,
-                                      bool deterministic) {
+                                      bool deterministic,
+                                      int64_t sharedMemoryBudgetKB) {
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
   if (!strategy)
     return; // checkAttentionKernel names the unknown chip
   AttentionGPUStrategy::Tile tile = strategy->tunedBackwardTile(
       spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None,
-      deterministic);
+      deterministic, sharedMemoryBudgetKB * 1024);
   spec.blockM = tile.blockM;
   spec.blockN = tile.blockN;
 }
@@ -619,7 +633,7 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   badInput = false;
   out.name = func.getSymName().str();
   if (!lowerToPTX(context, module, target, spec.blockM, spec.blockN, out.ptx,
-                  error))
+                  error, /*sharedMemoryBudgetKB=*/0))
     return false;
   out.manifest = describeKernel(out.name, spec, target, config);
   out.seconds = secondsSince(start);

@@ -120,3 +120,21 @@ void fa::cuda::makeCurrent(const Driver &d) {
   if (d.cuCtxGetCurrent(&current) != 0 || current != d.context)
     d.cuCtxSetCurrent(d.context);
 }
+
+bool fa::cuda::sharedMemoryFits(Driver &d, const std::string &entry,
+                                int64_t bytes, std::string &error) {
+  int optin = 0;
+  if (CUresult r = d.cuDeviceGetAttribute(
+          &optin, kDeviceAttributeMaxSharedMemoryPerBlockOptin, d.device)) {
+    error = d.describe(r, "reading the device's shared memory per block");
+    return false;
+  }
+  if (bytes <= optin)
+    return true;
+  error = entry + " needs " + std::to_string(bytes) +
+          " bytes of shared memory per block; the " + d.deviceName +
+          " allows " + std::to_string(optin) +
+          " (rebuild it with a --shared-memory-budget of at most " +
+          std::to_string(optin / 1024) + " KB)";
+  return false;
+}

@@ -339,6 +339,8 @@ bool fa::detail::loadFunction(Driver &d, CUmodule module,
     error = d.describe(r, ("finding kernel " + entry).c_str());
     return false;
   }
+  if (!cuda::sharedMemoryFits(d, entry, dynamicSharedMemory, error))
+    return false;
   // More than 48 KiB of dynamic shared memory must be asked for.
   if ((r = d.cuFuncSetAttribute(function, kFuncAttributeMaxDynamicSharedBytes,
                                 static_cast<int>(dynamicSharedMemory)))) {

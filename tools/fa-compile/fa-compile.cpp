@@ -81,6 +81,12 @@ static cl::opt<int64_t> backwardBlockM(cl::cat(compileOptions),
 static cl::opt<int64_t> backwardBlockN(cl::cat(compileOptions), 
     "bwd-block-n", cl::desc("the backward's key rows per block (default: tuned)"),
     cl::init(0));
+static cl::opt<int64_t> sharedMemoryBudget(cl::cat(compileOptions),
+    "shared-memory-budget",
+    cl::desc("KB of shared memory a block may take (default: the chip's, "
+             "sm_80 an A100's 163, sm_90a 227); the tuned tiles use it, and a "
+             "kernel past a device's maximum is refused when loaded"),
+    cl::init(0));
 static cl::opt<std::string> alibi(cl::cat(compileOptions), "alibi",
                                   cl::desc("ALiBi slopes: none, head ([Hq]) or "
                                            "batch_head ([B, Hq])"),
@@ -150,7 +156,8 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
                              const std::string &chip, bool conventionalName,
                              mlir::fa::CompiledKernel &gradients) {
   fa::AttentionSpec backwardSpec = spec;
-  mlir::fa::applyTunedBackwardTile(backwardSpec, chip, deterministic);
+  mlir::fa::applyTunedBackwardTile(backwardSpec, chip, deterministic,
+                                   sharedMemoryBudget);
   if (backwardBlockM.getNumOccurrences())
     backwardSpec.blockM = backwardBlockM;
   if (backwardBlockN.getNumOccurrences())
@@ -166,7 +173,7 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
   bool rejected = false;
   if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip, backwardName,
                                        gradients, error, rejected, omitRowDot,
-                                       deterministic)) {
+                                       deterministic, sharedMemoryBudget)) {
     llvm::errs() << "fa-compile: " << backwardName << ": " << error << "\n";
     return rejected ? 2 : 1;
   }
@@ -183,7 +190,7 @@ static std::string flagConflict() {
            &outputDir, &headDim, &valueDim, &dtype, &mask,
            &softcap, &scale, &blockM, &blockN, &alibi, &target, &name,
            &standardSetFlag, &backward, &omitRowDot, &deterministic,
-           &backwardBlockM, &backwardBlockN})
+           &backwardBlockM, &backwardBlockN, &sharedMemoryBudget})
     if (option->getNumOccurrences() > 1)
       return "--" + option->ArgStr.str() + " is given more than once";
   if (omitRowDot && !backward)
@@ -255,7 +262,8 @@ int main(int argc, char **argv) {
   if (standardSetFlag || !inputFile.empty())
     for (cl::Option *option : std::initializer_list<cl::Option *>{
              &headDim, &valueDim, &dtype, &mask, &softcap, &scale, &blockM,
-             &blockN, &backwardBlockM, &backwardBlockN, &alibi, &name})
+             &blockN, &backwardBlockM, &backwardBlockN, &alibi, &name,
+             &sharedMemoryBudget})
       if (option->getNumOccurrences())
         return badInput("--" + option->ArgStr.str() +
                         " describes a kernel built from flags; " +
@@ -308,7 +316,8 @@ int main(int argc, char **argv) {
                                  ? mlir::fa::kernelName(spec, chip)
                                  : std::string(name);
     if (!mlir::fa::compileForwardKernel(context, spec, chip, kernelName,
-                                        kernel, error, rejected)) {
+                                        kernel, error, rejected,
+                                        sharedMemoryBudget)) {
       llvm::errs() << "fa-compile: " << kernelName << ": " << error << "\n";
       return rejected ? 2 : 1;
     }

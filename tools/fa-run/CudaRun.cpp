@@ -488,6 +488,17 @@ int fa::runCuda(const Options &o) {
       return code;
   std::string error;
   bool noDevice = false;
+  // A kernel built for more shared memory than this device has
+  // (--shared-memory-budget) is the user's to fix: exit 2, said before
+  // loading (the load refuses it too, as a library call's error).
+  if (Driver *d = cuda::driver(error, noDevice)) {
+    const auto &main = backwardManifest.step(abi::BackwardStep::Main);
+    if (!sharedMemoryFits(*d, manifest.kernelName, manifest.dynamicSharedMemory,
+                          error) ||
+        (o.backward &&
+         !sharedMemoryFits(*d, main.entry, main.dynamicSharedMemory, error)))
+      return fail(error, kBadInput);
+  }
   std::unique_ptr<Kernel> kernel = Kernel::load(o.kernel, error, noDevice);
   std::unique_ptr<BackwardKernel> backward;
   if (kernel && o.backward)

@@ -39,10 +39,13 @@ std::string kernelName(const ::fa::AttentionSpec &spec,
 
 /// Compiles one forward kernel. On failure returns false; `badInput` tells
 /// a spec the target cannot do (exit 2) from a compiler failure.
+/// `sharedMemoryBudgetKB`: the shared memory a block may take (0: the
+/// chip's default; AttentionKernelConfig::sharedMemoryBudget), recorded in
+/// the manifest as "shared_memory_budget" (bytes).
 bool compileForwardKernel(MLIRContext &context, const ::fa::AttentionSpec &spec,
                           const std::string &target, const std::string &name,
                           CompiledKernel &out, std::string &error,
-                          bool &badInput);
+                          bool &badInput, int64_t sharedMemoryBudgetKB = 0);
 
 /// The conventional backward name: fa_bwd_sm80_bf16_d128_causal, with
 /// `_det` for a kernel built deterministic.
@@ -61,7 +64,8 @@ bool compileBackwardKernel(MLIRContext &context,
                            const std::string &target, const std::string &name,
                            CompiledKernel &out, std::string &error,
                            bool &badInput, bool omitRowDot = false,
-                           bool deterministic = false);
+                           bool deterministic = false,
+                           int64_t sharedMemoryBudgetKB = 0);
 
 /// Compiles the module of a .mlir file holding one fa.attention in a
 /// function (the kernel is named after the function).
@@ -79,9 +83,11 @@ bool writeKernel(const CompiledKernel &kernel, const std::string &directory,
 void applyTunedTile(::fa::AttentionSpec &spec, const std::string &target);
 
 /// The same for the backward: the strategy's tuned backward tile (of a
-/// kernel built `deterministic`, which may differ).
+/// kernel built `deterministic`, or within a shared-memory budget other
+/// than the chip's default, which may differ).
 void applyTunedBackwardTile(::fa::AttentionSpec &spec, const std::string &target,
-                            bool deterministic = false);
+                            bool deterministic = false,
+                            int64_t sharedMemoryBudgetKB = 0);
 /// For a spec parsed from text (`keysGiven`: the keys it stated,
 /// ::fa::parseSpec): the tuned tile of the forward (or `backward`) where it
 /// gives no block_m or block_n, as fa-compile's flags do.

@@ -42,7 +42,8 @@ void populateExpandF8CastPatterns(RewritePatternSet &patterns);
 class AttentionGPUStrategy;
 /// fa-gpu-distribute on `module` for `chip` (the pass is a thin driver).
 LogicalResult distributeAttentionToGPU(ModuleOp module, StringRef chip,
-                                       bool deterministic = false);
+                                       bool deterministic = false,
+                                       int64_t sharedMemoryBudgetKB = 0);
 /// fa-gpu-lower-fragments' type conversions, patterns and legality for
 /// `strategy`'s chip, for reuse in another compiler's conversion.
 void populateFAGPULowerFragmentsPatterns(const AttentionGPUStrategy &strategy,
@@ -96,6 +97,11 @@ struct FAToPTXOptions : public PassPipelineOptions<FAToPTXOptions> {
       llvm::cl::desc("Backward: dQ in a fixed order when the launch asks "
                      "(fa-gpu-distribute's option)"),
       llvm::cl::init(false)};
+  Option<int64_t> sharedMemoryBudget{
+      *this, "shared-memory-budget",
+      llvm::cl::desc("KB of shared memory a block may take (0: the chip's "
+                     "default; fa-gpu-distribute's option)"),
+      llvm::cl::init(0)};
 };
 
 /// fa-to-ptx: L1 fa.attention -> gpu.binary holding PTX: fa-tile,
@@ -103,11 +109,17 @@ struct FAToPTXOptions : public PassPipelineOptions<FAToPTXOptions> {
 struct FAConvertToGPUOptions : public PassPipelineOptions<FAConvertToGPUOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("Target chip (sm_80)"),
                            llvm::cl::init("sm_80")};
+  Option<int64_t> sharedMemoryBudget{
+      *this, "shared-memory-budget",
+      llvm::cl::desc("KB of shared memory a block may take (0: the chip's "
+                     "default; fa-gpu-distribute's option)"),
+      llvm::cl::init(0)};
 };
 
 /// convert-fa-to-gpu: fa-gpu-distribute, fa-gpu-lower-fragments, cleanup.
 void buildConvertFAToGPUPipeline(OpPassManager &pm, StringRef chip,
-                                 bool deterministic = false);
+                                 bool deterministic = false,
+                                 int64_t sharedMemoryBudgetKB = 0);
 
 void buildFAToPTXPipeline(OpPassManager &pm, const FAToPTXOptions &options);
 

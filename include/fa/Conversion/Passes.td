@@ -69,6 +69,8 @@ def FAGPUDistribute : Pass<"fa-gpu-distribute", "ModuleOp"> {
            "Target chip (see fa-compile --help for the list)">,
     Option<"deterministic", "deterministic", "bool", "false",
            "Backward: dQ added in a fixed order (KV blocks in increasing order per Q block, through dq_semaphore) when the launch asks; bit-identical, slower">,
+    Option<"sharedMemoryBudget", "shared-memory-budget", "int64_t", "0",
+           "KB of shared memory a block may take (0: the chip's default; up to 227)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",

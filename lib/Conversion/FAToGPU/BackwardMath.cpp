@@ -152,14 +152,16 @@ Type BackwardMath::distribute(Value l2Value) const {
 
 Value BackwardMath::loadQueryRows(OpBuilder &b, Location loc,
                                   const KernelArgs &args, const GridCoords &at,
-                                  Value l2Rows) const {
+                                  Value l2Rows, bool ahead) const {
   bool lse = l2Rows == backward.lseRows;
   StringRef name = lse ? "lse" : "delta";
   double padding = lse ? std::numeric_limits<double>::infinity() : 0.0;
-  return LoadFragmentOp::create(
+  auto load = LoadFragmentOp::create(
       b, loc, cast<RankedTensorType>(distribute(l2Rows)), args[name],
       at.tensorBase(b, loc, args, name, at.head), at.queryStart, at.queryLen,
       Value(), b.getF32FloatAttr(padding));
+  load.setPredicated(ahead);
+  return load;
 }
 
 SmallVector<Value> BackwardMath::initialGradients(OpBuilder &b, Location loc) {

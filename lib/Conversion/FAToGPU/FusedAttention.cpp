@@ -166,6 +166,15 @@ std::string mlir::fa::unsupportedBackwardOperands(StringRef chip,
       .str();
 }
 
+std::string mlir::fa::unsupportedSharedMemoryBudget(int64_t kilobytes) {
+  if (kilobytes >= 0 && kilobytes <= kLargestSharedMemoryBudget / 1024)
+    return "";
+  return "the shared-memory budget must be 1 to " +
+         std::to_string(kLargestSharedMemoryBudget / 1024) +
+         " KB (the largest opt-in maximum of a supported chip; 0: the chip's "
+         "default), got " + std::to_string(kilobytes);
+}
+
 std::string mlir::fa::checkAttentionKernel(StringRef chip,
                                            const AttentionKernelConfig &c) {
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);

@@ -25,11 +25,16 @@ using namespace mlir::fa;
 
 LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
                                                  StringRef chip,
-                                                 bool deterministic) {
+                                                 bool deterministic,
+                                                 int64_t sharedMemoryBudgetKB) {
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);
   if (!strategy)
     return mlir::emitError(module.getLoc()) << "unknown chip '" << chip
                               << "' (supported: " << registeredChips() << ")";
+  if (std::string reason = unsupportedSharedMemoryBudget(sharedMemoryBudgetKB);
+      !reason.empty())
+    return mlir::emitError(module.getLoc()) << reason;
+  int64_t budgetBytes = sharedMemoryBudgetKB * 1024;
   // Semantic ops left here were not tiled (or have no GPU lowering yet).
   WalkResult untiled = module.walk([&](Operation *op) {
     if (isa<AttentionGradOp>(op)) {
@@ -71,6 +76,7 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
         return failure();
       AttentionKernelConfig config = configOf(*backward);
       config.deterministic = deterministic;
+      config.sharedMemoryBudget = budgetBytes;
       std::string reason = strategy->unsupportedBackwardReason(config);
       if (!reason.empty())
         return func.emitError() << chip << ": " << reason;
@@ -84,6 +90,7 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
     if (failed(attention))
       return failure();
     AttentionKernelConfig config = configOf(*attention);
+    config.sharedMemoryBudget = budgetBytes;
     std::string reason = strategy->unsupportedReason(config);
     if (!reason.empty())
       return func.emitError() << chip << ": " << reason;
@@ -100,7 +107,8 @@ struct FAGPUDistributePass
     : mlir::fa::impl::FAGPUDistributeBase<FAGPUDistributePass> {
   using FAGPUDistributeBase::FAGPUDistributeBase;
   void runOnOperation() override {
-    if (failed(distributeAttentionToGPU(getOperation(), chip, deterministic)))
+    if (failed(distributeAttentionToGPU(getOperation(), chip, deterministic,
+                                        sharedMemoryBudget)))
       signalPassFailure();
   }
 };

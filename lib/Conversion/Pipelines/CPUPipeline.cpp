@@ -104,10 +104,12 @@ void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
 }
 
 void mlir::fa::buildConvertFAToGPUPipeline(OpPassManager &pm,
-                                          StringRef chip, bool deterministic) {
+                                          StringRef chip, bool deterministic,
+                                          int64_t sharedMemoryBudgetKB) {
   FAGPUDistributeOptions distribute;
   distribute.chip = chip.str();
   distribute.deterministic = deterministic;
+  distribute.sharedMemoryBudget = sharedMemoryBudgetKB;
   pm.addPass(createFAGPUDistribute(distribute));
   FAGPULowerFragmentsOptions lower;
   lower.chip = chip.str();
@@ -126,7 +128,8 @@ void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
   backward.blockN = options.blockN;
   backward.testOmitRowDot = options.testOmitRowDot;
   funcPm.addPass(createFARecomputeBackward(backward));
-  buildConvertFAToGPUPipeline(pm, options.chip, options.deterministic);
+  buildConvertFAToGPUPipeline(pm, options.chip, options.deterministic,
+                              options.sharedMemoryBudget);
   // NVVM at the chip's PTX ISA (the default 6.0 aborts the process). An
   // unknown chip is fa-gpu-distribute's to report.
   GpuNVVMAttachTargetOptions target;
@@ -163,7 +166,8 @@ void mlir::fa::registerFAConversionPassesAndPipelines() {
       "Fused tiled attention (L2) to a gpu.func on nvgpu/nvvm: "
       "fa-gpu-distribute, fa-gpu-lower-fragments, canonicalize, cse",
       [](OpPassManager &pm, const FAConvertToGPUOptions &options) {
-        buildConvertFAToGPUPipeline(pm, options.chip);
+        buildConvertFAToGPUPipeline(pm, options.chip, /*deterministic=*/false,
+                                    options.sharedMemoryBudget);
       });
   registerFAConversionPasses();
   PassPipelineRegistration<>(

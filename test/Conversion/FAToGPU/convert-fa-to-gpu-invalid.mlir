@@ -59,7 +59,7 @@ func.func @stages$three(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>
 // -----
 
 // Q [128][256] + K, V [2][64][256] in bf16 = 192 KiB.
-// expected-error @+1 {{sm_80: the tile needs 196608 bytes of shared memory with 2 K/V stages, more than sm_80's 166912}}
+// expected-error @+1 {{sm_80: the tile needs 196608 bytes of shared memory with 2 K/V stages, more than the budget's 166912 bytes (sm_80's default, an A100's opt-in maximum; --shared-memory-budget raises it)}}
 func.func @shared_memory$too_large(%q: tensor<1x1x128x256xbf16>, %k: tensor<1x1x128x256xbf16>, %v: tensor<1x1x128x256xbf16>)
     -> tensor<1x1x128x256xbf16> {
   %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}

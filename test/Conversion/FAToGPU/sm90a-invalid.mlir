@@ -26,7 +26,7 @@ func.func @warps$default(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16
 
 // D = 256 with 128-row K and V tiles in a 3-stage ring: Q 64 KB + K and V
 // 3 x 64 KB each = 448 KB.
-// expected-error @+1 {{sm_90a: the tile needs 458864 bytes of shared memory, more than sm_90a's 232448}}
+// expected-error @+1 {{sm_90a: the tile needs 458864 bytes of shared memory, more than the budget's 232448 bytes}}
 func.func @shared_memory$too_much(%q: tensor<1x1x256x256xbf16>, %k: tensor<1x1x256x256xbf16>, %v: tensor<1x1x256x256xbf16>)
     -> tensor<1x1x256x256xbf16> {
   %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 128, block_n = 128, stages = 3, warps = 8>}

@@ -347,3 +347,12 @@ func.func @load_fragment$mma_blocks_bf16(%b: memref<?xbf16>, %i: index) {
       : memref<?xbf16> -> tensor<128x64xbf16, #fa.fragment<warps = 8, mTiles = 1>>
   return
 }
+
+// -----
+
+func.func @load_fragment$predicated_2d(%b: memref<?xf32>, %i: index) {
+  // expected-error @+1 {{'fa.load_fragment' op predicated reads a 1-D f32 tile}}
+  %r = fa.load_fragment %b[%i] rows [%i, %i] stride %i padding 0.0 predicated
+      : memref<?xf32> -> tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>
+  return
+}

@@ -97,6 +97,7 @@ func.func @distributed_step(%qa: tensor<128x64xbf16, #operand>, %k: tensor<64x64
 // a fragment written to shared memory, an f32 fragment added into a buffer.
 // CHECK-LABEL: func.func @backward_memory_ops
 // CHECK: fa.load_fragment %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] padding 0x7F800000 : memref<?xf32> -> tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1>>
+// CHECK: fa.load_fragment %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] padding 0x7F800000 predicated : memref<?xf32> -> tensor<64xf32, #fa.fragment<warps = 4, mTiles = 1>>
 // CHECK: fa.load_fragment %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] stride %{{.*}} padding 0.000000e+00 : memref<?xbf16> -> tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>
 // CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>, memref<64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: fa.accumulate_fragment %{{.*}}, %{{.*}}[%{{.*}}] rows[%{{.*}}, %{{.*}}] stride %{{.*}} : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xf32>
@@ -111,6 +112,7 @@ func.func @backward_memory_ops(%lse: memref<?xf32>, %do: memref<?xbf16>, %acc: m
                                %wide: tensor<64x128xbf16, #frag>,
                                %i: index, %s: index) {
   %rows = fa.load_fragment %lse[%i] rows [%i, %s] padding 0x7F800000 : memref<?xf32> -> tensor<64xf32, #frag>
+  %ahead = fa.load_fragment %lse[%i] rows [%i, %s] padding 0x7F800000 predicated : memref<?xf32> -> tensor<64xf32, #frag>
   %t = fa.load_fragment %do[%i] rows [%i, %s] stride %s padding 0.0 : memref<?xbf16> -> tensor<64x64xbf16, #frag>
   fa.store_shared %t, %smem : tensor<64x64xbf16, #frag>, memref<64x64xbf16, #gpu.address_space<workgroup>>
   %z = arith.constant dense<0.0> : tensor<64x64xf32, #frag>

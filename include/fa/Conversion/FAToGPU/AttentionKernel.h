@@ -82,7 +82,22 @@ struct AttentionKernelConfig {
   /// "deterministic"); without it the kernel has no ordering code at all
   /// (it cost the default path 2.7x when present: docs/perf-notes.md).
   bool deterministic = false;
+  /// Bytes of shared memory a block may take (fa-compile
+  /// --shared-memory-budget); 0: the chip's default
+  /// (AttentionGPUStrategy::defaultSharedMemoryBudget).
+  int64_t sharedMemoryBudget = 0;
 };
+
+/// The largest shared-memory budget a kernel may be built for: the opt-in
+/// maximum per block of the largest chip the kernels run on (the H100's
+/// and H200's 227 KB). The runtime refuses a kernel past its device's own
+/// maximum at load (fa::detail::loadFunction).
+constexpr int64_t kLargestSharedMemoryBudget = 227 * 1024;
+
+/// Empty if `kilobytes` is a budget a kernel can be built for (0, the
+/// chip's default, or 1 to kLargestSharedMemoryBudget / 1024); otherwise
+/// the reason, one line.
+std::string unsupportedSharedMemoryBudget(int64_t kilobytes);
 
 /// What a loop body's tiles state, forward or backward: the element type,
 /// block sizes and head dims (S's operands and V's tile), the mask of its
@@ -110,6 +125,13 @@ public:
   virtual std::string unsupportedReason(const AttentionKernelConfig &c) const = 0;
   /// Bytes of dynamic shared memory the kernel needs.
   virtual int64_t dynamicSharedMemoryBytes(const AttentionKernelConfig &c) const = 0;
+  /// The shared memory a block may take where the build names no budget:
+  /// what the chip's kernels must fit to run on every part of the chip.
+  virtual int64_t defaultSharedMemoryBudget() const = 0;
+  /// `c`'s budget: its own, or the chip's default.
+  int64_t sharedMemoryBudget(const AttentionKernelConfig &c) const {
+    return c.sharedMemoryBudget ? c.sharedMemoryBudget : defaultSharedMemoryBudget();
+  }
   /// Threads per block: the MMA warps (c.warps), plus any the schedule
   /// adds (a producer warpgroup).
   virtual int64_t blockThreads(const AttentionKernelConfig &c) const {
@@ -169,9 +191,11 @@ public:
     return 0;
   }
   /// The tuned backward tile (block_m, block_n) for a head dim pair, of a
-  /// kernel built `deterministic` (its dQ order) or not.
+  /// kernel built `deterministic` (its dQ order) or not, within
+  /// `sharedMemoryBudget` bytes (0: the chip's default).
   virtual Tile tunedBackwardTile(int64_t headDim, int64_t valueDim,
-                                 bool masked, bool deterministic) const {
+                                 bool masked, bool deterministic,
+                                 int64_t sharedMemoryBudget) const {
     return {64, 64};
   }
   /// Builds the backward's NAME_preprocess, NAME_main and NAME_postprocess

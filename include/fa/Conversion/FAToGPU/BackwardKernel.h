@@ -156,8 +156,10 @@ public:
   /// The LSE or D rows (`l2Rows`: backward.lseRows or rowDotRows) of the Q
   /// block at `at`, read from the kernel's "lse" or "delta" with rows past
   /// M padded (LSE +inf, so P = 0; D 0): the tile source both chips use.
+  /// `ahead`: loaded a step before its use (fa.load_fragment's
+  /// `predicated`).
   Value loadQueryRows(OpBuilder &b, Location loc, const KernelArgs &args,
-                      const GridCoords &at, Value l2Rows) const;
+                      const GridCoords &at, Value l2Rows, bool ahead = false) const;
 
 private:
   Value lookup(OpBuilder &b, Value l2Value);

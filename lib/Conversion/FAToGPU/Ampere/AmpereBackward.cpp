@@ -40,18 +40,24 @@ using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::ampere;
 
-BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &c) {
-  int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
-  keyRow = sharedRowElements(c.headDim);
-  valueRow = sharedRowElements(c.valueDim);
-  probsRow = sharedRowElements(c.blockN);
-  valueOffset = elementBytes * c.blockN * keyRow;
-  queryOffset = valueOffset + elementBytes * c.blockN * valueRow;
-  gradOutOffset = queryOffset + elementBytes * 2 * c.blockM * keyRow;
-  probsOffset = gradOutOffset + elementBytes * 2 * c.blockM * valueRow;
-  gradScoresOffset = probsOffset + elementBytes * c.blockM * probsRow;
-  bytes = gradScoresOffset + elementBytes * c.blockM * probsRow;
+BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(int64_t elementBytes,
+                                                   int64_t blockM, int64_t blockN,
+                                                   int64_t headDim,
+                                                   int64_t valueDim) {
+  keyRow = sharedRowElements(headDim);
+  valueRow = sharedRowElements(valueDim);
+  probsRow = sharedRowElements(blockN);
+  valueOffset = elementBytes * blockN * keyRow;
+  queryOffset = valueOffset + elementBytes * blockN * valueRow;
+  gradOutOffset = queryOffset + elementBytes * 2 * blockM * keyRow;
+  probsOffset = gradOutOffset + elementBytes * 2 * blockM * valueRow;
+  gradScoresOffset = probsOffset + elementBytes * blockM * probsRow;
+  bytes = gradScoresOffset + elementBytes * blockM * probsRow;
 }
+
+BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &c)
+    : BackwardSharedMemoryPlan(c.elementType.getIntOrFloatBitWidth() / 8,
+                               c.blockM, c.blockN, c.headDim, c.valueDim) {}
 
 namespace {
 
@@ -233,11 +239,27 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   gpu::BarrierOp::create(b, loc);
   copyQueryBlock(b, any, begin, block.cst(b, 0));
   Value slope = c.alibi ? grid.alibiSlope(b, loc, block.args) : Value();
+  // loadsQueryRowsAhead: LSE_i and D_i loaded a Q block ahead and carried
+  // (FA2's order), each step's loads issued at its head and first used by
+  // the next step; otherwise loaded where the step first uses them.
+  bool ahead = loadsQueryRowsAhead(c);
+  auto loadRows = [&](OpBuilder &rb, Value q0) {
+    GridCoords at = grid;
+    at.queryStart = q0;
+    return SmallVector<Value>{
+        math.loadQueryRows(rb, loc, block.args, at, backward.lseRows, true),
+        math.loadQueryRows(rb, loc, block.args, at, backward.rowDotRows, true)};
+  };
+  SmallVector<Value> initial(gradients);
+  if (ahead)
+    llvm::append_range(initial, loadRows(b, begin));
 
   LogicalResult result = success();
   auto loop = scf::ForOp::create(
-      b, loc, block.cst(b, 0), blocks, block.cst(b, 1), gradients,
-      [&](OpBuilder &lb, Location, Value i, ValueRange carried) {
+      b, loc, block.cst(b, 0), blocks, block.cst(b, 1), initial,
+      [&](OpBuilder &lb, Location, Value i, ValueRange loopCarried) {
+        ValueRange carried = loopCarried.take_front(2);
+        ValueRange rows = loopCarried.drop_front(2);
         Value stage = arith::RemUIOp::create(lb, loc, i, block.cst(lb, 2));
         Value q0 = arith::AddIOp::create(
             lb, loc, begin, arith::MulIOp::create(lb, loc, i, block.cst(lb, c.blockM)));
@@ -251,6 +273,10 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
                                              next, blocks),
                        arith::AddIOp::create(lb, loc, q0, block.cst(lb, c.blockM)),
                        arith::SubIOp::create(lb, loc, block.cst(lb, 1), stage));
+        SmallVector<Value> rowsAhead;
+        if (ahead)
+          rowsAhead =
+              loadRows(lb, arith::AddIOp::create(lb, loc, q0, block.cst(lb, c.blockM)));
         GridCoords at = grid;
         at.queryStart = q0;
         Value afterFirst =
@@ -266,7 +292,9 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
             return block.tile(tb, block.sharedKey, Value(), c.blockN, c.headDim);
           if (l2Tile == backward.valueTile)
             return block.tile(tb, block.sharedValue, Value(), c.blockN, c.valueDim);
-          return math.loadQueryRows(tb, loc, block.args, at, l2Tile); // LSE or D
+          if (!ahead)
+            return math.loadQueryRows(tb, loc, block.args, at, l2Tile);
+          return l2Tile == backward.lseRows ? rows[0] : rows[1];
         };
         sources.transposedOperand = [&](OpBuilder &tb, TileMatmulOp matmul,
                                         Value fragment) -> Value {
@@ -296,15 +324,16 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
             math.emitBody(lb, at, block.keyStart, carried, slope, sources);
         if (failed(yielded)) {
           result = failure();
-          scf::YieldOp::create(lb, loc, carried);
+          scf::YieldOp::create(lb, loc, loopCarried);
           return;
         }
+        llvm::append_range(*yielded, rowsAhead);
         scf::YieldOp::create(lb, loc, *yielded);
       });
   if (failed(result))
     return failure();
   passTurnAfterLoop(b, block, grid, begin, blocks);
-  return SmallVector<Value>(loop.getResults());
+  return SmallVector<Value>(loop.getResults().take_front(2));
 }
 
 } // namespace

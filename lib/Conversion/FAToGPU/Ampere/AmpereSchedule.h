@@ -38,7 +38,9 @@ LogicalResult buildAmpereForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,
                                        StringRef name);
 
 /// An A100's opt-in maximum of shared memory per block (227 KB on the
-/// H100): what every sm_80 kernel must fit.
+/// H100): the sm_80 kernels' default budget (what the forward's stages
+/// are planned for), so that they run on every A100. A larger budget
+/// (--shared-memory-budget) builds kernels for the H100's sm_80 path only.
 constexpr int64_t kMaxSharedMemoryBytes = 163 * 1024;
 
 /// The backward's L2 sections (KeyBlockPlace: the deterministic and the
@@ -47,6 +49,18 @@ constexpr int64_t kMaxSharedMemoryBytes = 163 * 1024;
 /// (fewer pairs, longer chains; docs/perf-notes.md, eleventh session); the
 /// default causal kernels ran within 1.5% at 16, 32 and 64 MB (twelfth).
 constexpr int64_t kBackwardSectionBytes = 16 << 20;
+
+/// Whether the backward loads LSE_i and D_i a Q block ahead (predicated,
+/// carried by the Q-block loop) instead of where the step first uses
+/// them: on D = 256's 64 x 64, where ptxas hoisted the in-place loads to
+/// the step's head and their padding selects stalled there (forward +
+/// backward B4 H16 N4k: none -1.4%, causal -0.7% beside the predicated
+/// load alone; twentieth session). Elsewhere it did not pay (one round,
+/// with the predicated load): D256's 32 x 64 +5% / +2%, D128 none +10%,
+/// D64 +1-3% slower, D128 causal 1.3% faster (ptxas moved their spills).
+inline bool loadsQueryRowsAhead(const AttentionKernelConfig &c) {
+  return c.headDim == 256 && c.blockM == 64 && c.blockN == 64;
+}
 
 /// The head dims the sm_80 backward runs on 64 x 128 with 8 warps: dQ_i's
 /// columns split into two groups of 32 or 64 (whole swizzle spans or half
@@ -78,6 +92,12 @@ inline BackwardColumnGroups ampereBackwardColumnGroups(const AttentionKernelConf
   // (docs/perf-notes.md).
   if (c.warps == 8 && c.headDim == 256 && c.blockM == 32 && c.blockN == 64)
     return {4, 4, /*gradQuery=*/4};
+  // D = 256 on 64 x 64 (FA2's H100 tile; 208 KB of shared memory, past an
+  // A100's: --shared-memory-budget): S and dP at 16 x 32 a warp, dK_j and
+  // dV_j at 32 keys x 64 columns, dQ_i at 32 x 64: per warp and step 320
+  // HMMA and 168 ldmatrix, FA2's counts (bench/results/2026-11-27-s18-ncu/).
+  if (c.warps == 8 && c.headDim == 256 && c.blockM == 64 && c.blockN == 64)
+    return {2, 4, /*gradQuery=*/4};
   if (c.warps == 8 && c.blockM == 64 && c.blockN == 128) {
     if (c.deterministic)
       return {2, 2};
@@ -92,6 +112,8 @@ inline BackwardColumnGroups ampereBackwardColumnGroups(const AttentionKernelConf
 /// ring; P and dS through shared memory (AmpereBackward.cpp).
 struct BackwardSharedMemoryPlan {
   explicit BackwardSharedMemoryPlan(const AttentionKernelConfig &c);
+  BackwardSharedMemoryPlan(int64_t elementBytes, int64_t blockM, int64_t blockN,
+                           int64_t headDim, int64_t valueDim);
   int64_t keyRow, valueRow, probsRow; ///< elements per shared row
   int64_t valueOffset, queryOffset, gradOutOffset, probsOffset,
       gradScoresOffset; ///< bytes (K at 0)

@@ -160,6 +160,34 @@ struct StoreFragmentLowering : OpConversionPattern<StoreFragmentOp> {
   }
 };
 
+/// The 64-bit global address of f32 element `offset` of `buffer`.
+static Value f32ElementAddress(OpBuilder &b, Location loc, Value buffer, Value offset) {
+  return arith::AddIOp::create(
+      b, loc, globalElementAddress(b, loc, buffer),
+      arith::MulIOp::create(b, loc,
+                            arith::IndexCastUIOp::create(b, loc, b.getI64Type(), offset),
+                            arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(4))));
+}
+
+/// fa.load_fragment's `predicated` row value: `buffer`'s f32 at element
+/// `offset`, or `padding` where the row does not exist, as a predicated
+/// load (`@p ld`) into a register that holds the padding, so that nothing
+/// waits for the load until the value's first use. (As select(exists,
+/// load, padding) the select followed the load at once: in the sm_80 D256
+/// backward, ptxas hoisted both to the step's head, where the select
+/// stalled ~6% of the kernel's samples; docs/perf-notes.md, twentieth
+/// session.) The address of a missing row is formed but never read.
+static Value loadRowOrPadding(OpBuilder &b, Location loc, Value buffer,
+                              Value offset, Value exists, Value padding) {
+  Value address = f32ElementAddress(b, loc, buffer, offset);
+  Value predicate = arith::ExtUIOp::create(b, loc, b.getI32Type(), exists);
+  return inlinePtx(b, loc, b.getF32Type(), ValueRange{address, predicate, padding},
+                   "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b32 $0, $3; "
+                   "@p ld.global.f32 $0, [$1]; }",
+                   "=f,l,r,f")
+      ->getResult(0);
+}
+
 /// fa.load_fragment: each thread reads its own elements (a 2-D tile as
 /// 32-bit pairs, rows as one value per row slot, which the four lanes of a
 /// quad read together); a missing row's address is clamped to the last
@@ -195,9 +223,13 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
       };
       if (type.getRank() == 1) {
         Value offset = arith::AddIOp::create(rewriter, loc, adaptor.getBase(),
-                                             safeRow);
-        values[slot] = padded(memref::LoadOp::create(
-            rewriter, loc, adaptor.getBuffer(), ValueRange{offset}));
+                                             op.getPredicated() ? row : safeRow);
+        values[slot] =
+            op.getPredicated()
+                ? loadRowOrPadding(rewriter, loc, adaptor.getBuffer(), offset,
+                                   exists, padding)
+                : padded(memref::LoadOp::create(rewriter, loc, adaptor.getBuffer(),
+                                                ValueRange{offset}));
         continue;
       }
       if (op.getMmaBlocks()) {
@@ -397,15 +429,6 @@ void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
                 "st.shared.b32 [$0+" + std::to_string(immediate) + "], $1;", "r,r");
     }
   }
-}
-
-/// The 64-bit global address of f32 element `offset` of `buffer`.
-static Value f32ElementAddress(OpBuilder &b, Location loc, Value buffer, Value offset) {
-  return arith::AddIOp::create(
-      b, loc, globalElementAddress(b, loc, buffer),
-      arith::MulIOp::create(b, loc,
-                            arith::IndexCastUIOp::create(b, loc, b.getI64Type(), offset),
-                            arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(4))));
 }
 
 /// `value` added into the f32 at `address` by a reduction

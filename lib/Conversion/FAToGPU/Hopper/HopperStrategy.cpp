@@ -62,12 +62,16 @@ public:
          << c.blockN;
     else if (c.stages < 2 || c.stages > 4)
       os << "the sm_90a K/V rings have 2 to 4 stages, got " << c.stages;
-    else if (dynamicSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
+    else if (dynamicSharedMemoryBytes(c) > sharedMemoryBudget(c))
       os << "the tile needs " << dynamicSharedMemoryBytes(c)
-         << " bytes of shared memory, more than sm_90a's "
-         << kMaxSharedMemoryBytes;
+         << " bytes of shared memory, more than the budget's "
+         << sharedMemoryBudget(c) << " bytes";
     return os.str();
   }
+
+  /// The kernels' rings are planned for the chip's maximum; a smaller
+  /// budget refuses what does not fit it.
+  int64_t defaultSharedMemoryBudget() const override { return kMaxSharedMemoryBytes; }
 
   int64_t dynamicSharedMemoryBytes(const AttentionKernelConfig &c) const override {
     return SharedMemoryPlan(c).bytes;
@@ -169,10 +173,10 @@ public:
             "64-column panels: D and Dv must be multiples of "
          << kPanelElements * groups.keyRows << ", got D=" << c.headDim
          << " Dv=" << c.valueDim;
-    else if (backwardSharedMemoryBytes(c) > kMaxSharedMemoryBytes)
+    else if (backwardSharedMemoryBytes(c) > sharedMemoryBudget(c))
       os << "the backward tile needs " << backwardSharedMemoryBytes(c)
-         << " bytes of shared memory, more than sm_90a's "
-         << kMaxSharedMemoryBytes;
+         << " bytes of shared memory, more than the budget's "
+         << sharedMemoryBudget(c) << " bytes";
     return os.str();
   }
 
@@ -185,7 +189,8 @@ public:
   }
 
   Tile tunedBackwardTile(int64_t headDim, int64_t valueDim, bool /*masked*/,
-                         bool /*deterministic*/) const override {
+                         bool /*deterministic*/,
+                         int64_t /*sharedMemoryBudget*/) const override {
     // D <= 64: two consumer warpgroups on 128 x 128. Without a mask, on
     // the H100 at N = 4k, bf16, forward + backward: 2.20 ms against 2.56-
     // 2.60 for one warpgroup on 64 x 64, two blocks per SM (twelfth

@@ -124,13 +124,14 @@ inline bool stagingReleasedByTranspose(const AttentionKernelConfig &c) {
 /// -4.0%; before the transpose's rework it did not, and the split ran
 /// 1-7% slower); the Dv between 128 and 256 are unmeasured (ptxas: 40-56 B
 /// of spill split at Dv 144 / 208 causal) and stay unsplit. Not bf16 at
-/// Dv > 128 (a second copy of the largest bodies, 1-7% slower) nor e4m3
-/// under a mask at Dv <= 128 (the 128 x 224 causal body spilled 236 B in
-/// the masked loop: -25%; 0 B since the rework, to be timed).
+/// Dv > 128 (a second copy of the largest bodies, 1-7% slower). e4m3 under
+/// a mask at Dv <= 128 since the producer's rework: D128 causal ncu cycles
+/// -1.2%, --bench +1.0-1.4% (twentieth session; before it, the 128 x 224
+/// causal body spilled 236 B in the masked loop and ran -25%).
 inline bool splitsUnmaskedTiles(const AttentionKernelConfig &c) {
   if (c.valueDim > 128)
     return isE4M3(c.elementType) && c.valueDim == 256;
-  return !(isE4M3(c.elementType) && c.mask.isMasking());
+  return true;
 }
 
 /// The backward's transpose of splitsUnmaskedTiles: whether the consumers

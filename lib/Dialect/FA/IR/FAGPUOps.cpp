@@ -141,6 +141,8 @@ LogicalResult LoadFragmentOp::verify() {
     return emitOpError("tile and buffer element types differ");
   if (getMmaBlocks() && (tile.getRank() != 2 || !tile.getElementType().isF32()))
     return emitOpError("mma_blocks reads a 2-D f32 tile");
+  if (getPredicated() && (tile.getRank() != 1 || !tile.getElementType().isF32()))
+    return emitOpError("predicated reads a 1-D f32 tile");
   return success();
 }
 

@@ -30,6 +30,7 @@ using CUevent = struct CUevent_st *;
 
 constexpr int kFuncAttributeNumRegs = 4;
 constexpr int kDeviceAttributeMultiprocessorCount = 16;
+constexpr int kDeviceAttributeMaxSharedMemoryPerBlockOptin = 97;
 constexpr int kFuncAttributeMaxDynamicSharedBytes = 8;
 constexpr int kJitInfoLogBuffer = 3, kJitInfoLogBufferSize = 4;
 constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
@@ -96,6 +97,13 @@ struct Driver {
 /// The process-wide driver; null with a reason if libcuda is missing, or
 /// no device is present (`noDevice` then tells the caller to exit 77).
 Driver *driver(std::string &error, bool &noDevice);
+
+/// Whether `entry`, built for `bytes` of dynamic shared memory, fits the
+/// device's opt-in maximum per block; if not, `error` says so in one line
+/// (a kernel built with a larger --shared-memory-budget than the device
+/// has: the user's to fix, not a CUDA error).
+bool sharedMemoryFits(Driver &d, const std::string &entry, int64_t bytes,
+                      std::string &error);
 
 /// Makes the driver's context current on the calling thread if it is not:
 /// every launch does, since a framework may launch from threads that never

@@ -110,7 +110,11 @@ def FA_LoadFragmentOp : FA_Op<"load_fragment"> {
     exactly 0), D = rowsum(dO ∘ O) (padding 0), and the tiles its
     preprocess and postprocess kernels work on this way. With `mma_blocks`
     (a 2-D f32 tile) the buffer is in the order `fa.accumulate_fragment`
-    writes under the same flag.
+    writes under the same flag. With `predicated` (a 1-D f32 tile) a
+    missing row's load is not issued at all: the padding is the register's
+    value before a predicated load, and nothing waits for the load before
+    the value's first use (for loads issued a step ahead of it; without
+    the flag the padding is selected after the load, and the select waits).
 
     ```mlir
     %lse = fa.load_fragment %lse_buf[%base] rows [%q0, %m] padding 0x7F800000
@@ -122,11 +126,12 @@ def FA_LoadFragmentOp : FA_Op<"load_fragment"> {
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$buffer, Index:$base,
                        Index:$row0, Index:$row_limit,
                        Optional<Index>:$row_stride, F32Attr:$padding,
-                       UnitAttr:$mma_blocks);
+                       UnitAttr:$mma_blocks, UnitAttr:$predicated);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $buffer `[` $base `]` `rows` `[` $row0 `,` $row_limit `]`
     (`stride` $row_stride^)? `padding` $padding (`mma_blocks` $mma_blocks^)?
+    (`predicated` $predicated^)?
     attr-dict `:` type($buffer) `->` type($result)
   }];
   let hasVerifier = 1;
