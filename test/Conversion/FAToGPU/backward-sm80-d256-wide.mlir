@@ -3,6 +3,7 @@
 // RUN: not fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // RUN: not fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_80 shared-memory-budget=228" 2>&1 | FileCheck %s --check-prefix=PAST
 // RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 256 --shared-memory-budget 227 -o %t && FileCheck %s --check-prefix=TUNED < %t/fa_bwd_sm80_bf16_d256_none.json
+// RUN: grep -c "cp.async.cg.shared.global" %t/fa_bwd_sm80_bf16_d256_none.ptx | FileCheck %s --check-prefix=COPIES
 // RUN: rm -rf %t && fa-compile --bwd --deterministic --target=sm_80 -d 256 --shared-memory-budget 227 -o %t && FileCheck %s --check-prefix=DET < %t/fa_bwd_sm80_bf16_d256_none_det.json
 // RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 256 --shared-memory-budget 207 -o %t && FileCheck %s --check-prefix=NARROW < %t/fa_bwd_sm80_bf16_d256_none.json
 // RUN: %expect-exit 2 fa-compile --bwd --target=sm_80 -d 256 --bwd-block-m 64 -o %t 2>&1 | FileCheck %s --check-prefix=REFUSED
@@ -49,6 +50,11 @@
 // LOWER-NOT: red.global.add.f32
 // LOWER-NOT: fa.
 // LOWER: gpu.return
+
+// Each copy (K_j, V_j once; Q_i and dO_i before the loop and in it) is
+// 8 rounds of 256 16-byte chunks, emitted twice: unchecked under a uniform
+// branch on the whole tile existing (copiesInteriorFast), and checked.
+// COPIES: {{^}}96{{$}}
 
 // DEFAULT: the backward tile needs 212992 bytes of shared memory, more than the budget's 166912 bytes (sm_80's default, an A100's opt-in maximum; --shared-memory-budget raises it)
 // PAST: the shared-memory budget must be 1 to 227 KB (the largest opt-in maximum of a supported chip; 0: the chip's default), got 228

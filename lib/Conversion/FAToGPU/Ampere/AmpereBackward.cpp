@@ -115,8 +115,10 @@ struct BackwardBlock {
   }
   void copy(OpBuilder &b, const GlobalTile &src, Value rowStart, Value dst,
             Value stage, int64_t rows, int64_t width) const {
+    // copiesInteriorFast: every tile but a ragged last one copied without
+    // row checks.
     copyTileAsync(b, loc, src, rowStart, dst, stage, rows, width, 32 * c.warps,
-                  threadId);
+                  threadId, copiesInteriorFast(c));
   }
 };
 

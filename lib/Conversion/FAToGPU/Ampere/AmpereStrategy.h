@@ -50,10 +50,13 @@ struct GlobalTile {
 /// `width` elements each, into the swizzled shared tile `dst` (behind
 /// `stage` when non-null). Rows past the limit, and the columns from
 /// `width` up to the next multiple of 16 (what the MMAs read of a padded
-/// head dim), are zero-filled.
+/// head dim), are zero-filled. With `interiorFastPath`, a uniform branch
+/// on whether every row of the tile exists picks copies without the
+/// per-chunk row check and clamp (for loops over many tiles).
 void copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
                    Value rowStart, Value dst, Value stage, int64_t rows,
-                   int64_t width, int64_t threads, Value threadId);
+                   int64_t width, int64_t threads, Value threadId,
+                   bool interiorFastPath = false);
 /// Commits the copies issued since the last commit as one group.
 void commitGroup(OpBuilder &b, Location loc);
 /// cp.async.wait_group: all but the newest `pending` groups have landed.

@@ -21,21 +21,147 @@ Value ampere::swizzledColumn(OpBuilder &b, Location loc, Value row, Value chunk)
   return sharedSwizzledColumn(b, loc, row, chunk);
 }
 
+namespace {
+
+/// One tile's cp.async copies, round by round: `threads` threads each
+/// issue one 16-byte chunk a round.
+struct TileCopy {
+  const GlobalTile &src;
+  Value rowStart, tileAddress, globalAddress, threadId;
+  Value firstRow, firstChunk, lastRow;
+  int64_t rows, chunksPerRow, realChunks, threads, bytes, rowElements,
+      windowBytes;
+
+  Value cst(OpBuilder &b, Location loc, int64_t v) const {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  bool wholeRows() const { return threads % chunksPerRow == 0; }
+
+  /// The rounds. `checked`: rows past src.rowLimit and the padded columns
+  /// are zero-filled (src-size 0) from an address clamped into the buffer.
+  /// Unchecked (every row of the tile exists, no padded column), each
+  /// round's source is the first round's plus rowStep · rowStride: no
+  /// compare, clamp or select, and the address stays affine in rowStart
+  /// (LLVM strength-reduces it across a loop of tiles).
+  void emit(OpBuilder &b, Location loc, bool checked) const;
+};
+
+void TileCopy::emit(OpBuilder &b, Location loc, bool checked) const {
+  using Pred = arith::CmpIPredicate;
+  int64_t chunks = rows * chunksPerRow;
+  // Where a round covers whole rows, a thread's chunks of every round share
+  // its first round's (row, chunk), the rows a constant apart: the shared
+  // address of each round is the first's plus an immediate. (LLVM hoists
+  // every address it can see out of the loops that issue the copy: the
+  // backward's Q-block loop held one 64-bit shared address per round.)
+  Value firstOffset, previousSource, roundBytes;
+  if (!checked && wholeRows())
+    roundBytes = arith::IndexCastUIOp::create(
+        b, loc, b.getI64Type(),
+        arith::MulIOp::create(b, loc, src.rowStride,
+                              cst(b, loc, threads / chunksPerRow * bytes)));
+  for (int64_t first = 0; first < chunks; first += threads) {
+    // In a last, partial round the threads past the tile issue nothing.
+    std::optional<OpBuilder::InsertionGuard> guard;
+    if (first + threads > chunks) {
+      Value inTile = arith::CmpIOp::create(b, loc, Pred::slt, threadId,
+                                           cst(b, loc, chunks - first));
+      auto ifOp = scf::IfOp::create(b, loc, inTile);
+      guard.emplace(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    // Chunk id -> (row, logical chunk); consecutive threads take
+    // consecutive 16-byte chunks of a row: coalesced global reads.
+    Value row = firstRow, chunk = firstChunk;
+    // The swizzle's phase is row % 8: the first round's where the rounds
+    // are whole multiples of 8 rows apart.
+    int64_t rowStep = first / chunksPerRow;
+    bool fromFirst = wholeRows() && firstOffset && rowStep % 8 == 0;
+    if (wholeRows()) {
+      row = arith::AddIOp::create(b, loc, firstRow, cst(b, loc, rowStep));
+    } else {
+      Value id = arith::AddIOp::create(b, loc, threadId, cst(b, loc, first));
+      row = arith::DivUIOp::create(b, loc, id, cst(b, loc, chunksPerRow));
+      chunk = arith::RemUIOp::create(b, loc, id, cst(b, loc, chunksPerRow));
+    }
+    Value globalRow = arith::AddIOp::create(b, loc, rowStart, row);
+    Value readRow = globalRow, readChunk = chunk, exists;
+    if (checked) {
+      exists = arith::CmpIOp::create(b, loc, Pred::slt, globalRow, src.rowLimit);
+      if (realChunks < chunksPerRow)
+        exists = arith::AndIOp::create(
+            b, loc, exists,
+            arith::CmpIOp::create(b, loc, Pred::slt, chunk, cst(b, loc, realChunks)));
+      readRow = arith::MinSIOp::create(b, loc, globalRow, lastRow);
+      if (realChunks < chunksPerRow)
+        readChunk = arith::MinSIOp::create(b, loc, chunk, cst(b, loc, realChunks - 1));
+    }
+    Value source;
+    if (!checked && wholeRows() && previousSource) {
+      // The rounds are `threads / chunksPerRow` rows apart: one add from
+      // the last round's source (one loop invariant, not one per round).
+      source = arith::AddIOp::create(b, loc, previousSource, roundBytes);
+    } else {
+      Value offset = arith::AddIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, src.base,
+                                arith::MulIOp::create(b, loc, readRow, src.rowStride)),
+          arith::MulIOp::create(b, loc, readChunk, cst(b, loc, kChunkElements)));
+      source = arith::AddIOp::create(
+          b, loc, globalAddress,
+          arith::IndexCastUIOp::create(
+              b, loc, b.getI64Type(),
+              arith::MulIOp::create(b, loc, offset, cst(b, loc, bytes))));
+    }
+    previousSource = source;
+    Value srcBytes;
+    if (checked)
+      srcBytes = arith::SelectOp::create(
+          b, loc, exists, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 16),
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    Value laneOffset = firstOffset;
+    int64_t immediate = windowBytes + (fromFirst ? rowStep * rowElements * bytes : 0);
+    if (!fromFirst) {
+      Value column = swizzledColumn(b, loc, row, chunk);
+      laneOffset = arith::IndexCastUIOp::create(
+          b, loc, b.getI32Type(),
+          arith::MulIOp::create(
+              b, loc,
+              arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, row, cst(b, loc, rowElements)),
+                  column),
+              cst(b, loc, bytes)));
+      if (first == 0 && !guard)
+        firstOffset = laneOffset;
+    }
+    Value target = arith::AddIOp::create(b, loc, tileAddress, laneOffset);
+    // .cg: the tile is read once per block from shared memory, L1 would
+    // only hold it twice.
+    std::string address = "cp.async.cg.shared.global [$0+" + std::to_string(immediate) +
+                          "], [$1], 16";
+    if (checked)
+      inlinePtx(b, loc, Type(), ValueRange{target, source, srcBytes},
+                address + ", $2;", "r,l,r");
+    else
+      inlinePtx(b, loc, Type(), ValueRange{target, source}, address + ";", "r,l");
+  }
+}
+
+} // namespace
+
 void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
                            Value rowStart, Value dst, Value stage, int64_t rows,
-                           int64_t width, int64_t threads, Value threadId) {
+                           int64_t width, int64_t threads, Value threadId,
+                           bool interiorFastPath) {
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  using Pred = arith::CmpIPredicate;
-  // The MMAs read k in steps of 16: copy (or zero) whole 16-element pairs.
-  int64_t chunksPerRow = (width + 15) / 16 * 2;
-  int64_t realChunks = width / kChunkElements;
-  int64_t chunks = rows * chunksPerRow;
   Value lastRow = arith::SubIOp::create(b, loc, src.rowLimit, cst(1));
   auto dstType = cast<MemRefType>(dst.getType());
   // Lane offsets are row · rowElements + column and stages whole tiles
   // apart: a dense row-major buffer, the whole ring (not a stage's slice).
   assert(dstType.getLayout().isIdentity() && !dst.getDefiningOp<memref::SubViewOp>() &&
          "cp.async tiles are dense row-major buffers, staged by `stage`");
+  // The MMAs read k in steps of 16: copy (or zero) whole 16-element pairs.
+  int64_t chunksPerRow = (width + 15) / 16 * 2;
   int64_t bytes = dstType.getElementTypeBitWidth() / 8;
   int64_t rowElements = dstType.getShape().back();
   // The tile's (the stage's) 32-bit shared-window address, and the global
@@ -50,88 +176,36 @@ void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
             b, loc, b.getI32Type(),
             arith::MulIOp::create(b, loc, stage, cst(stageBytes))));
   }
-  Value globalAddress = globalElementAddress(b, loc, src.buffer);
-  // Where a round covers whole rows, a thread's chunks of every round share
-  // its first round's (row, chunk), the rows a constant apart: the shared
-  // address of each round is the first's plus an immediate. (LLVM hoists
-  // every address it can see out of the loops that issue the copy: the
-  // backward's Q-block loop held one 64-bit shared address per round.)
-  bool wholeRows = threads % chunksPerRow == 0;
-  Value firstRow = arith::DivUIOp::create(b, loc, threadId, cst(chunksPerRow));
-  Value firstChunk = arith::RemUIOp::create(b, loc, threadId, cst(chunksPerRow));
-  Value firstOffset;
-  for (int64_t first = 0; first < chunks; first += threads) {
-    // In a last, partial round the threads past the tile issue nothing.
-    std::optional<OpBuilder::InsertionGuard> guard;
-    if (first + threads > chunks) {
-      Value inTile = arith::CmpIOp::create(
-          b, loc, Pred::slt, threadId, cst(chunks - first));
-      auto ifOp = scf::IfOp::create(b, loc, inTile);
-      guard.emplace(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-    }
-    // Chunk id -> (row, logical chunk); consecutive threads take
-    // consecutive 16-byte chunks of a row: coalesced global reads.
-    Value row = firstRow, chunk = firstChunk;
-    // The swizzle's phase is row % 8: the first round's where the rounds
-    // are whole multiples of 8 rows apart.
-    int64_t rowStep = first / chunksPerRow;
-    bool fromFirst = wholeRows && firstOffset && rowStep % 8 == 0;
-    if (wholeRows) {
-      row = arith::AddIOp::create(b, loc, firstRow, cst(rowStep));
-    } else {
-      Value id = arith::AddIOp::create(b, loc, threadId, cst(first));
-      row = arith::DivUIOp::create(b, loc, id, cst(chunksPerRow));
-      chunk = arith::RemUIOp::create(b, loc, id, cst(chunksPerRow));
-    }
-    Value globalRow = arith::AddIOp::create(b, loc, rowStart, row);
-    Value exists = arith::CmpIOp::create(b, loc, Pred::slt, globalRow, src.rowLimit);
-    if (realChunks < chunksPerRow)
-      exists = arith::AndIOp::create(
-          b, loc, exists,
-          arith::CmpIOp::create(b, loc, Pred::slt, chunk, cst(realChunks)));
-    // What does not exist is zero-filled (src-size 0) from an address
-    // clamped into the buffer.
-    Value readRow = arith::MinSIOp::create(b, loc, globalRow, lastRow);
-    Value readChunk =
-        realChunks < chunksPerRow
-            ? arith::MinSIOp::create(b, loc, chunk, cst(realChunks - 1)).getResult()
-            : chunk;
-    Value offset = arith::AddIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, src.base,
-                              arith::MulIOp::create(b, loc, readRow, src.rowStride)),
-        arith::MulIOp::create(b, loc, readChunk, cst(kChunkElements)));
-    Value source = arith::AddIOp::create(
-        b, loc, globalAddress,
-        arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
-                                     arith::MulIOp::create(b, loc, offset, cst(bytes))));
-    Value srcBytes = arith::SelectOp::create(
-        b, loc, exists, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 16),
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
-    Value laneOffset = firstOffset;
-    int64_t immediate = window.bytes + (fromFirst ? rowStep * rowElements * bytes : 0);
-    if (!fromFirst) {
-      Value column = swizzledColumn(b, loc, row, chunk);
-      laneOffset = arith::IndexCastUIOp::create(
-          b, loc, b.getI32Type(),
-          arith::MulIOp::create(
-              b, loc,
-              arith::AddIOp::create(
-                  b, loc, arith::MulIOp::create(b, loc, row, cst(rowElements)), column),
-              cst(bytes)));
-      if (first == 0 && !guard)
-        firstOffset = laneOffset;
-    }
-    Value target = arith::AddIOp::create(b, loc, tileAddress, laneOffset);
-    // .cg: the tile is read once per block from shared memory, L1 would
-    // only hold it twice.
-    inlinePtx(b, loc, Type(),
-              ValueRange{target, source, srcBytes},
-              "cp.async.cg.shared.global [$0+" + std::to_string(immediate) +
-                  "], [$1], 16, $2;",
-              "r,l,r");
+  TileCopy copy{src,
+                rowStart,
+                tileAddress,
+                globalElementAddress(b, loc, src.buffer),
+                threadId,
+                arith::DivUIOp::create(b, loc, threadId, cst(chunksPerRow)),
+                arith::RemUIOp::create(b, loc, threadId, cst(chunksPerRow)),
+                lastRow,
+                rows,
+                chunksPerRow,
+                width / kChunkElements,
+                threads,
+                bytes,
+                rowElements,
+                window.bytes};
+  if (!interiorFastPath || copy.realChunks < chunksPerRow) {
+    copy.emit(b, loc, /*checked=*/true);
+    return;
   }
+  // A uniform branch: every tile but a ragged last one takes the
+  // unchecked copies.
+  Value whole = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sle,
+      arith::AddIOp::create(b, loc, rowStart, cst(rows)), src.rowLimit);
+  auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  copy.emit(b, loc, /*checked=*/false);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  copy.emit(b, loc, /*checked=*/true);
 }
 
 // Groups and waits as NVVM ops: the copies are inline PTX (no tokens), and
