@@ -134,7 +134,8 @@ bool fa::cuda::sharedMemoryFits(Driver &d, const std::string &entry,
   error = entry + " needs " + std::to_string(bytes) +
           " bytes of shared memory per block; the " + d.deviceName +
           " allows " + std::to_string(optin) +
-          " (rebuild it with a --shared-memory-budget of at most " +
-          std::to_string(optin / 1024) + " KB)";
+          " (it was built for a larger budget: rebuild it with fa-compile "
+          "--shared-memory-budget " + std::to_string(optin / 1024) +
+          " or less, on a tile that fits)";
   return false;
 }

@@ -83,9 +83,10 @@ static cl::opt<int64_t> backwardBlockN(cl::cat(compileOptions),
     cl::init(0));
 static cl::opt<int64_t> sharedMemoryBudget(cl::cat(compileOptions),
     "shared-memory-budget",
-    cl::desc("KB of shared memory a block may take (default: the chip's, "
-             "sm_80 an A100's 163, sm_90a 227); the tuned tiles use it, and a "
-             "kernel past a device's maximum is refused when loaded"),
+    cl::desc("KB of shared memory a block may take (default: the chip's); "
+             "tiles past it are refused, the sm_80 D256 backward's tuned tile "
+             "grows within it, and a kernel past a device's maximum is "
+             "refused when loaded"),
     cl::init(0));
 static cl::opt<std::string> alibi(cl::cat(compileOptions), "alibi",
                                   cl::desc("ALiBi slopes: none, head ([Hq]) or "
@@ -231,6 +232,9 @@ int main(int argc, char **argv) {
   }
   if (std::string conflict = flagConflict(); !conflict.empty())
     return badInput(conflict);
+  if (std::string budget = mlir::fa::unsupportedSharedMemoryBudget(sharedMemoryBudget);
+      !budget.empty())
+    return badInput(budget);
   if (!llvm::sys::fs::is_directory(outputDir) &&
       llvm::sys::fs::create_directories(outputDir))
     return badInput("cannot create output directory " + outputDir);

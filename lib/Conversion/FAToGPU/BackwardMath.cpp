@@ -152,7 +152,7 @@ Type BackwardMath::distribute(Value l2Value) const {
 
 Value BackwardMath::loadQueryRows(OpBuilder &b, Location loc,
                                   const KernelArgs &args, const GridCoords &at,
-                                  Value l2Rows, bool ahead) const {
+                                  Value l2Rows, bool predicated) const {
   bool lse = l2Rows == backward.lseRows;
   StringRef name = lse ? "lse" : "delta";
   double padding = lse ? std::numeric_limits<double>::infinity() : 0.0;
@@ -160,7 +160,7 @@ Value BackwardMath::loadQueryRows(OpBuilder &b, Location loc,
       b, loc, cast<RankedTensorType>(distribute(l2Rows)), args[name],
       at.tensorBase(b, loc, args, name, at.head), at.queryStart, at.queryLen,
       Value(), b.getF32FloatAttr(padding));
-  load.setPredicated(ahead);
+  load.setPredicated(predicated);
   return load;
 }
 

@@ -172,7 +172,7 @@ std::string mlir::fa::unsupportedSharedMemoryBudget(int64_t kilobytes) {
   return "the shared-memory budget must be 1 to " +
          std::to_string(kLargestSharedMemoryBudget / 1024) +
          " KB (the largest opt-in maximum of a supported chip; 0: the chip's "
-         "default), got " + std::to_string(kilobytes);
+         "default), got " + std::to_string(kilobytes) + " KB";
 }
 
 std::string mlir::fa::checkAttentionKernel(StringRef chip,

@@ -4,6 +4,11 @@
 // RUN: not fa-opt %s --fa-recompute-backward --fa-gpu-distribute="chip=sm_80 shared-memory-budget=228" 2>&1 | FileCheck %s --check-prefix=PAST
 // RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 256 --shared-memory-budget 227 -o %t && FileCheck %s --check-prefix=TUNED < %t/fa_bwd_sm80_bf16_d256_none.json
 // RUN: grep -c "cp.async.cg.shared.global" %t/fa_bwd_sm80_bf16_d256_none.ptx | FileCheck %s --check-prefix=COPIES
+// RUN: grep -c "cp.async.cg.shared.global \[[^]]*\], \[[^]]*\], 16;" %t/fa_bwd_sm80_bf16_d256_none.ptx | FileCheck %s --check-prefix=UNCHECKED
+// RUN: FileCheck %s --check-prefix=FWDBUDGET < %t/fa_fwd_sm80_bf16_d256_none.json
+// RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 256 --shared-memory-budget 208 -o %t && FileCheck %s --check-prefix=EXACT < %t/fa_bwd_sm80_bf16_d256_none.json
+// RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 256 --dv 128 --shared-memory-budget 227 -o %t && FileCheck %s --check-prefix=NARROW128 < %t/fa_bwd_sm80_bf16_d256_dv128_none.json
+// RUN: %expect-exit 2 fa-compile --bwd --deterministic --target=sm_80 -d 256 --bwd-block-m 64 --shared-memory-budget 227 -o %t 2>&1 | FileCheck %s --check-prefix=DETWIDE
 // RUN: rm -rf %t && fa-compile --bwd --deterministic --target=sm_80 -d 256 --shared-memory-budget 227 -o %t && FileCheck %s --check-prefix=DET < %t/fa_bwd_sm80_bf16_d256_none_det.json
 // RUN: rm -rf %t && fa-compile --bwd --target=sm_80 -d 256 --shared-memory-budget 207 -o %t && FileCheck %s --check-prefix=NARROW < %t/fa_bwd_sm80_bf16_d256_none.json
 // RUN: %expect-exit 2 fa-compile --bwd --target=sm_80 -d 256 --bwd-block-m 64 -o %t 2>&1 | FileCheck %s --check-prefix=REFUSED
@@ -34,14 +39,14 @@
 // CHECK: scf.yield %{{.*}}, %{{.*}}, %[[LSENEXT]], %[[DNEXT]]
 
 // Lowered: the row values as predicated loads into the padding's
-// register (no select after the load); per warp and Q block S and dP on
+// register (no select after the load; LSE and D, two row slots each); per warp and Q block S and dP on
 // 16 rows x 32 keys (2 × 64 m16n8k16), dV and dK at 32 x 64 over 64
 // queries (2 × 64), dQ_i at 32 x 64 over 64 keys (64), then dQ_i added: 2
 // m-tiles × 2 row slots × 8 n-tiles × 2 registers.
 // LOWER-LABEL: gpu.func @grad_main
-// LOWER-COUNT-2: @p ld.global.f32
+// LOWER-COUNT-4: @p ld.global.f32
 // LOWER: scf.for
-// LOWER-COUNT-2: @p ld.global.f32
+// LOWER-COUNT-4: @p ld.global.f32
 // LOWER-COUNT-128: nvvm.mma.sync
 // LOWER: gpu.barrier
 // LOWER-COUNT-192: nvvm.mma.sync
@@ -55,14 +60,23 @@
 // 8 rounds of 256 16-byte chunks, emitted twice: unchecked under a uniform
 // branch on the whole tile existing (copiesInteriorFast), and checked.
 // COPIES: {{^}}96{{$}}
+// UNCHECKED: {{^}}48{{$}}
 
 // DEFAULT: the backward tile needs 212992 bytes of shared memory, more than the budget's 166912 bytes (sm_80's default, an A100's opt-in maximum; --shared-memory-budget raises it)
-// PAST: the shared-memory budget must be 1 to 227 KB (the largest opt-in maximum of a supported chip; 0: the chip's default), got 228
+// PAST: the shared-memory budget must be 1 to 227 KB (the largest opt-in maximum of a supported chip; 0: the chip's default), got 228 KB
 // TUNED: "tile": {"block_m": 64, "block_n": 64, "stages": 2, "warps": 8}
 // TUNED: "shared_memory_budget": 232448
+// At exactly its 212992 bytes:
+// EXACT: "tile": {"block_m": 64, "block_n": 64, "stages": 2, "warps": 8}
+// EXACT: "shared_memory_budget": 212992
 // DET: "tile": {"block_m": 32, "block_n": 64, "stages": 2, "warps": 8}
 // NARROW: "tile": {"block_m": 32, "block_n": 64, "stages": 2, "warps": 8}
 // NARROW: "shared_memory_budget": 211968
+// The 64 x 64 is tuned only at Dv = 256 (where it was measured): at
+// Dv = 128 it would fit 160 KB, the default budget, untimed.
+// NARROW128: "tile": {"block_m": 32, "block_n": 64, "stages": 2, "warps": 8}
+// FWDBUDGET: "shared_memory_budget": 232448
+// DETWIDE: fa-compile: fa_bwd_sm80_bf16_d256_none_det: the deterministic sm_80 backward at D = 256 runs on 32 x 64, got 64 x 64
 // REFUSED: fa-compile: fa_bwd_sm80_bf16_d256_none: the backward tile needs 212992 bytes of shared memory, more than the budget's 166912 bytes (sm_80's default, an A100's opt-in maximum; --shared-memory-budget raises it)
 
 func.func @grad(%q: tensor<1x4x200x256xbf16>, %k: tensor<1x2x300x256xbf16>, %v: tensor<1x2x300x256xbf16>,

@@ -156,10 +156,11 @@ public:
   /// The LSE or D rows (`l2Rows`: backward.lseRows or rowDotRows) of the Q
   /// block at `at`, read from the kernel's "lse" or "delta" with rows past
   /// M padded (LSE +inf, so P = 0; D 0): the tile source both chips use.
-  /// `ahead`: loaded a step before its use (fa.load_fragment's
-  /// `predicated`).
+  /// `predicated` (for rows loaded a step before their use): fa.load_fragment's
+  /// flag, the padding in the register and a missing row's load not issued.
   Value loadQueryRows(OpBuilder &b, Location loc, const KernelArgs &args,
-                      const GridCoords &at, Value l2Rows, bool ahead = false) const;
+                      const GridCoords &at, Value l2Rows,
+                      bool predicated = false) const;
 
 private:
   Value lookup(OpBuilder &b, Value l2Value);

@@ -249,8 +249,10 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
     GridCoords at = grid;
     at.queryStart = q0;
     return SmallVector<Value>{
-        math.loadQueryRows(rb, loc, block.args, at, backward.lseRows, true),
-        math.loadQueryRows(rb, loc, block.args, at, backward.rowDotRows, true)};
+        math.loadQueryRows(rb, loc, block.args, at, backward.lseRows,
+                           /*predicated=*/true),
+        math.loadQueryRows(rb, loc, block.args, at, backward.rowDotRows,
+                           /*predicated=*/true)};
   };
   SmallVector<Value> initial(gradients);
   if (ahead)
@@ -260,8 +262,8 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   auto loop = scf::ForOp::create(
       b, loc, block.cst(b, 0), blocks, block.cst(b, 1), initial,
       [&](OpBuilder &lb, Location, Value i, ValueRange loopCarried) {
-        ValueRange carried = loopCarried.take_front(2);
-        ValueRange rows = loopCarried.drop_front(2);
+        ValueRange carried = loopCarried.take_front(gradients.size());
+        ValueRange rows = loopCarried.drop_front(gradients.size());
         Value stage = arith::RemUIOp::create(lb, loc, i, block.cst(lb, 2));
         Value q0 = arith::AddIOp::create(
             lb, loc, begin, arith::MulIOp::create(lb, loc, i, block.cst(lb, c.blockM)));
@@ -335,7 +337,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   if (failed(result))
     return failure();
   passTurnAfterLoop(b, block, grid, begin, blocks);
-  return SmallVector<Value>(loop.getResults().take_front(2));
+  return SmallVector<Value>(loop.getResults().take_front(gradients.size()));
 }
 
 } // namespace

@@ -191,7 +191,8 @@ static Value loadRowOrPadding(OpBuilder &b, Location loc, Value buffer,
 /// fa.load_fragment: each thread reads its own elements (a 2-D tile as
 /// 32-bit pairs, rows as one value per row slot, which the four lanes of a
 /// quad read together); a missing row's address is clamped to the last
-/// row that exists and its values replaced by the padding.
+/// row that exists and its values replaced by the padding, or (a
+/// `predicated` row tile) its load not issued.
 struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
