@@ -20,18 +20,18 @@
 // 16 x 32 a warp; dK_j and dV_j 32 keys x 64 columns a warp, dQ_i 32 rows
 // x 64 columns. LSE_i and D_i are loaded a Q block ahead, predicated, and
 // carried by the Q-block loop (beside dK_j and dV_j): the loads of block
-// 0 before the loop, those of block i + 1 in step i.
+// 0 before the loop, those of block i + 1 in step i after its barrier.
 // CHECK-LABEL: gpu.func @grad_main(
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK: %[[LSE0:.+]] = fa.load_fragment %{{.*}} padding 0x7F800000 predicated : memref<?xf32> -> tensor<64xf32, [[ROWS:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
 // CHECK: %[[D0:.+]] = fa.load_fragment %{{.*}} padding 0.000000e+00 predicated : memref<?xf32> -> tensor<64xf32, [[ROWS]]>
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[LSE:[^ ]+]] = %[[LSE0]], %[[D:[^ ]+]] = %[[D0]])
-// CHECK: %[[LSENEXT:.+]] = fa.load_fragment {{.*}} predicated
-// CHECK: %[[DNEXT:.+]] = fa.load_fragment {{.*}} predicated
 // CHECK: fa.qk_scores {{.*}} -> tensor<64x64xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = 6.250000e-02 : f32, columnGroups = 2>>
 // CHECK: fa.exp_shifted %{{.*}}, %[[LSE]] :
 // CHECK: fa.softmax_grad %{{.*}}, %{{.*}}, %[[D]] :
 // CHECK: gpu.barrier
+// CHECK: %[[LSENEXT:.+]] = fa.load_fragment {{.*}} predicated
+// CHECK: %[[DNEXT:.+]] = fa.load_fragment {{.*}} predicated
 // CHECK: fa.matmul {{.*}} {transpose_a} {{.*}} tensor<64x256xf32, #fa.fragment<warps = 8, mTiles = 2, columnGroups = 4>>
 // CHECK: fa.matmul {{.*}} {transpose_a} {{.*}} tensor<64x256xf32, #fa.fragment<warps = 8, mTiles = 2, columnGroups = 4>>
 // CHECK: %[[DQ:.+]] = fa.matmul %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xbf16, #fa.shared<rowElements = 64>>, tensor<64x256xbf16, #fa.shared<rowElements = 256>>, tensor<64x256xf32, [[DQL:#fa.fragment<warps = 8, mTiles = 2, columnGroups = 4>]]>
@@ -46,9 +46,9 @@
 // LOWER-LABEL: gpu.func @grad_main
 // LOWER-COUNT-4: @p ld.global.f32
 // LOWER: scf.for
-// LOWER-COUNT-4: @p ld.global.f32
 // LOWER-COUNT-128: nvvm.mma.sync
 // LOWER: gpu.barrier
+// LOWER-COUNT-4: @p ld.global.f32
 // LOWER-COUNT-192: nvvm.mma.sync
 // LOWER-NOT: nvvm.mma.sync
 // LOWER-COUNT-64: red.global.add.f32
