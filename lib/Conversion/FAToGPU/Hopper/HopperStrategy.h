@@ -187,8 +187,9 @@ static_assert(fitsEntryRegisters({24, 232}, 128, 2) && fitsEntryRegisters({32, 2
 /// block beside it on an SM (half of the H100's 228 KB, less each block's
 /// 1 KB reserve, rounded down).
 constexpr int64_t kHalfSharedMemoryBytes = 113 * 1024;
-/// The H100's opt-in maximum of dynamic shared memory per block.
-constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
+/// The H100's opt-in maximum of dynamic shared memory per block: the
+/// largest budget (AttentionKernel.h), sm_90a's default.
+constexpr int64_t kMaxSharedMemoryBytes = kLargestSharedMemoryBudget;
 
 /// The backward main kernel's shared memory: K [panels][BN][64], V, the
 /// Q ring [queryStages][panels][BM][64] and the dO ring [gradOutStages]...,
