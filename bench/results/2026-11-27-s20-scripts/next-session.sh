@@ -4,6 +4,10 @@
 # page's E3, bench/results/2026-11-27-s20-ncu/sm80-d256-e85bd85-vs-fa2.md).
 # Before c8a1436 moved the LSE / D prefetch this order measured +1%; on
 # c8a1436 ptxas reports causal's spill 296 -> 264 B (none 216 B both).
+# And (st) dK_j / dV_j staged through the Q / dO rings and stored 16 bytes
+# a thread (FA2's epilogue, the page's E4; sm80-d256-staged-gradients.diff:
+# storeTileFromShared, storesGradientsThroughShared; ptxas 244 / 304 B of
+# spill, 16 st.global.v4 a kernel; the standard set's PTX unchanged).
 #   gen (build machine, clean lib/include):
 #     bash bench/results/2026-11-27-s20-scripts/next-session.sh gen
 #   device: run(carry=["scratch/next21"], command="bash bench/results/2026-11-27-s20-scripts/next-session.sh 2>&1 | tee $OUT/log")
@@ -18,20 +22,28 @@ if [ "$1" = gen ]; then
   for m in none causal; do
     build/bin/fa-compile --d 256 --mask $m --bwd --shared-memory-budget 227 -o $W/dq >/dev/null
   done
-  git apply -R $S20/sm80-d256-dq-first.diff && ninja -C build >/dev/null
+  git apply -R $S20/sm80-d256-dq-first.diff
+  git apply $S20/sm80-d256-staged-gradients.diff && ninja -C build >/dev/null
+  for m in none causal; do
+    build/bin/fa-compile --d 256 --mask $m --bwd --shared-memory-budget 227 -o $W/st >/dev/null
+  done
+  git apply -R $S20/sm80-d256-staged-gradients.diff && ninja -C build >/dev/null
   cp $S20/runjob.sh $W/; exit 0
 fi
 F=build-gpu/bin/fa-run; start=$SECONDS
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_ENABLE_COMPILER=OFF -DFA_ENABLE_TESTS=OFF >/dev/null && ninja -C build-gpu >/dev/null || exit 1
 : > /tmp/jobs.txt
-for m in none causal; do k=$W/dq/fa_bwd_sm80_bf16_d256_$m.json; fwd=$W/base/fa_fwd_sm80_bf16_d256_$m.json
+for v in dq st; do for m in none causal; do k=$W/$v/fa_bwd_sm80_bf16_d256_$m.json; fwd=$W/base/fa_fwd_sm80_bf16_d256_$m.json
   for size in 1x1 113x203 128x217 1023x1024 4096x4096; do for heads in "mha bhsd --hq 4 --hkv 4" "gqa bshd --hq 8 --hkv 2"; do
     set -- ${size/x/ } $heads; mm=$1; nn=$2; kind=$3; lay=$4; shift 4; b=2
     [ $mm = 4096 ] && { b=1; set -- --hq 2 --hkv 1; }
-    echo "$F --device cuda --kernel $fwd --bwd-kernel $k --bwd --b $b $* --m $mm --n $nn --layout $lay --seed $RANDOM --verify # dq/$m $size $kind" >> /tmp/jobs.txt
-  done; done; done
+    echo "$F --device cuda --kernel $fwd --bwd-kernel $k --bwd --b $b $* --m $mm --n $nn --layout $lay --seed $RANDOM --verify # $v/$m $size $kind" >> /tmp/jobs.txt
+  done; done; done; done
 xargs -d '\n' -P 4 -I{} bash $W/runjob.sh {} < /tmp/jobs.txt > /tmp/vres.txt
 grep -v '^OK' /tmp/vres.txt; echo "verified $(grep -c '^OK' /tmp/vres.txt) / $(wc -l < /tmp/jobs.txt) ($((SECONDS - start)) s)"
+for v in dq st; do for tool in memcheck racecheck; do
+  echo "$v $tool: $(compute-sanitizer --tool $tool $F --device cuda --kernel $W/base/fa_fwd_sm80_bf16_d256_causal.json --bwd-kernel $W/$v/fa_bwd_sm80_bf16_d256_causal.json --bwd --b 1 --hq 2 --hkv 1 --m 113 --n 203 --verify 2>&1 | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|verdict' | tr '\n' ' ')"
+done; done
 for round in 1 2 3; do for m in none causal; do k=sm80_bf16_d256_$m
-  python3 bench/bwd_variants.py build-gpu/runtime/libfa_runtime.so $W/base/fa_fwd_$k.json base=$W/base/fa_bwd_$k.json dq=$W/dq/fa_bwd_$k.json --b 4 --h 16 --n 4096 2>&1 | grep '^|' | grep -v -- '---' | sed "s/^/$round $k /"
+  python3 bench/bwd_variants.py build-gpu/runtime/libfa_runtime.so $W/base/fa_fwd_$k.json base=$W/base/fa_bwd_$k.json dq=$W/dq/fa_bwd_$k.json st=$W/st/fa_bwd_$k.json --b 4 --h 16 --n 4096 2>&1 | grep '^|' | grep -v -- '---' | sed "s/^/$round $k /"
 done; echo "   ($((SECONDS - start)) s)"; done
