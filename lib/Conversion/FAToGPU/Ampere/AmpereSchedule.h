@@ -55,9 +55,10 @@ constexpr int64_t kBackwardSectionBytes = 16 << 20;
 /// them: on D = 256's 64 x 64 (measured at Dv = 256), where ptxas hoisted
 /// the in-place loads to the step's head and their padding selects
 /// stalled there (forward + backward B4 H16 N4k: none -1.4%, causal -0.7%
-/// beside the predicated load alone; twentieth session). Elsewhere it did not pay (one round,
-/// with the predicated load): D256's 32 x 64 +5% / +2%, D128 none +10%,
-/// D64 +1-3% slower, D128 causal 1.3% faster (ptxas moved their spills).
+/// beside the predicated load alone; twentieth session). Elsewhere it did
+/// not pay (one round, with the predicated load): D256's 32 x 64 +5% /
+/// +2%, D128 none +10%, D64 +1-3% slower, D128 causal 1.3% faster (ptxas
+/// moved their spills).
 inline bool loadsQueryRowsAhead(const AttentionKernelConfig &c) {
   return c.headDim == 256 && c.blockM == 64 && c.blockN == 64;
 }
