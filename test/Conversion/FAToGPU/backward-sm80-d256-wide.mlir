@@ -53,6 +53,15 @@
 // LOWER-NOT: nvvm.mma.sync
 // LOWER-COUNT-64: red.global.add.f32
 // LOWER-NOT: red.global.add.f32
+// dK_j, dV_j staged in the Q and dO rings between two barriers
+// (storesGradientsThroughShared), then 8 rounds of 16-byte stores each
+// (64 rows x 256 columns over 256 threads); no store from the fragments.
+// LOWER: gpu.barrier
+// LOWER-NOT: st.global
+// LOWER: gpu.barrier
+// LOWER-COUNT-8: ld.shared.v4.b32 {w0, w1, w2, w3}, [$0+65536]; st.global.v4.b32
+// LOWER-COUNT-8: ld.shared.v4.b32 {w0, w1, w2, w3}, [$0+131072]; st.global.v4.b32
+// LOWER-NOT: st.global
 // LOWER-NOT: fa.
 // LOWER: gpu.return
 

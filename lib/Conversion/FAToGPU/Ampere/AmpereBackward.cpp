@@ -66,7 +66,7 @@ struct BackwardBlock {
   const AttentionKernelConfig &c;
   KernelArgs &args;
   Location loc;
-  Value threadId, keyStart, batch, kvHead;
+  Value threadId, keyStart, batch, kvHead, smem;
   Value sharedKey, sharedValue, sharedQuery, sharedGradOut, sharedProbs,
       sharedGradScores;
   BackwardSharedMemoryPlan plan;
@@ -79,13 +79,9 @@ struct BackwardBlock {
     keyStart = place.keyStart;
     kvHead = place.kvHead;
     batch = place.batch;
-    Value smem = sharedMemoryBase(b, module, loc, plan.bytes);
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
-    auto view = [&](int64_t offset, ArrayRef<int64_t> shape) -> Value {
-      auto type = MemRefType::get(shape, c.elementType, nullptr, workgroup);
-      return memref::ViewOp::create(b, loc, type, smem, cst(b, offset),
-                                    ValueRange{});
+    smem = sharedMemoryBase(b, module, loc, plan.bytes);
+    auto view = [&](int64_t offset, ArrayRef<int64_t> shape) {
+      return this->view(b, offset, shape);
     };
     sharedKey = view(0, {c.blockN, plan.keyRow});
     sharedValue = view(plan.valueOffset, {c.blockN, plan.valueRow});
@@ -97,6 +93,13 @@ struct BackwardBlock {
 
   Value cst(OpBuilder &b, int64_t v) const {
     return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  /// Shared memory from byte `offset` as a [shape] buffer of the input type.
+  Value view(OpBuilder &b, int64_t offset, ArrayRef<int64_t> shape) const {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    auto type = MemRefType::get(shape, c.elementType, nullptr, workgroup);
+    return memref::ViewOp::create(b, loc, type, smem, cst(b, offset), ValueRange{});
   }
   /// Tensor `name`'s rows of head `head` as a copy source.
   GlobalTile global(OpBuilder &b, const GridCoords &grid, StringRef name,
@@ -347,6 +350,48 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   return SmallVector<Value>(loop.getResults().take_front(gradients.size()));
 }
 
+/// dK_j, dV_j (f32, `gradients`) in the input type, by the rows that exist:
+/// from the fragments (32-bit stores), or with storesGradientsThroughShared
+/// staged in the Q and dO rings, which the last step has finished with, and
+/// stored 16 bytes a thread (FA2's epilogue).
+void storeGradients(OpBuilder &b, const BackwardBlock &block,
+                    const GridCoords &kv, ArrayRef<Value> gradients) {
+  const AttentionKernelConfig &c = block.c;
+  Location loc = block.loc;
+  KernelArgs &args = block.args;
+  static constexpr StringLiteral kGradients[] = {"dk", "dv"};
+  bool staged = storesGradientsThroughShared(c);
+  if (staged) // every warp past the last step's reads of Q_i and dO_i
+    gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> stagedTiles;
+  for (auto [i, name] : llvm::enumerate(kGradients)) {
+    Value grad = gradients[i];
+    auto type = cast<RankedTensorType>(grad.getType());
+    Value cast = arith::TruncFOp::create(b, loc, type.clone(c.elementType), grad);
+    if (staged) {
+      bool key = i == 0;
+      Value buffer = block.view(b, key ? block.plan.queryOffset : block.plan.gradOutOffset,
+                                {c.blockN, key ? block.plan.keyRow : block.plan.valueRow});
+      StoreSharedOp::create(b, loc, cast, buffer);
+      stagedTiles.push_back(buffer);
+      continue;
+    }
+    StoreFragmentOp::create(b, loc, cast, args[name],
+                            kv.tensorBase(b, loc, args, name, block.kvHead),
+                            block.keyStart, kv.keyLen,
+                            args.index(b, (name + "_stride_s").str()));
+  }
+  if (!staged)
+    return;
+  gpu::BarrierOp::create(b, loc);
+  for (auto [i, name] : llvm::enumerate(kGradients)) {
+    GlobalTile dst{args[name], kv.tensorBase(b, loc, args, name, block.kvHead),
+                   args.index(b, (name + "_stride_s").str()), kv.keyLen};
+    storeTileFromShared(b, loc, stagedTiles[i], dst, block.keyStart, c.blockN,
+                        i == 0 ? c.headDim : c.valueDim, 32 * c.warps, block.threadId);
+  }
+}
+
 } // namespace
 
 LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp module,
@@ -397,18 +442,7 @@ LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
       });
   if (failed(result))
     return failure();
-  // dK_j, dV_j in the input type, by the rows that exist.
-  SmallVector<Value> gradients = math.finalGradients(b, loc, members.getResults());
-  static constexpr StringLiteral kGradients[] = {"dk", "dv"};
-  for (auto [i, name] : llvm::enumerate(kGradients)) {
-    Value grad = gradients[i];
-    auto type = cast<RankedTensorType>(grad.getType());
-    Value cast = arith::TruncFOp::create(b, loc, type.clone(c.elementType), grad);
-    StoreFragmentOp::create(b, loc, cast, args[name],
-                            kv.tensorBase(b, loc, args, name, block.kvHead),
-                            block.keyStart, kv.keyLen,
-                            args.index(b, (name + "_stride_s").str()));
-  }
+  storeGradients(b, block, kv, math.finalGradients(b, loc, members.getResults()));
   gpu::ReturnOp::create(b, loc);
   return success();
 }

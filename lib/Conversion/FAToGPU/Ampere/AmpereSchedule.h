@@ -73,6 +73,14 @@ inline bool copiesInteriorFast(const AttentionKernelConfig &c) {
   return loadsQueryRowsAhead(c);
 }
 
+/// Whether the backward stages dK_j and dV_j through the Q and dO rings
+/// and stores them 16 bytes a thread instead of 32-bit stores from the
+/// fragments (FA2's epilogue; the ncu page's E4, 2.8 K samples of 166 K):
+/// on D = 256's 64 x 64, whose rings hold block_n rows of each.
+inline bool storesGradientsThroughShared(const AttentionKernelConfig &c) {
+  return loadsQueryRowsAhead(c);
+}
+
 /// The head dims the sm_80 backward runs on 64 x 128 with 8 warps: dQ_i's
 /// columns split into two groups of 32 or 64 (whole swizzle spans or half
 /// ones, WarpMma::ldmatrix).

@@ -57,6 +57,13 @@ void copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
                    Value rowStart, Value dst, Value stage, int64_t rows,
                    int64_t width, int64_t threads, Value threadId,
                    bool interiorFastPath = false);
+/// Stores rows [rowStart, rowStart + rows) of `dst`, `width` elements each
+/// (a multiple of 8), from the swizzled shared tile `src`: each thread a
+/// 16-byte chunk a round (ld.shared.v4, st.global.v4), the rows that
+/// exist. `src` must be readable (after a barrier).
+void storeTileFromShared(OpBuilder &b, Location loc, Value src,
+                         const GlobalTile &dst, Value rowStart, int64_t rows,
+                         int64_t width, int64_t threads, Value threadId);
 /// Commits the copies issued since the last commit as one group.
 void commitGroup(OpBuilder &b, Location loc);
 /// cp.async.wait_group: all but the newest `pending` groups have landed.

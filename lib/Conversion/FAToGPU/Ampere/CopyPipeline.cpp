@@ -208,6 +208,60 @@ void ampere::copyTileAsync(OpBuilder &b, Location loc, const GlobalTile &src,
   copy.emit(b, loc, /*checked=*/true);
 }
 
+void ampere::storeTileFromShared(OpBuilder &b, Location loc, Value src,
+                                 const GlobalTile &dst, Value rowStart,
+                                 int64_t rows, int64_t width, int64_t threads,
+                                 Value threadId) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto srcType = cast<MemRefType>(src.getType());
+  assert(srcType.getRank() == 2 && width % kChunkElements == 0 &&
+         "a dense [rows][rowElements] tile of whole 16-byte chunks");
+  int64_t bytes = srcType.getElementTypeBitWidth() / 8;
+  int64_t rowElements = srcType.getShape().back();
+  int64_t chunksPerRow = width / kChunkElements;
+  int64_t chunks = rows * chunksPerRow;
+  SharedWindowAddress window = splitSharedWindowAddress(b, loc, src);
+  Value globalAddress = globalElementAddress(b, loc, dst.buffer);
+  for (int64_t first = 0; first < chunks; first += threads) {
+    Value id = arith::AddIOp::create(b, loc, threadId, cst(first));
+    Value row = arith::DivUIOp::create(b, loc, id, cst(chunksPerRow));
+    Value chunk = arith::RemUIOp::create(b, loc, id, cst(chunksPerRow));
+    Value globalRow = arith::AddIOp::create(b, loc, rowStart, row);
+    Value stored = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         globalRow, dst.rowLimit);
+    if (first + threads > chunks)
+      stored = arith::AndIOp::create(
+          b, loc, stored,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, id, cst(chunks)));
+    auto ifOp = scf::IfOp::create(b, loc, stored);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value sharedOffset = arith::IndexCastUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::MulIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc,
+                                  arith::MulIOp::create(b, loc, row, cst(rowElements)),
+                                  swizzledColumn(b, loc, row, chunk)),
+            cst(bytes)));
+    Value sharedAddress = arith::AddIOp::create(b, loc, window.base, sharedOffset);
+    Value offset = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, dst.base,
+                              arith::MulIOp::create(b, loc, globalRow, dst.rowStride)),
+        arith::MulIOp::create(b, loc, chunk, cst(kChunkElements)));
+    Value target = arith::AddIOp::create(
+        b, loc, globalAddress,
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                     arith::MulIOp::create(b, loc, offset, cst(bytes))));
+    inlinePtx(b, loc, Type(), ValueRange{sharedAddress, target},
+              "{ .reg .b32 w0, w1, w2, w3; ld.shared.v4.b32 {w0, w1, w2, w3}, [$0+" +
+                  std::to_string(window.bytes) +
+                  "]; st.global.v4.b32 [$1], {w0, w1, w2, w3}; }",
+              "r,l");
+  }
+}
+
 // Groups and waits as NVVM ops: the copies are inline PTX (no tokens), and
 // PTX counts groups; it names none.
 void ampere::commitGroup(OpBuilder &b, Location loc) {
