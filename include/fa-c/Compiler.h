@@ -16,6 +16,7 @@
 #include "mlir-c/Support.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,18 @@ MLIR_CAPI_EXPORTED faCompileStatus
 faCompileKernel(MlirContext context, MlirStringRef spec, MlirStringRef chip,
                 bool backward, bool deterministic, faCompiledKernel *out,
                 MlirStringCallback onError, void *userData);
+
+/// faCompileKernel within a shared-memory budget: each block of the
+/// kernel takes at most `sharedMemoryBudgetKB` KB (1 to 227; 0: the chip's
+/// default, an A100's 163 KB on sm_80). Pass the opt-in maximum of the
+/// device that will run the kernel (fa_device_shared_memory_per_block() /
+/// 1024 from the runtime) to get the tiles that device holds: an H100 runs
+/// sm_80's D256 backward on FA2's 64 x 64, an RTX 3090 (99 KB) refuses
+/// what an A100 holds. The manifest records the budget.
+MLIR_CAPI_EXPORTED faCompileStatus faCompileKernelWithBudget(
+    MlirContext context, MlirStringRef spec, MlirStringRef chip, bool backward,
+    bool deterministic, int64_t sharedMemoryBudgetKB, faCompiledKernel *out,
+    MlirStringCallback onError, void *userData);
 
 /// Frees what faCompileKernel put in `kernel` and zeroes it.
 MLIR_CAPI_EXPORTED void faCompiledKernelDestroy(faCompiledKernel *kernel);

@@ -28,12 +28,13 @@ MlirContext faCreateCompilerContext(void) {
 /// The spec's text parsed, on `chip`'s tuned tile (the backward's for a
 /// backward) where it names no block_m or block_n, as fa-compile does.
 static bool specFor(const std::string &text, const std::string &chip,
-                    bool backward, bool deterministic, fa::AttentionSpec &spec,
-                    std::string &error) {
+                    bool backward, bool deterministic, int64_t budgetKB,
+                    fa::AttentionSpec &spec, std::string &error) {
   std::vector<std::string> keys;
   if (!fa::parseSpec(text, spec, error, &keys))
     return false;
-  mlir::fa::applyTunedTileUnlessGiven(spec, keys, chip, backward, deterministic);
+  mlir::fa::applyTunedTileUnlessGiven(spec, keys, chip, backward, deterministic,
+                                      budgetKB);
   return fa::checkSpec(spec, error);
 }
 
@@ -41,6 +42,15 @@ faCompileStatus faCompileKernel(MlirContext context, MlirStringRef specText,
                                 MlirStringRef chipName, bool backward,
                                 bool deterministic, faCompiledKernel *out,
                                 MlirStringCallback onError, void *userData) {
+  return faCompileKernelWithBudget(context, specText, chipName, backward,
+                                   deterministic, /*sharedMemoryBudgetKB=*/0,
+                                   out, onError, userData);
+}
+
+faCompileStatus faCompileKernelWithBudget(
+    MlirContext context, MlirStringRef specText, MlirStringRef chipName,
+    bool backward, bool deterministic, int64_t sharedMemoryBudgetKB,
+    faCompiledKernel *out, MlirStringCallback onError, void *userData) {
   *out = faCompiledKernel{nullptr, nullptr, nullptr};
   auto fail = [&](faCompileStatus status, const std::string &message) {
     if (onError)
@@ -53,10 +63,14 @@ faCompileStatus faCompileKernel(MlirContext context, MlirStringRef specText,
                                           mlir::fa::registeredChips() + ")");
   if (deterministic && !backward)
     return fail(FA_COMPILE_BAD_INPUT, "deterministic describes a backward");
+  if (std::string reason =
+          mlir::fa::unsupportedSharedMemoryBudget(sharedMemoryBudgetKB);
+      !reason.empty())
+    return fail(FA_COMPILE_BAD_INPUT, reason);
   fa::AttentionSpec spec;
   std::string error;
-  if (!specFor(unwrap(specText).str(), chip, backward, deterministic, spec,
-               error))
+  if (!specFor(unwrap(specText).str(), chip, backward, deterministic,
+               sharedMemoryBudgetKB, spec, error))
     return fail(FA_COMPILE_BAD_INPUT, error);
   mlir::fa::CompiledKernel kernel;
   bool badInput = false;
@@ -65,11 +79,11 @@ faCompileStatus faCompileKernel(MlirContext context, MlirStringRef specText,
     std::string name = mlir::fa::backwardKernelName(spec, chip, deterministic);
     compiled = mlir::fa::compileBackwardKernel(
         *unwrap(context), spec, chip, name, kernel, error, badInput,
-        /*omitRowDot=*/false, deterministic);
+        /*omitRowDot=*/false, deterministic, sharedMemoryBudgetKB);
   } else {
     compiled = mlir::fa::compileForwardKernel(
         *unwrap(context), spec, chip, mlir::fa::kernelName(spec, chip), kernel,
-        error, badInput);
+        error, badInput, sharedMemoryBudgetKB);
   }
   if (!compiled)
     return fail(badInput ? FA_COMPILE_BAD_INPUT : FA_COMPILE_FAILED, error);

@@ -491,10 +491,11 @@ void mlir::fa::applyTunedBackwardTile(::fa::AttentionSpec &spec,
 void mlir::fa::applyTunedTileUnlessGiven(::fa::AttentionSpec &spec,
                                          const std::vector<std::string> &keysGiven,
                                          const std::string &target, bool backward,
-                                         bool deterministic) {
+                                         bool deterministic,
+                                         int64_t sharedMemoryBudgetKB) {
   ::fa::AttentionSpec tuned = spec;
   if (backward)
-    applyTunedBackwardTile(tuned, target, deterministic);
+    applyTunedBackwardTile(tuned, target, deterministic, sharedMemoryBudgetKB);
   else
     applyTunedTile(tuned, target);
   auto given = [&](const char *key) {

@@ -12,6 +12,13 @@ ALiBi, direction). KernelStore looks, in order,
      build/bin) into the cache,
 and otherwise raises FaMlirError naming the missing spec and the command
 that generates it. Each manifest path is resolved once per process.
+
+A store may be given the device's shared-memory budget (KB per block, the
+opt-in maximum: an H100's 227, an A100's 163, an RTX 3090's 99). Then 1 and
+2 take only kernels built for exactly that budget (their manifests'
+"shared_memory_budget"), 3 compiles within it (on the tiles this device
+holds: sm_80's D256 backward on 64 x 64 on an H100), and without a compiler
+a shipped kernel built for a smaller budget serves.
 """
 
 import hashlib
@@ -85,9 +92,25 @@ def _normal_mask(text):
     return text.replace(" ", "")
 
 
-def _manifest_matches(manifest, spec, target, kind, deterministic):
-    """Whether a manifest (parsed JSON) is a kernel for `spec`."""
+def _budget_fits(manifest, budget_kb, exact):
+    """Whether a kernel built for the manifest's shared-memory budget suits a
+    device of `budget_kb` (0: any): built for it exactly, or (not `exact`)
+    for no more (a manifest without the field predates it: the runtime
+    checks such a kernel at load)."""
+    if not budget_kb:
+        return True
+    built = manifest.get("shared_memory_budget")
+    if built is None:
+        return not exact
+    return built == budget_kb * 1024 if exact else built <= budget_kb * 1024
+
+
+def _manifest_matches(manifest, spec, target, kind, deterministic, budget_kb=0, exact=True):
+    """Whether a manifest (parsed JSON) is a kernel for `spec` (within
+    `budget_kb`, _budget_fits)."""
     if manifest.get("target") != target or manifest.get("kind") != kind:
+        return False
+    if not _budget_fits(manifest, budget_kb, exact):
         return False
     if kind == "backward" and (bool(manifest.get("deterministic_mode")) != deterministic
                                or manifest.get("negative_control", "none") != "none"):
@@ -130,8 +153,12 @@ def _shipped_dirs():
 class KernelStore:
     """Finds (or compiles) the manifest of the kernel a call needs."""
 
-    def __init__(self, target, cache_dir=None, compiler="auto", shipped_dirs=None):
+    def __init__(self, target, cache_dir=None, compiler="auto", shipped_dirs=None,
+                 shared_memory_budget_kb=0):
         self.target = target
+        # KB of shared memory per block the device allows (0: the chip's
+        # default, and any kernel's budget matches).
+        self.budget_kb = shared_memory_budget_kb
         default_cache = Path(os.environ.get("FA_MLIR_CACHE_DIR",
                                             Path.home() / ".cache" / "fa-mlir"))
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache
@@ -151,6 +178,8 @@ class KernelStore:
 
     def _key(self, spec, kind, deterministic):
         text = f"{self.target}|{spec.spec_string()}|{kind}|{int(deterministic)}"
+        if self.budget_kb:
+            text += f"|smem={self.budget_kb}"
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
     def manifest(self, spec, backward=False, deterministic=False):
@@ -179,7 +208,12 @@ class KernelStore:
         # 3. fa-compile into the cache.
         if self.compiler:
             return self._compile(spec, kind, deterministic, self.cache_dir / generator / key)
-        flags = " ".join(spec.compile_flags())
+        # Without a compiler, a shipped kernel built for a smaller budget.
+        for directory in self.shipped:
+            found = self._scan(directory, spec, kind, deterministic, exact=False)
+            if found:
+                return found
+        flags = " ".join(spec.compile_flags() + self._budget_flags())
         extra = " --bwd" + (" --deterministic" if deterministic else "") if kind == "backward" else ""
         raise FaMlirError(
             f"fa_mlir: no {kind} kernel for {spec.spec_string()} on {self.target}: not in "
@@ -187,7 +221,10 @@ class KernelStore:
             f"with `fa-compile --target {self.target} {flags}{extra} -o DIR` and set "
             f"FA_MLIR_KERNEL_PATH=DIR")
 
-    def _scan(self, directory, spec, kind, deterministic):
+    def _budget_flags(self):
+        return ["--shared-memory-budget", str(self.budget_kb)] if self.budget_kb else []
+
+    def _scan(self, directory, spec, kind, deterministic, exact=True):
         if not directory.is_dir():
             return None
         for path in sorted(directory.glob("*.json")):
@@ -195,14 +232,15 @@ class KernelStore:
                 manifest = json.loads(path.read_text())
             except (OSError, ValueError):
                 continue
-            if _manifest_matches(manifest, spec, self.target, kind, deterministic):
+            if _manifest_matches(manifest, spec, self.target, kind, deterministic,
+                                 self.budget_kb, exact):
                 return path
         return None
 
     def _compile(self, spec, kind, deterministic, directory):
         directory.mkdir(parents=True, exist_ok=True)
         command = [self.compiler, "--target", self.target, *spec.compile_flags(),
-                   "--name", "kernel", "-o", str(directory)]
+                   *self._budget_flags(), "--name", "kernel", "-o", str(directory)]
         if kind == "backward":
             command.append("--bwd")
             if deterministic:

@@ -43,15 +43,23 @@ def target_of(device):
                       "(fa-mlir's kernels are sm_80 and sm_90a)")
 
 
+def shared_memory_budget_of(device):
+    """The KB of shared memory a block may take on `device` (its opt-in
+    maximum: an H100's 227, an A100's 163): the budget its kernels are
+    compiled within, so each GPU gets the tiles it holds."""
+    properties = torch.cuda.get_device_properties(device)
+    return getattr(properties, "shared_memory_per_block_optin", 0) // 1024
+
+
 def _state(device):
     global _runtime
     with _lock:
         if _runtime is None:
             _runtime = Runtime()
-        target = target_of(device)
-        if target not in _stores:
-            _stores[target] = KernelStore(target)
-        return _runtime, _stores[target]
+        key = (target_of(device), shared_memory_budget_of(device))
+        if key not in _stores:
+            _stores[key] = KernelStore(key[0], shared_memory_budget_kb=key[1])
+        return _runtime, _stores[key]
 
 
 def _rows(t):

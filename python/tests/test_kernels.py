@@ -51,6 +51,24 @@ class ShippedTest(unittest.TestCase):
                          .manifest(KernelSpec("f16", 64, 64)).name,
                          "fa_fwd_sm80_f16_d64_none.json")
 
+    def test_the_device_budget_picks_kernels_built_for_it(self):
+        spec = KernelSpec("bf16", 128, 128, "causal")
+        def store(target, kb):
+            return KernelStore(target, cache_dir=tempfile.mkdtemp(), compiler=None,
+                               shipped_dirs=[SHIPPED], shared_memory_budget_kb=kb)
+        # The standard set is built for each chip's default: an A100's 163 KB
+        # on sm_80, an H100's 227 on sm_90a.
+        for target, kb in (("sm_80", 163), ("sm_90a", 227)):
+            path = store(target, kb).manifest(spec, backward=True)
+            self.assertEqual(json.loads(path.read_text())["shared_memory_budget"], kb * 1024)
+        # Without a compiler, a larger device takes a kernel built for less ...
+        self.assertEqual(store("sm_80", 227).manifest(spec).name,
+                         "fa_fwd_sm80_bf16_d128_causal.json")
+        # ... and a smaller one none: the refusal says how to build one.
+        with self.assertRaises(FaMlirError) as caught:
+            store("sm_80", 99).manifest(spec)
+        self.assertIn("--shared-memory-budget 99", str(caught.exception))
+
     def test_a_spec_that_differs_in_one_field_is_not_matched(self):
         store = KernelStore("sm_90a", cache_dir=tempfile.mkdtemp(), compiler=None,
                             shipped_dirs=[SHIPPED])
@@ -96,6 +114,27 @@ class CompileAndCacheTest(unittest.TestCase):
         self.assertEqual((plain["kind"], plain["deterministic_mode"]), ("backward", False))
         self.assertEqual((det["kind"], det["deterministic_mode"]), ("backward", True))
         self.assertEqual(store.compiles, 2)
+
+    def test_compiled_within_the_device_budget(self):
+        # An H100 running sm_80 code holds FA2's 64 x 64 D256 backward (208
+        # KB); the chip's default, an A100's 163 KB, does not. The shipped
+        # kernel (163 KB) does not serve a 227 KB device while a compiler is
+        # there; each budget is its own cache entry.
+        cache = tempfile.mkdtemp()
+        spec = KernelSpec("bf16", 256, 256)
+        tiles = {}
+        for kb in (0, 227):
+            store = KernelStore("sm_80", cache_dir=cache, shipped_dirs=[SHIPPED],
+                                shared_memory_budget_kb=kb)
+            manifest = json.loads(store.manifest(spec, backward=True).read_text())
+            tiles[kb] = (manifest["tile"]["block_m"], manifest["shared_memory_budget"])
+        self.assertEqual(tiles, {0: (32, 163 * 1024), 227: (64, 227 * 1024)})
+        # 99 KB (an RTX 3090) cannot hold the D256 forward: one line, from fa-compile.
+        small = KernelStore("sm_80", cache_dir=cache, shipped_dirs=[],
+                            shared_memory_budget_kb=99)
+        with self.assertRaises(FaMlirError) as caught:
+            small.manifest(spec)
+        self.assertIn("more than the budget's 101376 bytes", str(caught.exception))
 
     def test_what_fa_compile_refuses_is_one_line(self):
         store = KernelStore("sm_90a", cache_dir=tempfile.mkdtemp(), shipped_dirs=[])

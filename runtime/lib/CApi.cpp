@@ -7,6 +7,7 @@
 #include "fa/runtime/fa_runtime.h"
 
 #include "fa/runtime/BackwardKernel.h"
+#include "fa/runtime/Cuda.h"
 #include "fa/runtime/Kernel.h"
 
 #include <string>
@@ -165,5 +166,18 @@ extern "C" int64_t fa_kernel_value_dim(const fa_kernel *kernel) {
 extern "C" const char *fa_kernel_name(const fa_kernel *kernel) {
   return kernel ? kernel->kernel->manifest().kernelName.c_str() : "";
 }
+extern "C" int64_t fa_device_shared_memory_per_block(void) {
+  std::string error;
+  bool noDevice = false;
+  fa::cuda::Driver *d = fa::cuda::driver(error, noDevice);
+  if (!d)
+    return fail(error, noDevice);
+  int64_t bytes = fa::cuda::sharedMemoryPerBlock(*d, error);
+  if (bytes < 0)
+    return fail(error);
+  lastError.clear();
+  return bytes;
+}
+
 extern "C" const char *fa_last_error(void) { return lastError.c_str(); }
 extern "C" int fa_no_gpu(void) { return lastNoGpu ? 1 : 0; }

@@ -121,14 +121,21 @@ void fa::cuda::makeCurrent(const Driver &d) {
     d.cuCtxSetCurrent(d.context);
 }
 
-bool fa::cuda::sharedMemoryFits(Driver &d, const std::string &entry,
-                                int64_t bytes, std::string &error) {
+int64_t fa::cuda::sharedMemoryPerBlock(Driver &d, std::string &error) {
   int optin = 0;
   if (CUresult r = d.cuDeviceGetAttribute(
           &optin, kDeviceAttributeMaxSharedMemoryPerBlockOptin, d.device)) {
     error = d.describe(r, "reading the device's shared memory per block");
-    return false;
+    return -1;
   }
+  return optin;
+}
+
+bool fa::cuda::sharedMemoryFits(Driver &d, const std::string &entry,
+                                int64_t bytes, std::string &error) {
+  int64_t optin = sharedMemoryPerBlock(d, error);
+  if (optin < 0)
+    return false;
   if (bytes <= optin)
     return true;
   error = entry + " needs " + std::to_string(bytes) +

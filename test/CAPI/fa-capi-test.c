@@ -88,29 +88,46 @@ static void passes(MlirContext context) {
   mlirModuleDestroy(module);
 }
 
-static void compile(MlirContext context, const char *spec, const char *chip,
-                    bool backward, bool deterministic) {
+/// Compiles `spec` (through faCompileKernelWithBudget where `budgetKB` is
+/// not 0) and prints the status, or the error, the kernel and its tile.
+static void compileWithin(MlirContext context, const char *spec,
+                          const char *chip, bool backward, bool deterministic,
+                          int64_t budgetKB) {
   faCompiledKernel kernel;
   char error[512] = "";
-  faCompileStatus status = faCompileKernel(
-      context, mlirStringRefCreateFromCString(spec),
-      mlirStringRefCreateFromCString(chip), backward, deterministic, &kernel,
-      collect, error);
-  printf("compile %s on %s%s: status %d", spec, chip,
+  MlirStringRef specRef = mlirStringRefCreateFromCString(spec);
+  MlirStringRef chipRef = mlirStringRefCreateFromCString(chip);
+  faCompileStatus status =
+      budgetKB ? faCompileKernelWithBudget(context, specRef, chipRef, backward,
+                                           deterministic, budgetKB, &kernel,
+                                           collect, error)
+               : faCompileKernel(context, specRef, chipRef, backward,
+                                 deterministic, &kernel, collect, error);
+  printf("compile %s on %s%s", spec, chip,
          backward ? (deterministic ? " (backward, deterministic)" : " (backward)")
-                  : "",
-         (int)status);
+                  : "");
+  if (budgetKB)
+    printf(" within %lld KB", (long long)budgetKB);
+  printf(": status %d", (int)status);
   if (status != FA_COMPILE_OK) {
     printf(", error: %s\n", error);
     check(kernel.ptx == NULL, "nothing returned with an error");
     return;
   }
-  printf(", kernel %s, %zu bytes of PTX\n", kernel.name, strlen(kernel.ptx));
+  const char *tile = strstr(kernel.manifest, "\"tile\"");
+  printf(", kernel %s, %zu bytes of PTX, %.*s\n", kernel.name,
+         strlen(kernel.ptx), tile ? (int)strcspn(tile, "}") + 1 : 0,
+         tile ? tile : "");
   check(strstr(kernel.ptx, ".entry") != NULL, "the PTX has an entry");
   check(strstr(kernel.manifest, kernel.name) != NULL,
         "the manifest names the kernel");
   faCompiledKernelDestroy(&kernel);
   check(kernel.ptx == NULL, "destroy zeroes the kernel");
+}
+
+static void compile(MlirContext context, const char *spec, const char *chip,
+                    bool backward, bool deterministic) {
+  compileWithin(context, spec, chip, backward, deterministic, 0);
 }
 
 int main(void) {
@@ -127,6 +144,13 @@ int main(void) {
   compile(context, "d=64,dtype=bf16", "sm_70", false, false);
   compile(context, "d=192,dtype=bf16", "sm_80", true, false);
   compile(context, "d=64,dtype=bf16", "sm_80", false, true);
+  // A device's budget: an H100's 227 KB takes FA2's 64 x 64 for sm_80's
+  // D256 backward (an A100's default, 32 x 64); 99 KB (an RTX 3090) holds
+  // no D256 forward; 228 KB is past every chip.
+  compile(context, "d=256,dtype=bf16", "sm_80", true, false);
+  compileWithin(context, "d=256,dtype=bf16", "sm_80", true, false, 227);
+  compileWithin(context, "d=256,dtype=bf16", "sm_80", false, false, 99);
+  compileWithin(context, "d=64,dtype=bf16", "sm_80", false, false, 228);
   mlirContextDestroy(context);
   printf("failures: %d\n", failures);
   return failures ? 1 : 0;

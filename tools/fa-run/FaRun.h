@@ -43,6 +43,10 @@ struct Options {
   /// mode, checked bit for bit over repeated runs.
   bool deterministic = false;
   int64_t benchIters = 50;
+  /// --shared-memory-budget (KB) a --spec is compiled within; not given:
+  /// the device's opt-in maximum, which compileSpecKernel stores here (0:
+  /// the chip's default, where there is no device).
+  int64_t sharedMemoryBudget = 0;
   /// The options the command line named (without "--"), each once.
   std::set<std::string> given;
 };

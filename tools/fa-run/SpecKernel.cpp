@@ -11,6 +11,8 @@
 
 #include "FaRun.h"
 
+#include "fa/runtime/Cuda.h"
+
 #include "fa/Compiler/KernelCompiler.h"
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
@@ -20,12 +22,33 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
+#include <algorithm>
 #include <cstdlib>
+
+/// The KB a --spec is compiled within: --shared-memory-budget, else the
+/// device's opt-in maximum (capped at the largest any chip allows), so that
+/// an H100 gets the tiles it holds (sm_80's D256 backward on 64 x 64) and
+/// a 99 KB GPU a refusal now rather than a kernel that cannot load. Without
+/// a device, the chip's default: the run then exits 77 before any launch.
+static int64_t specSharedMemoryBudgetKB(const fa::Options &o) {
+  if (o.given.count("shared-memory-budget"))
+    return o.sharedMemoryBudget;
+  std::string error;
+  bool noDevice = false;
+  fa::cuda::Driver *d = fa::cuda::driver(error, noDevice);
+  int64_t bytes = d ? fa::cuda::sharedMemoryPerBlock(*d, error) : -1;
+  if (bytes < 0)
+    return 0;
+  return std::min(bytes, mlir::fa::kLargestSharedMemoryBudget) / 1024;
+}
 
 bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
   std::string target =
       o.target.empty() ? mlir::fa::defaultChip().str() : o.target;
   badInput = true;
+  int64_t budgetKB = o.sharedMemoryBudget = specSharedMemoryBudgetKB(o);
+  if (error = mlir::fa::unsupportedSharedMemoryBudget(budgetKB); !error.empty())
+    return false;
   AttentionSpec spec;
   std::vector<std::string> keys;
   // What the dtype rules out (--bwd of f8e4m3fn) is refused before any
@@ -40,7 +63,7 @@ bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
   mlir::fa::CompiledKernel kernel;
   std::string name = mlir::fa::kernelName(forward, target);
   if (!mlir::fa::compileForwardKernel(*context, forward, target, name, kernel,
-                                      error, badInput))
+                                      error, badInput, budgetKB))
     return false;
   char directory[] = "/tmp/fa-run-XXXXXX";
   if (!mkdtemp(directory)) {
@@ -60,13 +83,15 @@ bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
   // deterministic under --deterministic, as fa-compile --bwd builds it.
   AttentionSpec backwardSpec = spec;
   mlir::fa::applyTunedTileUnlessGiven(backwardSpec, keys, target,
-                                      /*backward=*/true, o.deterministic);
+                                      /*backward=*/true, o.deterministic,
+                                      budgetKB);
   mlir::fa::CompiledKernel backward;
   std::string backwardName =
       mlir::fa::backwardKernelName(spec, target, o.deterministic);
   if (!mlir::fa::compileBackwardKernel(
           *context, backwardSpec, target, backwardName, backward, error, badInput,
-          /*omitRowDot=*/o.negativeControl == "no-row-dot", o.deterministic))
+          /*omitRowDot=*/o.negativeControl == "no-row-dot", o.deterministic,
+          budgetKB))
     return false;
   if (!mlir::fa::writeKernel(backward, directory, error)) {
     badInput = false;

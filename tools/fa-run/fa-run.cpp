@@ -37,7 +37,8 @@ const char *kUsage =
     "usage: fa-run --device cpu|cuda (--spec SPEC | --kernel NAME.json)\n"
     "              [--b B] [--hq HQ] [--hkv HKV] [--m M] [--n N] [--seed S]\n"
     "              [--verify] [--bwd] [--bench] [--iters K] [--layout bhsd|bshd]\n"
-    "              [--dump DIR] [--target CHIP] [--bwd-kernel B.json]\n"
+    "              [--dump DIR] [--target CHIP] [--shared-memory-budget KB]\n"
+    "              [--bwd-kernel B.json]\n"
     "              [--deterministic] [--input F.mlir]\n"
     "              [--negative-control none|no-rescale|no-row-dot|no-alibi|no-descale]\n"
     "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
@@ -47,6 +48,10 @@ const char *kUsage =
     "      the run's host tensors within half of this machine's memory.\n"
     "--target: the chip a --spec is compiled for with --device cuda (the\n"
     "      default chip otherwise; fa-compile --help lists them)\n"
+    "--shared-memory-budget: the KB of shared memory per block a --spec is\n"
+    "      compiled within (1 to 227); by default the device's opt-in\n"
+    "      maximum (an H100's 227, an A100's 163), so that a --spec gets the\n"
+    "      tiles this GPU holds\n"
     "--bwd with --device cuda: runs the forward kernel, then the backward\n"
     "      kernel on its O and LSE, and checks dQ, dK, dV (--verify);\n"
     "      --bench times both. The backward kernel: --bwd-kernel B.json,\n"
@@ -91,7 +96,8 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
       {"bwd-kernel", &o.bwdKernel}, {"input", &o.input}};
   std::map<std::string, int64_t *> ints = {
       {"b", &o.batch}, {"hq", &o.queryHeads}, {"hkv", &o.kvHeads},
-      {"m", &o.queryLen}, {"n", &o.keyLen}, {"iters", &o.benchIters}};
+      {"m", &o.queryLen}, {"n", &o.keyLen}, {"iters", &o.benchIters},
+      {"shared-memory-budget", &o.sharedMemoryBudget}};
   std::map<std::string, bool *> flags = {
       {"verify", &o.verify}, {"bwd", &o.backward}, {"bench", &o.bench},
       {"deterministic", &o.deterministic}};
@@ -218,6 +224,13 @@ int main(int argc, char **argv) {
        !options.kernel.empty()))
     return badInput("--target chooses the chip a --spec is compiled for: it "
                     "needs --device cuda and --spec, without --kernel");
+  // The budget is the --spec compile's, as --target is.
+  if (options.given.count("shared-memory-budget") &&
+      (options.device != "cuda" || options.spec.empty() ||
+       !options.kernel.empty()))
+    return badInput("--shared-memory-budget is the budget a --spec is "
+                    "compiled within: it needs --device cuda and --spec, "
+                    "without --kernel");
   // The mode belongs to the GPU backward kernels (their dQ is a sum over
   // KV blocks finishing in any order); nothing else would read the flag.
   if (options.given.count("input") && options.device != "cpu")
@@ -237,6 +250,9 @@ int main(int argc, char **argv) {
       std::cout << "fa-run: compiled --spec to " << options.kernel;
       if (options.bwdKernel != given)
         std::cout << " and " << options.bwdKernel;
+      if (options.sharedMemoryBudget)
+        std::cout << " within " << options.sharedMemoryBudget
+                  << " KB of shared memory per block";
       std::cout << "\n";
     }
 #endif

@@ -90,6 +90,20 @@ TEST(CApi, LoadReportsInsteadOfAborting) {
   EXPECT_EQ(fa_kernel_forward(nullptr, nullptr, nullptr), -1);
 }
 
+/// The device's shared-memory budget: a GPU's opt-in maximum (at least an
+/// sm_80's 48 KB default, at most the 227 KB of an H100), or -1 and the
+/// no-GPU flag without one.
+TEST(CApi, DeviceSharedMemoryPerBlock) {
+  int64_t bytes = fa_device_shared_memory_per_block();
+  if (bytes >= 0) {
+    EXPECT_GE(bytes, 48 * 1024);
+    EXPECT_LE(bytes, 227 * 1024);
+    return;
+  }
+  EXPECT_EQ(bytes, -1);
+  EXPECT_EQ(fa_no_gpu(), 1) << fa_last_error();
+}
+
 /// fa_forward_args grew the f8e4m3fn descales at its end: the fields
 /// before them keep their offsets (callers built against the older header,
 /// and the ctypes mirrors in python/fa_mlir/_runtime.py and bench/bench.py,

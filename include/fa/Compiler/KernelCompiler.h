@@ -89,12 +89,14 @@ void applyTunedBackwardTile(::fa::AttentionSpec &spec, const std::string &target
                             bool deterministic = false,
                             int64_t sharedMemoryBudgetKB = 0);
 /// For a spec parsed from text (`keysGiven`: the keys it stated,
-/// ::fa::parseSpec): the tuned tile of the forward (or `backward`) where it
-/// gives no block_m or block_n, as fa-compile's flags do.
+/// ::fa::parseSpec): the tuned tile of the forward (or `backward`, within
+/// `sharedMemoryBudgetKB`, 0: the chip's default) where it gives no block_m
+/// or block_n, as fa-compile's flags do.
 void applyTunedTileUnlessGiven(::fa::AttentionSpec &spec,
                                const std::vector<std::string> &keysGiven,
                                const std::string &target, bool backward = false,
-                               bool deterministic = false);
+                               bool deterministic = false,
+                               int64_t sharedMemoryBudgetKB = 0);
 
 /// One kernel of the committed standard set.
 struct StandardKernel {

@@ -98,6 +98,12 @@ struct Driver {
 /// no device is present (`noDevice` then tells the caller to exit 77).
 Driver *driver(std::string &error, bool &noDevice);
 
+/// The device's opt-in maximum of shared memory per block, in bytes (an
+/// H100's 232448, an A100's 166912): the budget a kernel built for this
+/// device may take (fa-compile --shared-memory-budget, in KB). -1 with
+/// `error` if the driver cannot say.
+int64_t sharedMemoryPerBlock(Driver &d, std::string &error);
+
 /// Whether `entry`, built for `bytes` of dynamic shared memory, fits the
 /// device's opt-in maximum per block; if not, `error` says so in one line
 /// (a kernel built with a larger --shared-memory-budget than the device

@@ -93,6 +93,12 @@ int fa_kernel_backward(const fa_backward_kernel *kernel,
                        const fa_backward_args *args, void *stream);
 void fa_backward_kernel_free(fa_backward_kernel *kernel);
 
+/* The GPU's opt-in maximum of shared memory per block, in bytes (an
+ * H100's 232448): divided by 1024, the budget to compile this device's
+ * kernels within (fa-compile --shared-memory-budget,
+ * faCompileKernelWithBudget). -1 on failure (fa_no_gpu tells a missing GPU). */
+int64_t fa_device_shared_memory_per_block(void);
+
 /* The reason of the last failure on this thread ("" if none). */
 const char *fa_last_error(void);
 /* 1 if the last failure was that no GPU or driver is present. */
