@@ -2,7 +2,9 @@
 directory, here (where fa-compile is built), for the GPU machine (which has
 no MLIR): there, FA_MLIR_CACHE_DIR=DIR points the kernel store at them.
 
-Usage: PYTHONPATH=python python3 python/tests/make_kernels.py DIR [target]
+Usage: PYTHONPATH=python python3 python/tests/make_kernels.py DIR [target [budget_kb]]
+(budget_kb: the GPU's shared memory per block, as the torch op reads it
+there and keys its cache by; default 227, the H100's.)
 """
 
 import sys
@@ -36,7 +38,9 @@ def specs():
 def main():
     directory = Path(sys.argv[1])
     target = sys.argv[2] if len(sys.argv) > 2 else "sm_90a"
-    store = KernelStore(target, cache_dir=directory, shipped_dirs=[])
+    budget_kb = int(sys.argv[3]) if len(sys.argv) > 3 else 227
+    store = KernelStore(target, cache_dir=directory, shipped_dirs=[],
+                        shared_memory_budget_kb=budget_kb)
     for spec, backward, deterministic in specs():
         store.manifest(spec, backward=backward, deterministic=deterministic)
     print(f"{store.compiles} kernels compiled into {directory} for {target}")

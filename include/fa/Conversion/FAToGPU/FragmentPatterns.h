@@ -56,6 +56,10 @@ public:
   ThreadFragment(OpBuilder &b, Location loc, FragmentLayoutAttr layout);
   /// Tile row of row slot `slot` (= 2·mTile + half).
   Value row(int64_t slot);
+  /// row(slot) - row(0): 16 rows an m-tile, 8 the second half.
+  static constexpr int64_t rowDelta(int64_t slot) {
+    return 16 * (slot / 2) + 8 * (slot % 2);
+  }
   /// Tile column of element `i` of a fragment of `shape`.
   Value column(const FragmentShape &shape, int64_t i);
   /// True in the one lane of each quad that writes a row's statistic.

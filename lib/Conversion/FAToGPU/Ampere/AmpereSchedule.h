@@ -51,32 +51,42 @@ constexpr int64_t kMaxSharedMemoryBytes = 163 * 1024;
 constexpr int64_t kBackwardSectionBytes = 16 << 20;
 
 /// Whether the backward loads LSE_i and D_i a Q block ahead (predicated,
-/// carried by the Q-block loop) instead of where the step first uses
-/// them: on D = 256's 64 x 64 (measured at Dv = 256), where ptxas hoisted
-/// the in-place loads to the step's head and their padding selects
-/// stalled there (forward + backward B4 H16 N4k: none -1.4%, causal -0.7%
-/// beside the predicated load alone; twentieth session). Elsewhere it did
-/// not pay (one round, with the predicated load): D256's 32 x 64 +5% /
-/// +2%, D128 none +10%, D64 +1-3% slower, D128 causal 1.3% faster (ptxas
-/// moved their spills).
+/// at immediate offsets from one address, carried by the Q-block loop)
+/// instead of where the step first uses them: on FA2's square tiles, D =
+/// 256's 64 x 64 (measured at Dv = 256) and D = 64's 128 x 128 (default
+/// kernels; the deterministic one keeps its loads in place, untimed).
+/// D256: ptxas hoisted the in-place loads to the step's head and their
+/// padding selects stalled there (forward + backward B4 H16 N4k: none
+/// -1.4%, causal -0.7% beside the predicated load alone; twentieth
+/// session). D64: with the copies and stores below, none -2.6%, causal
+/// -1.9% (three rounds; the ahead loads alone -1.7% / -2.6%, in place but
+/// predicated +11%; twenty-first session). Elsewhere it did not pay (one
+/// round, before the immediate offsets): D256's 32 x 64 +5% / +2%, D128
+/// none +10%, D128 causal 1.3% faster (ptxas moved their spills).
 inline bool loadsQueryRowsAhead(const AttentionKernelConfig &c) {
-  return c.headDim == 256 && c.blockM == 64 && c.blockN == 64;
+  if (c.headDim == 256 && c.blockM == 64 && c.blockN == 64)
+    return true;
+  return c.headDim == 64 && c.valueDim == 64 && c.blockM == 128 &&
+         c.blockN == 128 && !c.deterministic;
 }
 
 /// Whether the backward's copies take copyTileAsync's interior fast path
 /// (no row check, clamp or select where every row of the tile exists): on
 /// D = 256's 64 x 64, forward + backward B4 H16 N4k none -0.7%, causal
-/// -1.2% (three rounds, twentieth session). On 32 x 64 it measured null
-/// or slower (D256 +0.7% / +2.4%), at D128 -1.6% / -2.5% in one round
-/// (fifteenth session; within that round's noise, not taken).
+/// -1.2% (three rounds, twentieth session); D64's 128 x 128 with the
+/// loads ahead: none -1.0%, causal +1.1% (within the rounds' spread;
+/// taken with the stores below, twenty-first session). On 32 x 64 it
+/// measured null or slower (D256 +0.7% / +2.4%), at D128 -1.6% / -2.5%
+/// in one round (fifteenth session; within that round's noise, not taken).
 inline bool copiesInteriorFast(const AttentionKernelConfig &c) {
   return loadsQueryRowsAhead(c);
 }
 
 /// Whether the backward stages dK_j and dV_j through the Q and dO rings
 /// and stores them 16 bytes a thread instead of 32-bit stores from the
-/// fragments (FA2's epilogue; the ncu page's E4, 2.8 K samples of 166 K):
-/// on D = 256's 64 x 64, whose rings hold block_n rows of each.
+/// fragments (FA2's epilogue): on the square tiles above, whose rings hold
+/// block_n rows of each. D256's 64 x 64 -0.7% / -1.6% (the ncu page's E4,
+/// 2.8 K samples of 166 K); D64's 128 x 128 level (twenty-first session).
 inline bool storesGradientsThroughShared(const AttentionKernelConfig &c) {
   return loadsQueryRowsAhead(c);
 }

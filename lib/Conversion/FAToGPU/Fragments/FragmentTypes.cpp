@@ -43,7 +43,7 @@ Value ThreadFragment::row(int64_t slot) {
     rowWarp = arith::RemUIOp::create(b, loc, warp, cst(layout.getRowWarps()));
   Value warpRow = arith::MulIOp::create(b, loc, rowWarp, cst(16 * layout.getMTiles()));
   Value quad = arith::DivUIOp::create(b, loc, lane, cst(4));
-  Value inTile = arith::AddIOp::create(b, loc, quad, cst(16 * (slot / 2) + 8 * (slot % 2)));
+  Value inTile = arith::AddIOp::create(b, loc, quad, cst(rowDelta(slot)));
   return arith::AddIOp::create(b, loc, warpRow, inTile);
 }
 

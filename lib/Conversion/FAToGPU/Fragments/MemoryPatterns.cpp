@@ -169,23 +169,45 @@ static Value f32ElementAddress(OpBuilder &b, Location loc, Value buffer, Value o
                             arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(4))));
 }
 
-/// fa.load_fragment's `predicated` row value: `buffer`'s f32 at element
-/// `offset`, or `padding` where the row does not exist, as a predicated
+/// fa.load_fragment's `predicated` row value: the f32 `bytes` past
+/// `address`, or `padding` where the row does not exist, as a predicated
 /// load (`@p ld`) into a register that holds the padding, so that nothing
 /// waits for the load until the value's first use. (As select(exists,
 /// load, padding) the select followed the load at once: in the sm_80 D256
 /// backward, ptxas hoisted both to the step's head, where the select
 /// stalled ~6% of the kernel's samples; docs/perf-notes.md, twentieth
 /// session.) The address of a missing row is formed but never read.
-static Value loadRowOrPadding(OpBuilder &b, Location loc, Value buffer,
-                              Value offset, Value exists, Value padding) {
-  Value address = f32ElementAddress(b, loc, buffer, offset);
+static Value loadRowOrPadding(OpBuilder &b, Location loc, Value address,
+                              int64_t bytes, Value exists, Value padding) {
   Value predicate = arith::ExtUIOp::create(b, loc, b.getI32Type(), exists);
   return inlinePtx(b, loc, b.getF32Type(), ValueRange{address, predicate, padding},
                    "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b32 $0, $3; "
-                   "@p ld.global.f32 $0, [$1]; }",
+                   "@p ld.global.f32 $0, [$1+" + std::to_string(bytes) + "]; }",
                    "=f,l,r,f")
       ->getResult(0);
+}
+
+/// A `predicated` row tile's values: a thread's rows are its first one
+/// plus constants (ThreadFragment::row), so one 64-bit address and the
+/// rows left past it serve every slot: each load at an immediate offset,
+/// each row's test a compare with a constant (the sm_80 D64 backward spent
+/// 152 instructions a step on per-row indices, clamps and selects for its
+/// 16 loads; FA2 30; ncu page, twenty-first session).
+static void loadPredicatedRows(OpBuilder &b, Location loc, ThreadFragment &thread,
+                               const FragmentShape &shape, Value buffer,
+                               Value base, Value row0, Value rowLimit,
+                               Value padding, SmallVectorImpl<Value> &values) {
+  Value firstRow = arith::AddIOp::create(b, loc, row0, thread.row(0));
+  Value rowsLeft = arith::SubIOp::create(b, loc, rowLimit, firstRow);
+  Value address = f32ElementAddress(
+      b, loc, buffer, arith::AddIOp::create(b, loc, base, firstRow));
+  for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
+    int64_t delta = ThreadFragment::rowDelta(slot);
+    Value exists = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt,
+        arith::ConstantIndexOp::create(b, loc, delta), rowsLeft);
+    values[slot] = loadRowOrPadding(b, loc, address, 4 * delta, exists, padding);
+  }
 }
 
 /// fa.load_fragment: each thread reads its own elements (a 2-D tile as
@@ -212,6 +234,15 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
         rewriter, loc, adaptor.getRowLimit(),
         arith::ConstantIndexOp::create(rewriter, loc, 1));
     SmallVector<Value> values(shape.size());
+    if (type.getRank() == 1 && op.getPredicated()) {
+      loadPredicatedRows(rewriter, loc, thread, shape, adaptor.getBuffer(),
+                         adaptor.getBase(), adaptor.getRow0(),
+                         adaptor.getRowLimit(), padding, values);
+      rewriter.replaceOp(op, packVector(rewriter, loc,
+                                        getTypeConverter()->convertType(type),
+                                        values));
+      return success();
+    }
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
       Value row = arith::AddIOp::create(rewriter, loc, adaptor.getRow0(),
                                         thread.row(slot));
@@ -223,14 +254,9 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
             .getResult();
       };
       if (type.getRank() == 1) {
-        Value offset = arith::AddIOp::create(rewriter, loc, adaptor.getBase(),
-                                             op.getPredicated() ? row : safeRow);
-        values[slot] =
-            op.getPredicated()
-                ? loadRowOrPadding(rewriter, loc, adaptor.getBuffer(), offset,
-                                   exists, padding)
-                : padded(memref::LoadOp::create(rewriter, loc, adaptor.getBuffer(),
-                                                ValueRange{offset}));
+        Value offset = arith::AddIOp::create(rewriter, loc, adaptor.getBase(), safeRow);
+        values[slot] = padded(memref::LoadOp::create(
+            rewriter, loc, adaptor.getBuffer(), ValueRange{offset}));
         continue;
       }
       if (op.getMmaBlocks()) {
