@@ -16,13 +16,16 @@
 // into dq_acc from the fragment.
 // CHECK-LABEL: gpu.func @grad_main(
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// LSE_i and D_i a Q block ahead (block 0's before the loop), carried.
+// CHECK: fa.load_fragment {{.*}} predicated : memref<?xf32> -> tensor<64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 2, columnGroups = 4>]]>
+// CHECK: fa.load_fragment {{.*}} predicated : memref<?xf32> -> tensor<64xf32, [[SPLIT]]>
+// CHECK: scf.for
 // CHECK: %[[Q:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<2x64x128xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.shared<rowElements = 128>>
 // CHECK: %[[K:.+]] = fa.shared_tile %{{.*}} : memref<128x128xbf16, #gpu.address_space<workgroup>> -> tensor<128x128xbf16, #fa.shared<rowElements = 128>>
 // S is held as q·k (deferredScale: the scale folds into the exponent's
 // FFMA) through the mask.
 // CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x128xf32, [[HELD:#fa.fragment<warps = 8, mTiles = 2, deferredScale = 0.0883883461 : f32, columnGroups = 4>]]>
 // CHECK: fa.apply_mask {{.*}} : tensor<64x128xf32, [[HELD]]>
-// CHECK: fa.load_fragment {{.*}} -> tensor<64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 2, columnGroups = 4>]]>
 // CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x128xbf16, [[SPLIT]]>, memref<64x128xbf16, #gpu.address_space<workgroup>>
 // CHECK: fa.store_shared %{{.*}}, %[[DSBUF:.+]] : tensor<64x128xbf16, [[SPLIT]]>, memref<64x128xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[DS:.+]] = fa.shared_tile %[[DSBUF]]
@@ -38,10 +41,17 @@
 // 32 keys (2 × 64 m16n8k16), dV and dK on its 32 keys and 64 head dims
 // (2 × 64) and dQ_i on its 32 rows and its group's 32 head dims over all
 // 128 keys (64), 32 reductions (red.global.add.f32: four row slots of
-// 8, one address each); no fa op left.
+// 8, one address each); no fa op left. LSE_i and D_i a Q block ahead
+// (loadsQueryRowsAhead), 2 row slots a thread each, predicated at
+// immediate offsets (8 rows: 32 bytes): block 0's before the loop, block
+// i + 1's in step i after its barrier; the copies and the dK / dV stores
+// as before (copiesInteriorFast and storesGradientsThroughShared off).
 // LOWER-LABEL: gpu.func @grad_main
+// LOWER-COUNT-4: @p ld.global.f32 $0, [$1+{{0|32}}];
+// LOWER: scf.for
 // LOWER-COUNT-128: nvvm.mma.sync
 // LOWER: gpu.barrier
+// LOWER-COUNT-4: @p ld.global.f32 $0, [$1+{{0|32}}];
 // LOWER-COUNT-192: nvvm.mma.sync
 // LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
 // LOWER-COUNT-7: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
@@ -52,6 +62,7 @@
 // LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
 // LOWER-COUNT-7: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"
 // LOWER-NOT: red.global.add.f32
+// LOWER-NOT: st.global.v4
 // LOWER-NOT: fa.
 // LOWER: gpu.return
 

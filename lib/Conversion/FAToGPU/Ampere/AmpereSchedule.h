@@ -52,22 +52,27 @@ constexpr int64_t kBackwardSectionBytes = 16 << 20;
 
 /// Whether the backward loads LSE_i and D_i a Q block ahead (predicated,
 /// at immediate offsets from one address, carried by the Q-block loop)
-/// instead of where the step first uses them: on FA2's square tiles, D =
-/// 256's 64 x 64 (measured at Dv = 256) and D = 64's 128 x 128 (default
-/// kernels; the deterministic one keeps its loads in place, untimed).
+/// instead of where the step first uses them: on the tuned tiles of D =
+/// 256's 64 x 64 (measured at Dv = 256), D = 64's 128 x 128 and D = 128's
+/// 64 x 128 (default kernels at D = Dv; the deterministic ones keep their
+/// loads in place, untimed). D128: none -3.3%, causal -7.0% (three
+/// rounds; with the interior copies as well -2.5% / -7.3%, with the
+/// staged stores too -2.8% / -4.8%; twenty-first session).
 /// D256: ptxas hoisted the in-place loads to the step's head and their
 /// padding selects stalled there (forward + backward B4 H16 N4k: none
 /// -1.4%, causal -0.7% beside the predicated load alone; twentieth
 /// session). D64: with the copies and stores below, none -2.6%, causal
 /// -1.9% (three rounds; the ahead loads alone -1.7% / -2.6%, in place but
 /// predicated +11%; twenty-first session). Elsewhere it did not pay (one
-/// round, before the immediate offsets): D256's 32 x 64 +5% / +2%, D128
-/// none +10%, D128 causal 1.3% faster (ptxas moved their spills).
+/// round, before the immediate offsets): D256's 32 x 64 +5% / +2% (with
+/// them, level / +1.3%, twenty-first session).
 inline bool loadsQueryRowsAhead(const AttentionKernelConfig &c) {
   if (c.headDim == 256 && c.blockM == 64 && c.blockN == 64)
     return true;
-  return c.headDim == 64 && c.valueDim == 64 && c.blockM == 128 &&
-         c.blockN == 128 && !c.deterministic;
+  if (c.deterministic || c.headDim != c.valueDim)
+    return false;
+  return (c.headDim == 64 && c.blockM == 128 && c.blockN == 128) ||
+         (c.headDim == 128 && c.blockM == 64 && c.blockN == 128);
 }
 
 /// Whether the backward's copies take copyTileAsync's interior fast path
@@ -76,10 +81,11 @@ inline bool loadsQueryRowsAhead(const AttentionKernelConfig &c) {
 /// -1.2% (three rounds, twentieth session); D64's 128 x 128 with the
 /// loads ahead: none -1.0%, causal +1.1% (within the rounds' spread;
 /// taken with the stores below, twenty-first session). On 32 x 64 it
-/// measured null or slower (D256 +0.7% / +2.4%), at D128 -1.6% / -2.5%
-/// in one round (fifteenth session; within that round's noise, not taken).
+/// measured null or slower (D256 +0.7% / +2.4%); on D128's 64 x 128 with
+/// the loads ahead +0.9% / -0.3% (three rounds, twenty-first session; the
+/// fifteenth's -1.6% / -2.5% was one round), so not there.
 inline bool copiesInteriorFast(const AttentionKernelConfig &c) {
-  return loadsQueryRowsAhead(c);
+  return loadsQueryRowsAhead(c) && c.headDim != 128;
 }
 
 /// Whether the backward stages dK_j and dV_j through the Q and dO rings
@@ -88,7 +94,7 @@ inline bool copiesInteriorFast(const AttentionKernelConfig &c) {
 /// block_n rows of each. D256's 64 x 64 -0.7% / -1.6% (the ncu page's E4,
 /// 2.8 K samples of 166 K); D64's 128 x 128 level (twenty-first session).
 inline bool storesGradientsThroughShared(const AttentionKernelConfig &c) {
-  return loadsQueryRowsAhead(c);
+  return copiesInteriorFast(c);
 }
 
 /// The head dims the sm_80 backward runs on 64 x 128 with 8 warps: dQ_i's
