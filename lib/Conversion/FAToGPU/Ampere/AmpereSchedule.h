@@ -54,10 +54,11 @@ constexpr int64_t kBackwardSectionBytes = 16 << 20;
 /// at immediate offsets from one address, carried by the Q-block loop)
 /// instead of where the step first uses them: on the tuned tiles of D =
 /// 256's 64 x 64 (measured at Dv = 256), D = 64's 128 x 128 and D = 128's
-/// 64 x 128 (default kernels at D = Dv; the deterministic ones keep their
-/// loads in place, untimed). D128: none -3.3%, causal -7.0% (three
-/// rounds; with the interior copies as well -2.5% / -7.3%, with the
-/// staged stores too -2.8% / -4.8%; twenty-first session).
+/// 64 x 128 (at D = Dv; deterministic kernels included). D128: none
+/// -3.3%, causal -7.0% (three rounds; with the interior copies as well
+/// -2.5% / -7.3%, with the staged stores too -2.8% / -4.8%; twenty-first
+/// session). Deterministic, one round: D64 -3.5% / -4.6%, D128 -0.7% /
+/// -0.8%, D256 on 64 x 64 -5.1% / -2.8% beside 32 x 64 in place.
 /// D256: ptxas hoisted the in-place loads to the step's head and their
 /// padding selects stalled there (forward + backward B4 H16 N4k: none
 /// -1.4%, causal -0.7% beside the predicated load alone; twentieth
@@ -69,7 +70,7 @@ constexpr int64_t kBackwardSectionBytes = 16 << 20;
 inline bool loadsQueryRowsAhead(const AttentionKernelConfig &c) {
   if (c.headDim == 256 && c.blockM == 64 && c.blockN == 64)
     return true;
-  if (c.deterministic || c.headDim != c.valueDim)
+  if (c.headDim != c.valueDim)
     return false;
   return (c.headDim == 64 && c.blockM == 128 && c.blockN == 128) ||
          (c.headDim == 128 && c.blockM == 64 && c.blockN == 128);

@@ -104,9 +104,6 @@ public:
       os << "the sm_80 backward at D = 256 runs on 32 x 64 or 64 x 64 with 8 "
             "warps, got "
          << c.blockM << " x " << c.blockN << " (" << c.warps << " warps)";
-    else if (wideHead && c.deterministic && c.blockM != 32)
-      os << "the deterministic sm_80 backward at D = 256 runs on 32 x 64, got "
-         << c.blockM << " x " << c.blockN;
     else if (!rowsFit && !splitKeys && !wideHead)
       os << "the sm_80 backward needs block_m and block_n multiples of "
          << 16 * c.warps << " (16 rows per warp), or 64 x 128 on 8 warps, got "
@@ -163,14 +160,15 @@ public:
     // D = Dv = 256: 64 x 64 on 8 warps (FA2's tile on the H100) where the
     // budget holds its 208 KB (two Q/dO stages): forward + backward B4 H16
     // N4k on the H100, none -2.8%, causal -5.5% beside 32 x 64 (twentieth
-    // session, calls 2 and 3). Otherwise (an A100's 163 KB, the default) 32 x 64. The
-    // deterministic kernels and Dv = 128 (whose 64 x 64 fits 160 KB) stay
-    // on 32 x 64: 64 x 64 is unmeasured there. The backward's operands are
+    // session, calls 2 and 3); deterministic, none -5.1%, causal -2.8%
+    // (one round, twenty-first session). Otherwise (an A100's 163 KB, the
+    // default) 32 x 64. Dv = 128 (whose 64 x 64 fits 160 KB) stays on
+    // 32 x 64: 64 x 64 is unmeasured there. The backward's operands are
     // 16-bit.
     if (headDim > 128) {
       int64_t wideBytes =
           BackwardSharedMemoryPlan(/*elementBytes=*/2, 64, 64, headDim, valueDim).bytes;
-      bool wide = valueDim == 256 && !deterministic &&
+      bool wide = valueDim == 256 &&
                   wideBytes <= (budget ? budget : defaultSharedMemoryBudget());
       return wide ? Tile{64, 64} : Tile{32, 64};
     }
