@@ -18,7 +18,7 @@ opt-in maximum: an H100's 227, an A100's 163, an RTX 3090's 99). Then 1 and
 2 take only kernels built for exactly that budget (their manifests'
 "shared_memory_budget"), 3 compiles within it (on the tiles this device
 holds: sm_80's D256 backward on 64 x 64 on an H100), and without a compiler
-a shipped kernel built for a smaller budget serves.
+any shipped kernel whose shared memory the device holds serves.
 """
 
 import hashlib
@@ -92,17 +92,24 @@ def _normal_mask(text):
     return text.replace(" ", "")
 
 
+def _shared_memory_used(manifest):
+    """The most dynamic shared memory any of the manifest's kernels takes
+    (a forward's own; a backward's steps')."""
+    steps = manifest.get("steps", {}).values()
+    return max([manifest.get("dynamic_shared_memory", 0)]
+               + [step.get("dynamic_shared_memory", 0) for step in steps])
+
+
 def _budget_fits(manifest, budget_kb, exact):
-    """Whether a kernel built for the manifest's shared-memory budget suits a
-    device of `budget_kb` (0: any): built for it exactly, or (not `exact`)
-    for no more (a manifest without the field predates it: the runtime
-    checks such a kernel at load)."""
+    """Whether a kernel suits a device of `budget_kb` (0: any): built for
+    that budget exactly, or (not `exact`) taking no more shared memory than
+    the device has, whatever it was built for (the check the runtime makes
+    at load: an A100-budget kernel that uses 96 KB runs on a 99 KB GPU)."""
     if not budget_kb:
         return True
-    built = manifest.get("shared_memory_budget")
-    if built is None:
-        return not exact
-    return built == budget_kb * 1024 if exact else built <= budget_kb * 1024
+    if exact:
+        return manifest.get("shared_memory_budget") == budget_kb * 1024
+    return _shared_memory_used(manifest) <= budget_kb * 1024
 
 
 def _manifest_matches(manifest, spec, target, kind, deterministic, budget_kb=0, exact=True):
@@ -208,7 +215,7 @@ class KernelStore:
         # 3. fa-compile into the cache.
         if self.compiler:
             return self._compile(spec, kind, deterministic, self.cache_dir / generator / key)
-        # Without a compiler, a shipped kernel built for a smaller budget.
+        # Without a compiler, a shipped kernel that fits the device.
         for directory in self.shipped:
             found = self._scan(directory, spec, kind, deterministic, exact=False)
             if found:

@@ -43,12 +43,20 @@ def target_of(device):
                       "(fa-mlir's kernels are sm_80 and sm_90a)")
 
 
+# The largest budget fa-compile takes (kLargestSharedMemoryBudget in
+# include/fa/Conversion/FAToGPU/AttentionKernel.h, 227 KB, as fa-run --spec
+# caps it): a GPU reporting more compiles within that.
+_LARGEST_BUDGET_KB = 227
+
+
 def shared_memory_budget_of(device):
     """The KB of shared memory a block may take on `device` (its opt-in
     maximum: an H100's 227, an A100's 163): the budget its kernels are
-    compiled within, so each GPU gets the tiles it holds."""
+    compiled within, so each GPU gets the tiles it holds (0 where PyTorch
+    does not say: the chip's default, any kernel matching)."""
     properties = torch.cuda.get_device_properties(device)
-    return getattr(properties, "shared_memory_per_block_optin", 0) // 1024
+    optin = getattr(properties, "shared_memory_per_block_optin", 0) // 1024
+    return min(optin, _LARGEST_BUDGET_KB)
 
 
 def _state(device):

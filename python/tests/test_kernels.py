@@ -61,12 +61,17 @@ class ShippedTest(unittest.TestCase):
         for target, kb in (("sm_80", 163), ("sm_90a", 227)):
             path = store(target, kb).manifest(spec, backward=True)
             self.assertEqual(json.loads(path.read_text())["shared_memory_budget"], kb * 1024)
-        # Without a compiler, a larger device takes a kernel built for less ...
+        # Without a compiler, any shipped kernel the device holds: a larger
+        # device's, and a 99 KB one's where the kernel uses no more (the D128
+        # forward's 96 KB) ...
         self.assertEqual(store("sm_80", 227).manifest(spec).name,
                          "fa_fwd_sm80_bf16_d128_causal.json")
-        # ... and a smaller one none: the refusal says how to build one.
+        self.assertEqual(store("sm_80", 99).manifest(spec).name,
+                         "fa_fwd_sm80_bf16_d128_causal.json")
+        # ... but not one past it (the D128 backward's 160 KB): the refusal
+        # says how to build one.
         with self.assertRaises(FaMlirError) as caught:
-            store("sm_80", 99).manifest(spec)
+            store("sm_80", 99).manifest(spec, backward=True)
         self.assertIn("--shared-memory-budget 99", str(caught.exception))
 
     def test_a_spec_that_differs_in_one_field_is_not_matched(self):

@@ -215,6 +215,13 @@ bool BackwardKernel::checkArgs(const BackwardArgs &a,
     error = "null tensor pointer";
     return false;
   }
+  ElementType dtype = info.spec.dtype;
+  if (!detail::forwardTensorsAligned(f, dtype, error) ||
+      !detail::isVectorAligned("do", a.gradOut, a.gradOutStride, dtype, error) ||
+      !detail::isVectorAligned("dq", a.dq, a.dqStride, dtype, error) ||
+      !detail::isVectorAligned("dk", a.dk, a.dkStride, dtype, error) ||
+      !detail::isVectorAligned("dv", a.dv, a.dvStride, dtype, error))
+    return false;
   if (!a.workspace) {
     error = "null workspace (the backward needs workspaceBytes() bytes of "
             "device memory)";

@@ -177,6 +177,8 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
     error = "null tensor pointer";
     return false;
   }
+  if (!detail::forwardTensorsAligned(a, info.spec.dtype, error))
+    return false;
   if (info.takesAlibiSlopes() && !a.alibiSlopes) {
     error = "the kernel takes ALiBi slopes; none given";
     return false;

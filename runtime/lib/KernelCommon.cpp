@@ -17,6 +17,29 @@ using namespace fa;
 using namespace fa::cuda;
 using namespace fa::detail;
 
+bool fa::detail::isVectorAligned(const char *name, cuda::CUdeviceptr base,
+                                 const int64_t stride[3], ElementType type,
+                                 std::string &error) {
+  int64_t bytes = static_cast<int64_t>(elementTypeSize(type));
+  bool aligned = base % 16 == 0;
+  for (int i = 0; i < 3; ++i)
+    aligned = aligned && (stride[i] * bytes) % 16 == 0;
+  if (aligned)
+    return true;
+  error = std::string(name) +
+          " must be 16-byte aligned: its pointer and its batch, head and "
+          "sequence strides (in bytes) multiples of 16";
+  return false;
+}
+
+bool fa::detail::forwardTensorsAligned(const ForwardArgs &a, ElementType dtype,
+                                       std::string &error) {
+  return isVectorAligned("q", a.q, a.qStride, dtype, error) &&
+         isVectorAligned("k", a.k, a.kStride, dtype, error) &&
+         isVectorAligned("v", a.v, a.vStride, dtype, error) &&
+         isVectorAligned("o", a.o, a.oStride, outputElementType(dtype), error);
+}
+
 bool fa::detail::readFile(const std::string &path, std::string &out,
                           std::string &error) {
   std::ifstream file(path, std::ios::binary);

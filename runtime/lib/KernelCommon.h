@@ -30,6 +30,19 @@ constexpr int64_t kMaxGridX = INT32_MAX, kMaxGridYZ = 65535;
 /// The whole file; false with "cannot read PATH".
 bool readFile(const std::string &path, std::string &out, std::string &error);
 
+/// Whether tensor `name` (elements of `type` at `base`, strides in
+/// elements) meets the ABI's 16-byte rule (fa_runtime.h): the base and the
+/// batch, head and sequence strides multiples of 16 bytes, as the kernels'
+/// 16-byte copies and stores (cp.async, st.global.v4, TMA) need; else a
+/// one-line reason (a misaligned access would fault the CUDA context).
+bool isVectorAligned(const char *name, cuda::CUdeviceptr base,
+                     const int64_t stride[3], ElementType type,
+                     std::string &error);
+/// isVectorAligned for Q, K, V (in the kernel's dtype) and O (its output
+/// type) of a forward's arguments.
+bool forwardTensorsAligned(const ForwardArgs &a, ElementType dtype,
+                           std::string &error);
+
 /// A manifest's JSON and the checked readers of its fields. Every reason
 /// they give starts with the manifest's path.
 class ManifestReader {

@@ -29,7 +29,9 @@
 /// device's opt-in maximum (capped at the largest any chip allows), so that
 /// an H100 gets the tiles it holds (sm_80's D256 backward on 64 x 64) and
 /// a 99 KB GPU a refusal now rather than a kernel that cannot load. Without
-/// a device, the chip's default: the run then exits 77 before any launch.
+/// a device (or where the driver cannot say), the chip's default: the run
+/// then exits 77 before any launch, or loads the kernel, whose shared
+/// memory the runtime checks against the device before it runs.
 static int64_t specSharedMemoryBudgetKB(const fa::Options &o) {
   if (o.given.count("shared-memory-budget"))
     return o.sharedMemoryBudget;

@@ -141,4 +141,25 @@ TEST(TensorMap, StridesMustBeSixteenBytes) {
   EXPECT_NE(error.find("16-byte aligned"), std::string::npos) << error;
 }
 
+/// The ABI's 16-byte rule for the sm_80 kernels' cp.async and st.global.v4
+/// (TMA has its own, above): the base and every stride, in bytes.
+TEST(VectorAlignment, BaseAndEveryStride) {
+  std::string error;
+  int64_t strides[3] = {4096 * 64, 64, 64 * 16}; // bf16 [B, S, H, 64]
+  EXPECT_TRUE(detail::isVectorAligned("dk", 0x10000, strides, ElementType::BF16, error))
+      << error;
+  EXPECT_FALSE(detail::isVectorAligned("dk", 0x10008, strides, ElementType::BF16, error));
+  EXPECT_NE(error.find("dk must be 16-byte aligned"), std::string::npos) << error;
+  for (int i = 0; i < 3; ++i) {
+    int64_t odd[3] = {strides[0], strides[1], strides[2]};
+    odd[i] += 4; // 8 bytes off in one stride
+    EXPECT_FALSE(detail::isVectorAligned("q", 0x10000, odd, ElementType::BF16, error)) << i;
+  }
+  // e4m3: one byte an element, so 16 elements.
+  int64_t fp8[3] = {1024, 16, 48};
+  EXPECT_TRUE(detail::isVectorAligned("q", 0x10000, fp8, ElementType::F8E4M3FN, error));
+  fp8[1] = 8;
+  EXPECT_FALSE(detail::isVectorAligned("q", 0x10000, fp8, ElementType::F8E4M3FN, error));
+}
+
 } // namespace

@@ -42,16 +42,19 @@
 // (2 × 64) and dQ_i on its 32 rows and its group's 32 head dims over all
 // 128 keys (64), 32 reductions (red.global.add.f32: four row slots of
 // 8, one address each); no fa op left. LSE_i and D_i a Q block ahead
-// (loadsQueryRowsAhead), 2 row slots a thread each, predicated at
-// immediate offsets (8 rows: 32 bytes): block 0's before the loop, block
-// i + 1's in step i after its barrier; the copies and the dK / dV stores
-// as before (copiesInteriorFast and storesGradientsThroughShared off).
+// (loadsQueryRowsAhead), 4 row slots a thread each (2 m-tiles × 2 halves),
+// predicated at immediate offsets (8 and 16 rows: 32 bytes a slot): block
+// 0's before the loop, block i + 1's in step i after its barrier; the
+// copies and the dK / dV stores as before (copiesInteriorFast and
+// storesGradientsThroughShared off).
 // LOWER-LABEL: gpu.func @grad_main
-// LOWER-COUNT-4: @p ld.global.f32 $0, [$1+{{0|32}}];
+// LOWER-COUNT-8: @p ld.global.f32 $0, [$1+{{0|32|64|96}}];
+// LOWER-NOT: ld.global.f32
 // LOWER: scf.for
 // LOWER-COUNT-128: nvvm.mma.sync
 // LOWER: gpu.barrier
-// LOWER-COUNT-4: @p ld.global.f32 $0, [$1+{{0|32}}];
+// LOWER-COUNT-8: @p ld.global.f32 $0, [$1+{{0|32|64|96}}];
+// LOWER-NOT: ld.global.f32
 // LOWER-COUNT-192: nvvm.mma.sync
 // LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f"
 // LOWER-COUNT-7: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+{{[0-9]+}}], $1;", "l,f"

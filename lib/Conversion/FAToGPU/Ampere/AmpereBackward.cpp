@@ -361,7 +361,12 @@ void storeGradients(OpBuilder &b, const BackwardBlock &block,
   KernelArgs &args = block.args;
   static constexpr StringLiteral kGradients[] = {"dk", "dv"};
   bool staged = storesGradientsThroughShared(c);
-  if (staged) // every warp past the last step's reads of Q_i and dO_i
+  assert((!staged || c.blockN <= 2 * c.blockM) &&
+         "dK_j and dV_j fit the Q and dO rings' two stages");
+  // No copy is in flight here: each step waits for all of its group, and
+  // the last step issues none. A barrier puts every warp past the last
+  // step's reads of Q_i and dO_i.
+  if (staged)
     gpu::BarrierOp::create(b, loc);
   SmallVector<Value> stagedTiles;
   for (auto [i, name] : llvm::enumerate(kGradients)) {

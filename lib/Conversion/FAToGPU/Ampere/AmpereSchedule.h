@@ -69,7 +69,7 @@ constexpr int64_t kBackwardSectionBytes = 16 << 20;
 /// them, level / +1.3%, twenty-first session).
 inline bool loadsQueryRowsAhead(const AttentionKernelConfig &c) {
   if (c.headDim == 256 && c.blockM == 64 && c.blockN == 64)
-    return true;
+    return c.valueDim == 256;
   if (c.headDim != c.valueDim)
     return false;
   return (c.headDim == 64 && c.blockM == 128 && c.blockN == 128) ||
@@ -91,11 +91,11 @@ inline bool copiesInteriorFast(const AttentionKernelConfig &c) {
 
 /// Whether the backward stages dK_j and dV_j through the Q and dO rings
 /// and stores them 16 bytes a thread instead of 32-bit stores from the
-/// fragments (FA2's epilogue): on the square tiles above, whose rings hold
-/// block_n rows of each. D256's 64 x 64 -0.7% / -1.6% (the ncu page's E4,
+/// fragments (FA2's epilogue): on the square tiles above, whose rings (two
+/// stages of block_m rows) hold block_n rows of each. D256's 64 x 64 -0.5% / -1.7% (the ncu page's E4,
 /// 2.8 K samples of 166 K); D64's 128 x 128 level (twenty-first session).
 inline bool storesGradientsThroughShared(const AttentionKernelConfig &c) {
-  return copiesInteriorFast(c);
+  return copiesInteriorFast(c) && c.blockN == c.blockM;
 }
 
 /// The head dims the sm_80 backward runs on 64 x 128 with 8 warps: dQ_i's

@@ -214,10 +214,11 @@ void ampere::storeTileFromShared(OpBuilder &b, Location loc, Value src,
                                  Value threadId) {
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   auto srcType = cast<MemRefType>(src.getType());
-  assert(srcType.getRank() == 2 && width % kChunkElements == 0 &&
-         "a dense [rows][rowElements] tile of whole 16-byte chunks");
   int64_t bytes = srcType.getElementTypeBitWidth() / 8;
   int64_t rowElements = srcType.getShape().back();
+  assert(srcType.getRank() == 2 && width % kChunkElements == 0 &&
+         width <= rowElements &&
+         "a dense [rows][rowElements] tile of whole 16-byte chunks");
   int64_t chunksPerRow = width / kChunkElements;
   int64_t chunks = rows * chunksPerRow;
   SharedWindowAddress window = splitSharedWindowAddress(b, loc, src);

@@ -230,9 +230,6 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
     Type element = type.getElementType();
     Value padding = arith::ConstantOp::create(
         rewriter, loc, FloatAttr::get(element, op.getPadding().convertToDouble()));
-    Value lastRow = arith::SubIOp::create(
-        rewriter, loc, adaptor.getRowLimit(),
-        arith::ConstantIndexOp::create(rewriter, loc, 1));
     SmallVector<Value> values(shape.size());
     if (type.getRank() == 1 && op.getPredicated()) {
       loadPredicatedRows(rewriter, loc, thread, shape, adaptor.getBuffer(),
@@ -243,6 +240,9 @@ struct LoadFragmentLowering : OpConversionPattern<LoadFragmentOp> {
                                         values));
       return success();
     }
+    Value lastRow = arith::SubIOp::create(
+        rewriter, loc, adaptor.getRowLimit(),
+        arith::ConstantIndexOp::create(rewriter, loc, 1));
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
       Value row = arith::AddIOp::create(rewriter, loc, adaptor.getRow0(),
                                         thread.row(slot));
@@ -356,7 +356,7 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
     }
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
       Value row = arith::AddIOp::create(
-          rewriter, loc, rowBase, cst(16 * (slot / 2) + 8 * (slot % 2)));
+          rewriter, loc, rowBase, cst(ThreadFragment::rowDelta(slot)));
       for (int64_t nt = 0; nt < shape.nTiles(); ++nt) {
         int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
         Value column = thread.column(shape, first);
@@ -446,7 +446,7 @@ void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
     for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot) {
       int64_t first = shape.index(slot / 2, nt, 2 * (slot % 2));
       int64_t immediate =
-          window.bytes + (16 * (slot / 2) + 8 * (slot % 2)) * rowElements * bytes;
+          window.bytes + ThreadFragment::rowDelta(slot) * rowElements * bytes;
       Value pair = elementPair(rewriter, loc, tile, first);
       Value word = vector::ExtractOp::create(
           rewriter, loc,

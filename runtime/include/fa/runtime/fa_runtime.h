@@ -24,7 +24,9 @@ typedef struct fa_kernel fa_kernel;
  * dtype (f8e4m3fn: one e4m3 byte each), O [B,Hq,M,Dv] in its output dtype
  * (the dtype; bf16 for f8e4m3fn kernels); LSE [B,Hq,M] f32. Strides in
  * elements, ordered (batch, head, sequence); the last dimension must be
- * contiguous, and the pointers and row strides 16-byte aligned. */
+ * contiguous, and the pointers and all three strides (in bytes) multiples
+ * of 16: the kernels copy and store 16 bytes at a time (a launch that
+ * breaks this is refused with the tensor's name). */
 typedef struct fa_forward_args {
   const void *q, *k, *v;
   void *o;
