@@ -21,11 +21,13 @@ if [ "$1" = gen ]; then
     build/bin/fa-compile --d 256 --mask $m --bwd --deterministic --shared-memory-budget 227 -o $W/wide >/dev/null
     build/bin/fa-compile --d 256 --mask $m --bwd --deterministic -o $W/narrow >/dev/null
   done
-  git apply $S21/sm80-d256-det-inplace.diff && ninja -C build >/dev/null
+  git apply $S21/sm80-d256-det-inplace.diff
+  ninja -C build >/dev/null
   for m in none causal; do
     build/bin/fa-compile --d 256 --mask $m --bwd --deterministic --shared-memory-budget 227 -o $W/inplace >/dev/null
   done
-  git apply -R $S21/sm80-d256-det-inplace.diff && ninja -C build >/dev/null
+  git apply -R $S21/sm80-d256-det-inplace.diff
+  ninja -C build >/dev/null
   rm -f $W/wide/fa_fwd* $W/narrow/fa_fwd* $W/inplace/fa_fwd*
   cp bench/results/2026-11-27-s20-scripts/runjob.sh $W/; exit 0
 fi
