@@ -63,10 +63,6 @@ faCompileStatus faCompileKernelWithBudget(
                                           mlir::fa::registeredChips() + ")");
   if (deterministic && !backward)
     return fail(FA_COMPILE_BAD_INPUT, "deterministic describes a backward");
-  if (std::string reason =
-          mlir::fa::unsupportedSharedMemoryBudget(sharedMemoryBudgetKB);
-      !reason.empty())
-    return fail(FA_COMPILE_BAD_INPUT, reason);
   fa::AttentionSpec spec;
   std::string error;
   if (!specFor(unwrap(specText).str(), chip, backward, deterministic,

@@ -48,9 +48,8 @@ bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
   std::string target =
       o.target.empty() ? mlir::fa::defaultChip().str() : o.target;
   badInput = true;
+  // Its range is checked where the kernels are compiled.
   int64_t budgetKB = o.sharedMemoryBudget = specSharedMemoryBudgetKB(o);
-  if (error = mlir::fa::unsupportedSharedMemoryBudget(budgetKB); !error.empty())
-    return false;
   AttentionSpec spec;
   std::vector<std::string> keys;
   // What the dtype rules out (--bwd of f8e4m3fn) is refused before any

@@ -23,6 +23,37 @@ Value ampere::swizzledColumn(OpBuilder &b, Location loc, Value row, Value chunk)
 
 namespace {
 
+/// The 32-bit byte offset of 16-byte chunk `chunk` of row `row` in a
+/// swizzled [.][rowElements] shared tile.
+Value swizzledChunkOffset(OpBuilder &b, Location loc, Value row, Value chunk,
+                          int64_t rowElements, int64_t bytes) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value column = swizzledColumn(b, loc, row, chunk);
+  return arith::IndexCastUIOp::create(
+      b, loc, b.getI32Type(),
+      arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, cst(rowElements)),
+                                column),
+          cst(bytes)));
+}
+
+/// The 64-bit address of chunk `chunk` of row `row` of `tile`, whose
+/// buffer starts at `globalAddress`.
+Value globalChunkAddress(OpBuilder &b, Location loc, const GlobalTile &tile,
+                         Value globalAddress, Value row, Value chunk, int64_t bytes) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value offset = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, tile.base,
+                            arith::MulIOp::create(b, loc, row, tile.rowStride)),
+      arith::MulIOp::create(b, loc, chunk, cst(kChunkElements)));
+  return arith::AddIOp::create(
+      b, loc, globalAddress,
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                   arith::MulIOp::create(b, loc, offset, cst(bytes))));
+}
+
 /// One tile's cp.async copies, round by round: `threads` threads each
 /// issue one 16-byte chunk a round.
 struct TileCopy {
@@ -102,16 +133,7 @@ void TileCopy::emit(OpBuilder &b, Location loc, bool checked) const {
       // the last round's source (one loop invariant, not one per round).
       source = arith::AddIOp::create(b, loc, previousSource, roundBytes);
     } else {
-      Value offset = arith::AddIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, src.base,
-                                arith::MulIOp::create(b, loc, readRow, src.rowStride)),
-          arith::MulIOp::create(b, loc, readChunk, cst(b, loc, kChunkElements)));
-      source = arith::AddIOp::create(
-          b, loc, globalAddress,
-          arith::IndexCastUIOp::create(
-              b, loc, b.getI64Type(),
-              arith::MulIOp::create(b, loc, offset, cst(b, loc, bytes))));
+      source = globalChunkAddress(b, loc, src, globalAddress, readRow, readChunk, bytes);
     }
     previousSource = source;
     Value srcBytes;
@@ -122,15 +144,7 @@ void TileCopy::emit(OpBuilder &b, Location loc, bool checked) const {
     Value laneOffset = firstOffset;
     int64_t immediate = windowBytes + (fromFirst ? rowStep * rowElements * bytes : 0);
     if (!fromFirst) {
-      Value column = swizzledColumn(b, loc, row, chunk);
-      laneOffset = arith::IndexCastUIOp::create(
-          b, loc, b.getI32Type(),
-          arith::MulIOp::create(
-              b, loc,
-              arith::AddIOp::create(
-                  b, loc, arith::MulIOp::create(b, loc, row, cst(b, loc, rowElements)),
-                  column),
-              cst(b, loc, bytes)));
+      laneOffset = swizzledChunkOffset(b, loc, row, chunk, rowElements, bytes);
       if (first == 0 && !guard)
         firstOffset = laneOffset;
     }
@@ -237,24 +251,11 @@ void ampere::storeTileFromShared(OpBuilder &b, Location loc, Value src,
     auto ifOp = scf::IfOp::create(b, loc, stored);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value sharedOffset = arith::IndexCastUIOp::create(
-        b, loc, b.getI32Type(),
-        arith::MulIOp::create(
-            b, loc,
-            arith::AddIOp::create(b, loc,
-                                  arith::MulIOp::create(b, loc, row, cst(rowElements)),
-                                  swizzledColumn(b, loc, row, chunk)),
-            cst(bytes)));
-    Value sharedAddress = arith::AddIOp::create(b, loc, window.base, sharedOffset);
-    Value offset = arith::AddIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, dst.base,
-                              arith::MulIOp::create(b, loc, globalRow, dst.rowStride)),
-        arith::MulIOp::create(b, loc, chunk, cst(kChunkElements)));
-    Value target = arith::AddIOp::create(
-        b, loc, globalAddress,
-        arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
-                                     arith::MulIOp::create(b, loc, offset, cst(bytes))));
+    Value sharedAddress = arith::AddIOp::create(
+        b, loc, window.base,
+        swizzledChunkOffset(b, loc, row, chunk, rowElements, bytes));
+    Value target =
+        globalChunkAddress(b, loc, dst, globalAddress, globalRow, chunk, bytes);
     inlinePtx(b, loc, Type(), ValueRange{sharedAddress, target},
               "{ .reg .b32 w0, w1, w2, w3; ld.shared.v4.b32 {w0, w1, w2, w3}, [$0+" +
                   std::to_string(window.bytes) +
