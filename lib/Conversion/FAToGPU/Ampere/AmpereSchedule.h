@@ -66,10 +66,14 @@ constexpr int64_t kBackwardSectionBytes = 16 << 20;
 /// -1.9% (three rounds; the ahead loads alone -1.7% / -2.6%, in place but
 /// predicated +11%; twenty-first session). Elsewhere it did not pay (one
 /// round, before the immediate offsets): D256's 32 x 64 +5% / +2% (with
-/// them, level / +1.3%, twenty-first session).
+/// them, level / +1.3%, twenty-first session). Not on D256's masked
+/// deterministic kernel: in place (with checked copies and fragment
+/// stores, which follow) it ran 5.0% faster, 8.87 against 9.33 ms, and
+/// 1.16x its default instead of 1.22x; unmasked, in place was 0.6% slower
+/// (three rounds, twenty-second session).
 inline bool loadsQueryRowsAhead(const AttentionKernelConfig &c) {
   if (c.headDim == 256 && c.blockM == 64 && c.blockN == 64)
-    return c.valueDim == 256;
+    return c.valueDim == 256 && !(c.deterministic && c.mask.isMasking());
   if (c.headDim != c.valueDim)
     return false;
   return (c.headDim == 64 && c.blockM == 128 && c.blockN == 128) ||
@@ -84,9 +88,13 @@ inline bool loadsQueryRowsAhead(const AttentionKernelConfig &c) {
 /// taken with the stores below, twenty-first session). On 32 x 64 it
 /// measured null or slower (D256 +0.7% / +2.4%); on D128's 64 x 128 with
 /// the loads ahead +0.9% / -0.3% (three rounds, twenty-first session; the
-/// fifteenth's -1.6% / -2.5% was one round), so not there.
+/// fifteenth's -1.6% / -2.5% was one round), so not there, except in
+/// the masked deterministic kernel: -1.7% (3.97 against 4.04 ms, 1.18x
+/// its default instead of 1.20x); unmasked deterministic +0.4% (three
+/// rounds, twenty-second session).
 inline bool copiesInteriorFast(const AttentionKernelConfig &c) {
-  return loadsQueryRowsAhead(c) && c.headDim != 128;
+  return loadsQueryRowsAhead(c) &&
+         (c.headDim != 128 || (c.deterministic && c.mask.isMasking()));
 }
 
 /// Whether the backward stages dK_j and dV_j through the Q and dO rings
