@@ -199,7 +199,8 @@ static std::string manifestText(const std::string &name,
   writeParams(os,
               ::fa::abi::forwardKernelParams(
                   config.alibi, strategy.usesTensorMaps(),
-                  spec.dtype == ::fa::ElementType::F8E4M3FN),
+                  spec.dtype == ::fa::ElementType::F8E4M3FN,
+                  strategy.storesOutputByTensorMap(config)),
               spec, "  ");
   os << ",\n";
   os << "  \"memref_abi\": \"each memref<?xT> is 5 launch parameters: "

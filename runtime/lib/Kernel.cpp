@@ -39,7 +39,8 @@ bool Manifest::read(const std::string &path, Manifest &out,
          reader.matchTable(out.params, out.spec.dtype,
                            abi::forwardKernelParams(/*alibi=*/true,
                                                     /*tensorMaps=*/true,
-                                                    /*descale=*/true)) &&
+                                                    /*descale=*/true,
+                                                    /*outputTensorMap=*/true)) &&
          reader.locatePtx(out);
 }
 
@@ -148,17 +149,25 @@ static bool tensorMapOf(const Driver &d, const Manifest &info,
   abi::TensorMapInfo t;
   abi::tensorMapOf(name, t);
   const AttentionSpec &spec = info.spec;
-  bool isQuery = t.tensor == "q", isValue = t.tensor == "v";
+  bool isQuery = t.tensor == "q", isValue = t.tensor == "v",
+       isOutput = t.tensor == "o";
   detail::TensorMapSource source;
   source.tensor = t.tensor;
-  source.base = isQuery ? a.q : isValue ? a.v : a.k;
-  source.stride = isQuery ? a.qStride : isValue ? a.vStride : a.kStride;
-  source.width = isValue ? spec.valueDim : spec.headDim;
-  source.rows = isQuery ? a.queryLen : a.keyLen;
-  source.heads = isQuery ? a.queryHeads : a.kvHeads;
+  source.base = isQuery ? a.q : isValue ? a.v : isOutput ? a.o : a.k;
+  source.stride = isQuery    ? a.qStride
+                  : isValue  ? a.vStride
+                  : isOutput ? a.oStride
+                             : a.kStride;
+  source.width = isValue || isOutput ? spec.valueDim : spec.headDim;
+  source.rows = t.queryRows ? a.queryLen : a.keyLen;
+  source.heads = t.queryRows ? a.queryHeads : a.kvHeads;
   source.batch = a.batch;
-  source.boxRows = t.queryRows ? spec.blockM : spec.blockN;
-  return cache.get(d, spec.dtype, index, source, map, error);
+  source.boxRows = t.warpgroupRows ? abi::kTensorMapWarpgroupRows
+                   : t.queryRows   ? spec.blockM
+                                   : spec.blockN;
+  // O is of the kernel's output type (bf16 for e4m3), mapped as such.
+  ElementType type = isOutput ? outputElementType(spec.dtype) : spec.dtype;
+  return cache.get(d, type, index, source, map, error);
 }
 
 bool Kernel::forward(const ForwardArgs &a, CUstream stream,

@@ -40,6 +40,7 @@ static const std::vector<Binding> &forwardBindings() {
       {{"q_tmap", P::TensorMap, U::TensorMaps}, none},
       {{"k_tmap", P::TensorMap, U::TensorMaps}, none},
       {{"v_tmap", P::TensorMap, U::TensorMaps}, none},
+      {{"o_tmap", P::TensorMap, U::OutputTensorMap}, none},
       {{"q", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::q)},
       {{"k", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::k)},
       {{"v", P::ElementBuffer, U::Always}, ptr(&ForwardArgs::v)},
@@ -80,13 +81,15 @@ static const std::vector<Binding> &forwardBindings() {
 }
 
 std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps,
-                                                bool descale) {
+                                                bool descale,
+                                                bool outputTensorMap) {
   std::vector<Param> params;
   for (const Binding &b : forwardBindings())
     if (b.param.use == ParamUse::Always ||
         (alibi && b.param.use == ParamUse::Alibi) ||
         (tensorMaps && b.param.use == ParamUse::TensorMaps) ||
-        (descale && b.param.use == ParamUse::Descale))
+        (descale && b.param.use == ParamUse::Descale) ||
+        (outputTensorMap && b.param.use == ParamUse::OutputTensorMap))
       params.push_back(b.param);
   return params;
 }
@@ -102,10 +105,10 @@ std::string fa::abi::outputElementTypeName(const std::string &elementType) {
 }
 
 bool fa::abi::tensorMapOf(const std::string &name, TensorMapInfo &info) {
-  for (const char *tensor : {"q", "k", "v", "do", "dq_acc"})
+  for (const char *tensor : {"q", "k", "v", "o", "do", "dq_acc"})
     if (name == std::string(tensor) + "_tmap") {
       info = {tensor, name != "k_tmap" && name != "v_tmap",
-              name == "dq_acc_tmap"};
+              name == "dq_acc_tmap", name == "o_tmap"};
       return true;
     }
   return false;

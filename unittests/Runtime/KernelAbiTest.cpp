@@ -83,6 +83,32 @@ TEST(KernelAbi, TensorMapKernelTakesMapsFirst) {
   EXPECT_EQ(paramTypeName(ParamType::TensorMap, "bf16"), "tensormap");
 }
 
+/// A kernel that stores O through TMA (sm_90a e4m3 where O fits in shared
+/// memory) takes o_tmap right after the three input maps: query rows, in
+/// boxes of one consumer warpgroup's rows. No other kernel takes it.
+TEST(KernelAbi, OutputMapFollowsTheInputMaps) {
+  std::vector<std::string> expected = kPlainOrder;
+  expected.insert(expected.begin(), {"q_tmap", "k_tmap", "v_tmap", "o_tmap"});
+  std::vector<Param> params = forwardKernelParams(
+      /*alibi=*/false, /*tensorMaps=*/true, /*descale=*/false,
+      /*outputTensorMap=*/true);
+  EXPECT_EQ(namesOf(params), expected);
+  EXPECT_EQ(params[3].type, ParamType::TensorMap);
+  EXPECT_EQ(params[3].use, ParamUse::OutputTensorMap);
+  TensorMapInfo info;
+  ASSERT_TRUE(tensorMapOf("o_tmap", info));
+  EXPECT_EQ(info.tensor, "o");
+  EXPECT_TRUE(info.queryRows);
+  EXPECT_TRUE(info.warpgroupRows);
+  EXPECT_FALSE(info.f32);
+  ASSERT_TRUE(tensorMapOf("q_tmap", info));
+  EXPECT_FALSE(info.warpgroupRows);
+  for (bool maps : {false, true})
+    for (bool descale : {false, true})
+      for (const Param &p : forwardKernelParams(true, maps, descale))
+        EXPECT_NE(std::string(p.name), "o_tmap");
+}
+
 /// f8E4M3FN kernels take Q's, K's and V's descales (f32 buffers) right
 /// after lse and the ALiBi slopes, and their two strides last; nothing
 /// else moves, and no other kernel takes them.

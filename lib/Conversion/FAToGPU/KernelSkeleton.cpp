@@ -18,10 +18,12 @@ using namespace mlir::fa;
 
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
                               const AttentionKernelConfig &c, StringRef name,
-                              int64_t threads, bool tensorMaps) {
+                              int64_t threads, bool tensorMaps,
+                              bool outputTensorMap) {
   return create(b, module, c.elementType, name, threads,
                 ::fa::abi::forwardKernelParams(c.alibi, tensorMaps,
-                                               isa<Float8E4M3FNType>(c.elementType)));
+                                               isa<Float8E4M3FNType>(c.elementType),
+                                               outputTensorMap));
 }
 
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,

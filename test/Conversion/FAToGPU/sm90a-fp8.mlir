@@ -9,6 +9,7 @@
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --mask causal -o %t && FileCheck %s --check-prefix=N224 < %t/fa_fwd_sm90a_f8E4M3FN_d128_causal.json
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 -o %t && FileCheck %s --check-prefix=N224 < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.json
 // RUN: FileCheck %s --check-prefix=N224PTX < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
+// RUN: FileCheck %s --check-prefix=N224ST < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
 // RUN: FileCheck %s --check-prefix=N224T < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --dv 112 -o %t && FileCheck %s --check-prefix=DV112 < %t/fa_fwd_sm90a_f8E4M3FN_d128_dv112_none.ptx
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 256 -o %t && FileCheck %s --check-prefix=STAGES2 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.json
@@ -111,10 +112,24 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // STAGING128: fence.mbarrier_init
 // D128 without a mask or causal takes FA3's 128 x 224 (tunedTile): 28 KB of K, 28 of
 // V's staging and 32 of Vᵀ (two 128-key panels, the second 96 keys) a
-// stage, two stages; S is one m64n224 wgmma chain of D / 32 steps.
+// stage, two stages; S is one m64n224 wgmma chain of D / 32 steps. That
+// leaves room for O (bf16, 32 KB) before the barriers: each consumer
+// warpgroup writes its 64 rows there, and its first thread stores them with
+// TMA through o_tmap, a box per 64-column panel (storesOutputThroughShared),
+// waiting before the next tile's write (and before exit) until the store
+// has read them; only LSE leaves by 4-byte stores (the two row slots).
 // N224: "tile": {"block_m": 128, "block_n": 224, "stages": 2, "warps": 8}
-// N224: "dynamic_shared_memory": 196720,
+// N224: "dynamic_shared_memory": 229488,
+// N224: {"name": "v_tmap", "type": "tensormap"},
+// N224-NEXT: {"name": "o_tmap", "type": "tensormap"},
 // N224PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3
+// N224PTX: cp.async.bulk.wait_group.read 0;
+// N224PTX: fence.proxy.async.shared::cta;
+// N224PTX-COUNT-2: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// N224PTX: cp.async.bulk.commit_group;
+// N224PTX: cp.async.bulk.wait_group.read 0;
+// N224ST-COUNT-2: st.global.b32
+// N224ST-NOT: st.global
 // The producer's transpose (transposeValueTile): 224 keys are 7 steps of
 // 32 over the four producer warps; the first round (keys 0..127) is every
 // warp's, the second (128..223) only warps 0-2's, behind a warp-uniform
@@ -141,8 +156,10 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // DV112: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r{{[0-9]+}}}, [%[[READ1:r[0-9]+]]+0];
 // DV112: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r{{[0-9]+}}}, [%[[READ1]]+1024];
 // DV112: stmatrix.sync.aligned.m8n8.x2.shared.b16 [%[[WRITE]]+12288], {%r{{[0-9]+}}, %r{{[0-9]+}}};
-// D256: 32 KB of Q and 96 KB a stage: two.
+// D256: 32 KB of Q and 96 KB a stage: two; no room for O (it is stored
+// from the registers, and the kernel takes no o_tmap).
 // STAGES2: "tile": {"block_m": 128, "block_n": 128, "stages": 2, "warps": 8}
+// STAGES2-NOT: o_tmap
 // At Dv 256 V's staging slot is released by the producer's transpose
 // (stagingReleasedByTranspose): 2 + 6 · 2 barriers.
 // STAGING256-COUNT-14: mbarrier.init.shared::cta.b64

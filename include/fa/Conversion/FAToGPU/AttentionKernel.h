@@ -140,6 +140,11 @@ public:
   /// Whether the kernel takes TMA tensor maps (KernelAbi.h's TensorMaps
   /// parameters).
   virtual bool usesTensorMaps() const { return false; }
+  /// Whether the forward kernel of `c` stores O through a TMA map of its
+  /// own (KernelAbi.h's OutputTensorMap parameter, o_tmap).
+  virtual bool storesOutputByTensorMap(const AttentionKernelConfig &c) const {
+    return false;
+  }
   /// Whether the kernel is persistent (KernelAbi.h's TileScheduler): a
   /// grid of resident blocks, each looping over tiles.
   virtual bool persistentTiles(const AttentionKernelConfig &c) const {

@@ -40,11 +40,13 @@ constexpr llvm::StringLiteral kGridConstantParamsAttrName =
 class KernelArgs {
 public:
   /// Creates `gpu.func @name` with the ABI's parameters (with the TMA
-  /// tensor maps if `tensorMaps`) and `threads` as its block size; the
-  /// builder is left at the start of its body.
+  /// tensor maps if `tensorMaps`, and O's if `outputTensorMap`) and
+  /// `threads` as its block size; the builder is left at the start of its
+  /// body.
   static KernelArgs create(OpBuilder &b, gpu::GPUModuleOp module,
                            const AttentionKernelConfig &c, StringRef name,
-                           int64_t threads, bool tensorMaps = false);
+                           int64_t threads, bool tensorMaps = false,
+                           bool outputTensorMap = false);
   /// The same with the parameters `params` (a backward step's, say),
   /// buffers of `elementType` or f32. A kernel with tensor maps states
   /// `blocksPerSM` resident blocks (.minnctapersm): ptxas caps its entry

@@ -70,16 +70,31 @@ void hopper::tmaLoad(OpBuilder &b, Location loc, Value dst, Value tensorMap,
             "r,l,r,r,r,r,r");
 }
 
-void hopper::tmaReduceAdd(OpBuilder &b, Location loc, Value src,
-                          Value tensorMap, ArrayRef<Value> coords) {
+/// A 4-D bulk tensor copy from shared memory (`src`) to the box at
+/// `coords` of `tensorMap`, in this thread's current bulk group.
+static void bulkTensorFromShared(OpBuilder &b, Location loc, Value src,
+                                 Value tensorMap, ArrayRef<Value> coords,
+                                 StringRef opcode) {
   Value map = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), tensorMap);
   SmallVector<Value> operands = {map};
   operands.append(coords.begin(), coords.end());
   operands.push_back(src);
   inlinePtx(b, loc, Type(), operands,
-            "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile"
-            ".bulk_group [$0, {$1, $2, $3, $4}], [$5];",
+            (opcode + ".bulk_group [$0, {$1, $2, $3, $4}], [$5];").str(),
             "l,r,r,r,r,r");
+}
+
+void hopper::tmaReduceAdd(OpBuilder &b, Location loc, Value src,
+                          Value tensorMap, ArrayRef<Value> coords) {
+  bulkTensorFromShared(
+      b, loc, src, tensorMap, coords,
+      "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile");
+}
+
+void hopper::tmaStore(OpBuilder &b, Location loc, Value src, Value tensorMap,
+                      ArrayRef<Value> coords) {
+  bulkTensorFromShared(b, loc, src, tensorMap, coords,
+                       "cp.async.bulk.tensor.4d.global.shared::cta.tile");
 }
 
 void hopper::bulkCommit(OpBuilder &b, Location loc) {

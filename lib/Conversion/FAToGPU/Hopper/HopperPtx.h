@@ -44,6 +44,11 @@ void tmaLoad(OpBuilder &b, Location loc, Value dst, Value tensorMap,
 /// in this thread's current bulk group.
 void tmaReduceAdd(OpBuilder &b, Location loc, Value src, Value tensorMap,
                   ArrayRef<Value> coords);
+/// cp.async.bulk.tensor.4d store: the box at `coords` of `tensorMap` = the
+/// shared tile at `src` (rows and columns out of the map's bounds are not
+/// written), in this thread's current bulk group.
+void tmaStore(OpBuilder &b, Location loc, Value src, Value tensorMap,
+              ArrayRef<Value> coords);
 /// cp.async.bulk.commit_group, and wait_group (`readOnly`: until the
 /// groups' sources may be overwritten, not until their writes land).
 void bulkCommit(OpBuilder &b, Location loc);

@@ -53,6 +53,9 @@ struct SharedState {
   /// memref views [(stages,) panels, rows, W]; e4m3: `value` holds Vᵀ
   /// (rows Dv, W 128 keys)
   Value query, key, value;
+  /// O's staging [panels, BM, 64] of the output type, for its TMA store
+  /// (null where O is stored from the registers).
+  Value output;
 
   Value idx(OpBuilder &b, Location loc, int64_t v) const {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -142,8 +145,10 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
   s.base = sharedWindowAddress(b, loc, smem);
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  auto view = [&](int64_t byteOffset, ArrayRef<int64_t> shape) -> Value {
-    auto type = MemRefType::get(shape, c.elementType, nullptr, workgroup);
+  auto view = [&](int64_t byteOffset, ArrayRef<int64_t> shape,
+                  Type element = Type()) -> Value {
+    auto type = MemRefType::get(shape, element ? element : c.elementType,
+                                nullptr, workgroup);
     return memref::ViewOp::create(b, loc, type, smem, s.idx(b, loc, byteOffset),
                                   ValueRange{});
   };
@@ -153,6 +158,9 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
   s.query = view(0, {p.queryPanels, c.blockM, width});
   s.key = view(p.keyOffset, {c.stages, p.keyPanels, c.blockN, width});
   s.value = view(p.valueOffset, {c.stages, p.valuePanels, valueRows, width});
+  if (p.outputPanels) // bf16: e4m3's output type (KernelAbi.h)
+    s.output = view(p.outputOffset, {p.outputPanels, c.blockM, kPanelElements},
+                    b.getBF16Type());
   return s;
 }
 
@@ -720,6 +728,68 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   return SmallVector<Value>(last.getResults());
 }
 
+/// The named barrier of consumer warpgroup `group`'s O staging: past the
+/// pingpong's (1 .. groups).
+Value outputBarrier(OpBuilder &b, Location loc, const SharedState &s, Value group) {
+  return arith::AddIOp::create(b, loc, group,
+                               s.i32(b, loc, consumerGroups(s.c) + 1));
+}
+
+/// O through shared memory and TMA (storesOutputThroughShared), each
+/// consumer warpgroup its own 64 rows: its leader waits until its previous
+/// tile's store has read the staging, the warpgroup writes O (swizzled as
+/// TMA reads it) and fences it for the async proxy, and the leader stores
+/// one box per 64-column panel (rows past M are not written: the map's
+/// bounds) without waiting: the store drains under the next tile's GEMMs.
+/// LSE keeps its stores from the registers.
+LogicalResult storeOutputThroughShared(OpBuilder &b, Location loc,
+                                       const SharedState &s, DistributedMath &math,
+                                       ValueRange loopResults, const KernelArgs &args,
+                                       const GridCoords &grid) {
+  auto epilogue = math.emitEpilogue(b, loopResults);
+  if (failed(epilogue))
+    return failure();
+  auto [output, lse] = *epilogue;
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value groupIndex = arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads));
+  Value group = s.toI32(b, loc, groupIndex);
+  Value barrier = outputBarrier(b, loc, s, group);
+  Value leader = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)),
+      s.idx(b, loc, 0));
+  buildIf(b, loc, leader, [&](OpBuilder &then) {
+    bulkWait(then, loc, 0, /*readOnly=*/true);
+  });
+  namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
+  StoreSharedOp::create(b, loc, output, s.output);
+  fenceProxyAsync(b, loc);
+  namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
+  buildIf(b, loc, leader, [&](OpBuilder &then) {
+    Value rowOffset = arith::MulIOp::create(then, loc, group,
+                                            s.i32(then, loc, kRowsPerWarpgroup));
+    Value row = arith::AddIOp::create(then, loc, s.toI32(then, loc, grid.queryStart),
+                                      rowOffset);
+    Value source = arith::AddIOp::create(
+        then, loc, s.address(then, loc, s.plan.outputOffset),
+        arith::MulIOp::create(then, loc, rowOffset, s.i32(then, loc, kPanelRowBytes)));
+    for (int64_t panel = 0; panel < s.plan.outputPanels; ++panel)
+      tmaStore(then, loc,
+               arith::AddIOp::create(
+                   then, loc, source,
+                   s.i32(then, loc, panel * s.c.blockM * kPanelRowBytes)),
+               args["o_tmap"],
+               {s.i32(then, loc, panel * kPanelElements), row,
+                s.toI32(then, loc, grid.head), s.toI32(then, loc, grid.batch)});
+    bulkCommit(then, loc);
+  });
+  if (lse)
+    StoreFragmentOp::create(b, loc, lse, args["lse"],
+                            grid.tensorBase(b, loc, args, "lse", grid.head),
+                            grid.queryStart, grid.queryLen, Value());
+  return success();
+}
+
 /// The consumers, per Q tile: the L2 math over the rings, Q released, the
 /// epilogue (under the producer's next Q and K).
 LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
@@ -748,10 +818,24 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
     }
     // Every S = QKᵀ of the tile has been waited for: Q may be overwritten.
     arrive(tb, loc, s.queryEmpty(tb, loc));
-    if (failed(emitEpilogueAndStore(tb, loc, math, *values, args, q.grid)))
+    LogicalResult stored =
+        s.output ? storeOutputThroughShared(tb, loc, s, math, *values, args, q.grid)
+                 : emitEpilogueAndStore(tb, loc, math, *values, args, q.grid);
+    if (failed(stored))
       result = failure();
   });
   pingpong.drain(b, loc);
+  if (s.output) {
+    // The last stores must have read the staging before the block exits.
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value leader = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)),
+        s.idx(b, loc, 0));
+    buildIf(b, loc, leader, [&](OpBuilder &then) {
+      bulkWait(then, loc, 0, /*readOnly=*/true);
+    });
+  }
   return result;
 }
 
@@ -766,7 +850,8 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   Location loc = attention.kvLoop->getLoc();
   int64_t consumerThreads = 32 * c.warps;
   KernelArgs args = KernelArgs::create(b, module, c, name, blockThreadsFor(c),
-                                       /*tensorMaps=*/true);
+                                       /*tensorMaps=*/true,
+                                       storesOutputThroughShared(c));
   SharedState s = buildSharedState(b, loc, module, c);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   initBarriers(b, loc, s, tid, consumerThreads);

@@ -82,6 +82,9 @@ public:
   }
 
   bool usesTensorMaps() const override { return true; }
+  bool storesOutputByTensorMap(const AttentionKernelConfig &c) const override {
+    return storesOutputThroughShared(c);
+  }
   bool persistentTiles(const AttentionKernelConfig &c) const override {
     return hopper::persistentTiles(c);
   }
@@ -272,7 +275,18 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
   barrierOffset = stagingOffset + stages * stagingStageBytes;
   // Q full, then per stage K full, K empty, V full, V empty, then Q empty;
   // e4m3: then per stage Vᵀ full, then per stage staging empty.
-  bytes = barrierOffset + 8 * (2 + (e4m3 ? 6 : 4) * stages);
+  int64_t barrierBytes = 8 * (2 + (e4m3 ? 6 : 4) * stages);
+  bytes = barrierOffset + barrierBytes;
+  // e4m3: O (bf16) before the barriers where it fits. The 16-bit kernels'
+  // 4-byte stores stay until measured (a TMA store on the non-persistent
+  // kernel lost 2-8% at N = 8k, docs/perf-notes.md sm_90a v3).
+  int64_t outputBytes = panelsOf(valueDim, false) * blockM * kPanelRowBytes;
+  if (e4m3 && bytes + outputBytes <= kMaxSharedMemoryBytes) {
+    outputPanels = panelsOf(valueDim, false);
+    outputOffset = barrierOffset;
+    barrierOffset += outputBytes;
+    bytes = barrierOffset + barrierBytes;
+  }
 }
 
 SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c)

@@ -59,8 +59,10 @@ inline bool isE4M3(Type element) { return isa<Float8E4M3FNType>(element); }
 /// the panel width in elements), then the mbarriers. With e4m3 the V ring
 /// holds Vᵀ [stages][BN / 128][Dv][128] (#fa.tma_shared keyMajor, written
 /// by the producer warpgroup) and V lands by TMA in a staging ring of its
-/// own [stages][panels][BN][128] first. Every tile starts on a 1024-byte
-/// swizzle atom.
+/// own [stages][panels][BN][128] first. An e4m3 kernel whose O tile (bf16
+/// [panels][BM][64]) fits in what the rings leave of the budget stages O
+/// there for a TMA store (storesOutputThroughShared). Every tile starts on
+/// a 1024-byte swizzle atom.
 struct SharedMemoryPlan {
   explicit SharedMemoryPlan(const AttentionKernelConfig &c);
   /// The plan of a tile of 16-bit or (`e4m3`) 8-bit inputs.
@@ -75,6 +77,9 @@ struct SharedMemoryPlan {
   int64_t queryBytes, keyStageBytes, valueStageBytes;
   /// e4m3: the staging ring of V as TMA writes it (0 bytes otherwise).
   int64_t stagingOffset, stagingPanels, stagingStageBytes;
+  /// O staged for its TMA store (bf16 panels of 64 columns); 0 panels where
+  /// O is stored from the registers.
+  int64_t outputOffset = 0, outputPanels = 0;
   int64_t barrierOffset;              ///< bytes; 8 per mbarrier
   int64_t bytes;
 };
@@ -83,6 +88,14 @@ struct SharedMemoryPlan {
 /// one producer warpgroup.
 inline int64_t blockThreadsFor(const AttentionKernelConfig &c) {
   return 32 * c.warps + kWarpgroupThreads;
+}
+
+/// Whether the forward's consumers write O into shared memory, each
+/// warpgroup its 64 rows, and one thread of each stores them with TMA
+/// (o_tmap), instead of 4-byte stores from the registers: where O fits
+/// beside the rings (SharedMemoryPlan), on e4m3 kernels.
+inline bool storesOutputThroughShared(const AttentionKernelConfig &c) {
+  return SharedMemoryPlan(c).outputPanels > 0;
 }
 
 /// The forward's consumer warpgroups: 64 query rows each.

@@ -126,6 +126,9 @@ enum class ParamUse {
   Alibi,      ///< kernels with ALiBi
   TensorMaps, ///< kernels that load through TMA (sm_90a)
   Descale,    ///< f8E4M3FN kernels (Q's, K's and V's descale factors)
+  /// Kernels that store O through TMA from shared memory (sm_90a e4m3
+  /// where O's tile fits beside the rings: o_tmap).
+  OutputTensorMap,
 };
 
 struct Param {
@@ -138,7 +141,8 @@ struct Param {
 /// first, so that their positions survive the expansion of memrefs into
 /// launch words (the compiler marks them grid-constant by position).
 std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false,
-                                       bool descale = false);
+                                       bool descale = false,
+                                       bool outputTensorMap = false);
 
 /// The element type of a kernel's output (O) for its input element type,
 /// both as the manifest names them: bf16 for "f8e4m3fn" (FlashAttention-3's
@@ -151,17 +155,22 @@ std::vector<Param> backwardKernelParams(BackwardStep step, bool alibi,
                                         bool tensorMaps = false);
 
 /// How a TensorMap parameter maps its tensor: which one ("q", "k", "v",
-/// "do", "dq_acc"), and the TMA box, `panelBytes` of one row by `rows`
-/// rows, where `rows` is the kernel's block_m for Q, dO and dq_acc and
-/// block_n for K and V. dq_acc's map is f32 (the backward adds dQ_i into
-/// it with TMA's reduce-add); the others are of the kernel's type. The tensor is
-/// seen as 4-D [B, H, S, D] through its strides (any layout), so that rows
-/// past S are out of bounds and zero-filled, never the next head's.
+/// "o", "do", "dq_acc"), and the TMA box, `panelBytes` of one row by `rows`
+/// rows, where `rows` is the kernel's block_m for Q, dO and dq_acc,
+/// block_n for K and V, and one consumer warpgroup's rows
+/// (kTensorMapWarpgroupRows) for O, which each warpgroup stores. dq_acc's
+/// map is f32 (the backward adds dQ_i into it with TMA's reduce-add), O's
+/// of the kernel's output type (outputElementTypeName); the others are of
+/// the kernel's type. The tensor is seen as 4-D [B, H, S, D] through its
+/// strides (any layout), so that rows past S are out of bounds
+/// (zero-filled on loads, dropped on stores), never the next head's.
 struct TensorMapInfo {
   std::string tensor;
   bool queryRows;
   bool f32 = false;
+  bool warpgroupRows = false; ///< O: boxes of kTensorMapWarpgroupRows rows
 };
+constexpr int64_t kTensorMapWarpgroupRows = 64;
 constexpr int64_t kTensorMapBytes = 128, kTensorMapAlignment = 64;
 /// A box row: 128 bytes, the span of the 128-byte swizzle.
 constexpr int64_t kTensorMapPanelBytes = 128;
