@@ -9,6 +9,7 @@
 #   4. time fp8 beside the bf16 sm_90a kernel of the same shape (fa-run
 #      --bench) at N >= 4k.
 # Usage: [FA_FP8_FILTER=text] [FA_FP8_SIZES="1x1 ..."] [FA_PARALLEL=16]
+#        [FA_FP8_BENCH_D="128 256"] [FA_FP8_BENCH_N="4096 ..."] [FA_FP8_BENCH_MASKS="none causal"]
 #        [FA3_BENCH=scratch/fa3/fa3_bench] bash bench/verify-fp8.sh [--steps 234]
 #   FA3_BENCH: step 4 also times FlashAttention-3 (bench/fa3/BENCH.md) at
 #   the non-causal shapes.
@@ -85,7 +86,7 @@ fi
 if want 4; then
 echo "== 4. speed: fp8 vs the bf16 sm_90a kernel (fa-run --bench, B=4 H=16)"
 for d in ${FA_FP8_BENCH_D:-128 256}; do
-  for mask in none causal; do
+  for mask in ${FA_FP8_BENCH_MASKS:-none causal}; do
     for n in ${FA_FP8_BENCH_N:-4096 8192 16384}; do
       b=$((4 * 8192 / n)); [ $b -lt 1 ] && b=1
       for dtype in f8E4M3FN bf16; do

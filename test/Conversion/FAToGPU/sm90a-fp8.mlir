@@ -156,12 +156,20 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // DV112: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r{{[0-9]+}}}, [%[[READ1:r[0-9]+]]+0];
 // DV112: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r{{[0-9]+}}}, [%[[READ1]]+1024];
 // DV112: stmatrix.sync.aligned.m8n8.x2.shared.b16 [%[[WRITE]]+12288], {%r{{[0-9]+}}, %r{{[0-9]+}}};
-// D256: 32 KB of Q and 96 KB a stage: two; no room for O (it is stored
-// from the registers, and the kernel takes no o_tmap).
+// D256: 32 KB of Q and 96 KB a stage: two. O (64 KB) has no room of its
+// own: it goes over V's staging ring (exactly 64 KB), whose next copies
+// wait on one more barrier, output empty (SharedMemoryPlan::outputInStaging).
 // STAGES2: "tile": {"block_m": 128, "block_n": 128, "stages": 2, "warps": 8}
-// STAGES2-NOT: o_tmap
+// STAGES2: "dynamic_shared_memory": 229496,
+// STAGES2: {"name": "o_tmap", "type": "tensormap"},
 // At Dv 256 V's staging slot is released by the producer's transpose
-// (stagingReleasedByTranspose): 2 + 6 · 2 barriers.
-// STAGING256-COUNT-14: mbarrier.init.shared::cta.b64
+// (stagingReleasedByTranspose): 2 + 6 · 2 barriers, and output empty. The
+// issuer's first V copy of a tile waits for it; each consumer warpgroup's
+// first thread stores its four O panels, waits for the read and arrives.
+// STAGING256-COUNT-15: mbarrier.init.shared::cta.b64
 // STAGING256-NOT: mbarrier.init
 // STAGING256: fence.mbarrier_init
+// STAGING256-COUNT-4: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// STAGING256: cp.async.bulk.commit_group;
+// STAGING256: cp.async.bulk.wait_group.read 0;
+// STAGING256: mbarrier.arrive

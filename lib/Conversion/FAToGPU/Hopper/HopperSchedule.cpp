@@ -120,6 +120,11 @@ struct SharedState {
   Value stagingEmpty(OpBuilder &b, Location loc, Value stage) const {
     return address(b, loc, plan.barrierOffset + 8 * (2 + 5 * c.stages), stage, 8);
   }
+  /// e4m3 with O over the staging ring (outputInStaging): O's store of
+  /// the tile has read it (each consumer warpgroup's first thread arrives).
+  Value outputEmpty(OpBuilder &b, Location loc) const {
+    return address(b, loc, plan.barrierOffset + 8 * (2 + 6 * c.stages));
+  }
   /// The tile of `buffer` (behind `stage`) as a value of the math; a
   /// key-major one is stored transposed (Vᵀ of the e4m3 kernel).
   Value tile(OpBuilder &b, Location loc, Value buffer, Value stage,
@@ -184,6 +189,8 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
           mbarrierInit(then, loc, s.stagingEmpty(then, loc, st), kWarpgroupThreads);
       }
     }
+    if (s.plan.outputInStaging)
+      mbarrierInit(then, loc, s.outputEmpty(then, loc), consumerGroups(s.c));
     fenceBarrierInit(then, loc);
   });
   gpu::BarrierOp::create(b, loc);
@@ -298,6 +305,16 @@ void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
   };
   fillStage(s.barrier(b, loc, stage, KeyEmpty), KeyFull, "k_tmap", p.keyOffset,
             p.keyStageBytes, p.keyPanels);
+  if (p.outputInStaging) {
+    // The tile's first V waits until the last tile's O, over the staging
+    // ring, has been read by its store (a fresh barrier passes round 0).
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j,
+                                        s.constantLike(b, loc, j, 0));
+    buildIf(b, loc, first, [&](OpBuilder &then) {
+      waitParity(then, loc, s.outputEmpty(then, loc),
+                 s.releasedParity(then, loc, s.parity(then, loc, q.round)));
+    });
+  }
   if (isE4M3(c.elementType))
     fillStage(stagingReleasedByTranspose(c)
                   ? s.stagingEmpty(b, loc, stage)
@@ -741,7 +758,9 @@ Value outputBarrier(OpBuilder &b, Location loc, const SharedState &s, Value grou
 /// TMA reads it) and fences it for the async proxy, and the leader stores
 /// one box per 64-column panel (rows past M are not written: the map's
 /// bounds) without waiting: the store drains under the next tile's GEMMs.
-/// LSE keeps its stores from the registers.
+/// Over V's staging ring (outputInStaging) the leader waits for the read
+/// right away and arrives on output empty: the next tile's V copies wait
+/// for it. LSE keeps its stores from the registers.
 LogicalResult storeOutputThroughShared(OpBuilder &b, Location loc,
                                        const SharedState &s, DistributedMath &math,
                                        ValueRange loopResults, const KernelArgs &args,
@@ -758,10 +777,13 @@ LogicalResult storeOutputThroughShared(OpBuilder &b, Location loc,
       b, loc, arith::CmpIPredicate::eq,
       arith::RemUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)),
       s.idx(b, loc, 0));
-  buildIf(b, loc, leader, [&](OpBuilder &then) {
-    bulkWait(then, loc, 0, /*readOnly=*/true);
-  });
-  namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
+  bool inStaging = s.plan.outputInStaging;
+  if (!inStaging) {
+    buildIf(b, loc, leader, [&](OpBuilder &then) {
+      bulkWait(then, loc, 0, /*readOnly=*/true);
+    });
+    namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
+  }
   StoreSharedOp::create(b, loc, output, s.output);
   fenceProxyAsync(b, loc);
   namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
@@ -782,6 +804,10 @@ LogicalResult storeOutputThroughShared(OpBuilder &b, Location loc,
                {s.i32(then, loc, panel * kPanelElements), row,
                 s.toI32(then, loc, grid.head), s.toI32(then, loc, grid.batch)});
     bulkCommit(then, loc);
+    if (inStaging) {
+      bulkWait(then, loc, 0, /*readOnly=*/true);
+      arrive(then, loc, s.outputEmpty(then, loc));
+    }
   });
   if (lse)
     StoreFragmentOp::create(b, loc, lse, args["lse"],
@@ -825,7 +851,7 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
       result = failure();
   });
   pingpong.drain(b, loc);
-  if (s.output) {
+  if (s.output && !s.plan.outputInStaging) {
     // The last stores must have read the staging before the block exits.
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value leader = arith::CmpIOp::create(

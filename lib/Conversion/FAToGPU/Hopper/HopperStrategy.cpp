@@ -286,6 +286,15 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
     outputOffset = barrierOffset;
     barrierOffset += outputBytes;
     bytes = barrierOffset + barrierBytes;
+  } else if (e4m3 && valueDim > 128 && stages * stagingStageBytes >= outputBytes &&
+             bytes + 8 <= kMaxSharedMemoryBytes) {
+    // Over the staging ring, whose last reads (the transposes of the
+    // tile's last V) the consumers have waited for before the epilogue;
+    // one more barrier (output empty).
+    outputPanels = panelsOf(valueDim, false);
+    outputOffset = stagingOffset;
+    outputInStaging = true;
+    bytes += 8;
   }
 }
 

@@ -61,8 +61,10 @@ inline bool isE4M3(Type element) { return isa<Float8E4M3FNType>(element); }
 /// by the producer warpgroup) and V lands by TMA in a staging ring of its
 /// own [stages][panels][BN][128] first. An e4m3 kernel whose O tile (bf16
 /// [panels][BM][64]) fits in what the rings leave of the budget stages O
-/// there for a TMA store (storesOutputThroughShared). Every tile starts on
-/// a 1024-byte swizzle atom.
+/// there for a TMA store (storesOutputThroughShared); past Dv 128, where
+/// it does not, O takes V's staging ring if that is large enough, and the
+/// next tile's V copies wait for the store (an output-empty barrier after
+/// the others). Every tile starts on a 1024-byte swizzle atom.
 struct SharedMemoryPlan {
   explicit SharedMemoryPlan(const AttentionKernelConfig &c);
   /// The plan of a tile of 16-bit or (`e4m3`) 8-bit inputs.
@@ -78,8 +80,10 @@ struct SharedMemoryPlan {
   /// e4m3: the staging ring of V as TMA writes it (0 bytes otherwise).
   int64_t stagingOffset, stagingPanels, stagingStageBytes;
   /// O staged for its TMA store (bf16 panels of 64 columns); 0 panels where
-  /// O is stored from the registers.
+  /// O is stored from the registers. `outputInStaging`: over V's staging
+  /// ring.
   int64_t outputOffset = 0, outputPanels = 0;
+  bool outputInStaging = false;
   int64_t barrierOffset;              ///< bytes; 8 per mbarrier
   int64_t bytes;
 };
