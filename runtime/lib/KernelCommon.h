@@ -108,12 +108,14 @@ struct alignas(abi::kTensorMapAlignment) TensorMapStorage {
 /// (any layout), so that rows past S are out of bounds and zero-filled,
 /// never the next head's.
 struct TensorMapSource {
-  std::string tensor; ///< "q", "k", "v", "do": for the reasons
+  std::string tensor; ///< "q", "k", "v", "o", "do", "dq_acc": for the reasons
   cuda::CUdeviceptr base = 0;
   const int64_t *stride = nullptr; ///< [b, h, s], in elements
   int64_t width = 0, rows = 0, heads = 0, batch = 0;
-  int64_t boxRows = 0; ///< block_m or block_n
-  bool f32 = false; ///< f32 elements (dq_acc), else the kernel's input type
+  int64_t boxRows = 0; ///< block_m, block_n or a warpgroup's rows (O)
+  /// f32 elements (dq_acc), else the type the caller encodes with (the
+  /// kernel's input type; O's output type, Kernel.cpp)
+  bool f32 = false;
 };
 
 /// Encodes `source`'s map: boxes of one 128-byte panel row (64 16-bit

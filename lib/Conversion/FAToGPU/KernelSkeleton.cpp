@@ -45,10 +45,9 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
     case ::fa::abi::ParamType::ElementBuffer:
       types.push_back(MemRefType::get({ShapedType::kDynamic}, elementType));
       break;
-    case ::fa::abi::ParamType::OutputBuffer: // bf16 for e4m3 (KernelAbi.h)
-      types.push_back(MemRefType::get(
-          {ShapedType::kDynamic},
-          isa<Float8E4M3FNType>(elementType) ? b.getBF16Type() : elementType));
+    case ::fa::abi::ParamType::OutputBuffer:
+      types.push_back(MemRefType::get({ShapedType::kDynamic},
+                                      outputElementTypeOf(elementType)));
       break;
     case ::fa::abi::ParamType::F32Buffer:
       types.push_back(MemRefType::get({ShapedType::kDynamic}, b.getF32Type()));
@@ -368,19 +367,25 @@ Value mlir::fa::sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module,
                                            ArrayRef<int64_t>{1});
 }
 
-LogicalResult mlir::fa::emitEpilogueAndStore(OpBuilder &b, Location loc,
-                                             DistributedMath &math,
-                                             ValueRange loopResults,
-                                             const KernelArgs &args,
-                                             const GridCoords &grid) {
+Type mlir::fa::outputElementTypeOf(Type input) {
+  return isa<Float8E4M3FNType>(input) ? BFloat16Type::get(input.getContext()) : input;
+}
+
+LogicalResult mlir::fa::emitEpilogueAndStore(
+    OpBuilder &b, Location loc, DistributedMath &math, ValueRange loopResults,
+    const KernelArgs &args, const GridCoords &grid,
+    llvm::function_ref<void(OpBuilder &, Value)> storeOutput) {
   auto epilogue = math.emitEpilogue(b, loopResults);
   if (failed(epilogue))
     return failure();
   auto [output, lse] = *epilogue;
-  StoreFragmentOp::create(b, loc, output, args["o"],
-                          grid.tensorBase(b, loc, args, "o", grid.head),
-                          grid.queryStart, grid.queryLen,
-                          args.index(b, "o_stride_s"));
+  if (storeOutput)
+    storeOutput(b, output);
+  else
+    StoreFragmentOp::create(b, loc, output, args["o"],
+                            grid.tensorBase(b, loc, args, "o", grid.head),
+                            grid.queryStart, grid.queryLen,
+                            args.index(b, "o_stride_s"));
   if (lse)
     StoreFragmentOp::create(b, loc, lse, args["lse"],
                             grid.tensorBase(b, loc, args, "lse", grid.head),

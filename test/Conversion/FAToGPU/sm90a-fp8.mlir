@@ -10,6 +10,7 @@
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 -o %t && FileCheck %s --check-prefix=N224 < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.json
 // RUN: FileCheck %s --check-prefix=N224PTX < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
 // RUN: FileCheck %s --check-prefix=N224ST < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
+// RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --shared-memory-budget 200 -o %t/budget > /dev/null && FileCheck %s --check-prefix=N224BUDGET < %t/budget/fa_fwd_sm90a_f8E4M3FN_d128_none.json
 // RUN: FileCheck %s --check-prefix=N224T < %t/fa_fwd_sm90a_f8E4M3FN_d128_none.ptx
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --dv 112 -o %t && FileCheck %s --check-prefix=DV112 < %t/fa_fwd_sm90a_f8E4M3FN_d128_dv112_none.ptx
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 256 -o %t && FileCheck %s --check-prefix=STAGES2 < %t/fa_fwd_sm90a_f8E4M3FN_d256_none.json
@@ -130,6 +131,10 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // N224PTX: cp.async.bulk.wait_group.read 0;
 // N224ST-COUNT-2: st.global.b32
 // N224ST-NOT: st.global
+// Staging O is optional: within a budget the rings fit and O does not,
+// O is stored from the registers (no o_tmap) rather than the kernel refused.
+// N224BUDGET: "dynamic_shared_memory": 196720,
+// N224BUDGET-NOT: o_tmap
 // The producer's transpose (transposeValueTile): 224 keys are 7 steps of
 // 32 over the four producer warps; the first round (keys 0..127) is every
 // warp's, the second (128..223) only warps 0-2's, behind a warp-uniform
@@ -169,6 +174,16 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // STAGING256-COUNT-15: mbarrier.init.shared::cta.b64
 // STAGING256-NOT: mbarrier.init
 // STAGING256: fence.mbarrier_init
+// The warpgroup syncs before writing O, so that no thread writes before
+// its leader's wait for the last store's read, even after a tile with no
+// KV tiles (whose consumers pass no other wait), then after its fence.
+// STAGING256: cvt.rn.bf16x2.f32
+// STAGING256-NOT: st.shared
+// STAGING256: bar.sync
+// STAGING256-NEXT: // end inline asm
+// STAGING256-NEXT: st.shared.b32 [%rd{{[0-9]+}}+163840]
+// STAGING256: fence.proxy.async.shared::cta;
+// STAGING256: bar.sync
 // STAGING256-COUNT-4: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
 // STAGING256: cp.async.bulk.commit_group;
 // STAGING256: cp.async.bulk.wait_group.read 0;

@@ -305,13 +305,17 @@ private:
   void mapRunTimeScalars();
 };
 
+/// O's element type for inputs of `input`: bf16 for e4m3 (KernelAbi.h's
+/// outputElementTypeName, FlashAttention-3's fp8 forward), `input` otherwise.
+Type outputElementTypeOf(Type input);
+
 /// The epilogue after the KV loop (`math.emitEpilogue`), then O and LSE
 /// stored by the rows that exist (`fa.store_fragment`): every chip's end.
-LogicalResult emitEpilogueAndStore(OpBuilder &b, Location loc,
-                                   DistributedMath &math,
-                                   ValueRange loopResults,
-                                   const KernelArgs &args,
-                                   const GridCoords &grid);
+/// `storeOutput`, if given, stores O instead (sm_90a's TMA store).
+LogicalResult emitEpilogueAndStore(
+    OpBuilder &b, Location loc, DistributedMath &math, ValueRange loopResults,
+    const KernelArgs &args, const GridCoords &grid,
+    llvm::function_ref<void(OpBuilder &, Value)> storeOutput = nullptr);
 
 } // namespace fa
 } // namespace mlir

@@ -21,7 +21,9 @@
 //          V_j by TMA → v_full[s]         acc += PV (wgmma); arrive v_empty[s]
 //                                         arrive q_empty; epilogue
 //
-// (the consumers' loop is software-pipelined: buildPipelinedLoop).
+// (the consumers' loop is software-pipelined: buildPipelinedLoop). e4m3
+// adds the producer's transpose of V (staging ring → Vᵀ ring) and, where
+// O is staged in shared memory, its TMA store (OutputStaging).
 // A ring's empty barriers expect every consumer thread; its full barriers
 // one arrival plus the copy's bytes (TMA's complete_tx). A fresh barrier's
 // "previous phase" counts as complete, so the producer's first wait on
@@ -36,6 +38,7 @@
 #include "fa/Conversion/FAToGPU/FragmentPatterns.h"
 #include "fa/Conversion/FAToGPU/KernelSkeleton.h"
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
+#include "fa/runtime/KernelAbi.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -121,7 +124,13 @@ struct SharedState {
     return address(b, loc, plan.barrierOffset + 8 * (2 + 5 * c.stages), stage, 8);
   }
   /// e4m3 with O over the staging ring (outputInStaging): O's store of
-  /// the tile has read it (each consumer warpgroup's first thread arrives).
+  /// the tile has read it (each consumer warpgroup's first thread arrives,
+  /// once a tile). The issuer's wait before tile u's first V copy passes
+  /// once groups·u arrivals are in: its phases need not
+  /// be one per tile (after a tile with no KV tiles one warpgroup may
+  /// arrive twice before the other once), but the count is what the
+  /// parity tracks, and it cannot run two phases ahead of the wait: tile
+  /// u's arrivals need its V, which the wait holds back.
   Value outputEmpty(OpBuilder &b, Location loc) const {
     return address(b, loc, plan.barrierOffset + 8 * (2 + 6 * c.stages));
   }
@@ -163,9 +172,9 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
   s.query = view(0, {p.queryPanels, c.blockM, width});
   s.key = view(p.keyOffset, {c.stages, p.keyPanels, c.blockN, width});
   s.value = view(p.valueOffset, {c.stages, p.valuePanels, valueRows, width});
-  if (p.outputPanels) // bf16: e4m3's output type (KernelAbi.h)
+  if (p.outputPanels)
     s.output = view(p.outputOffset, {p.outputPanels, c.blockM, kPanelElements},
-                    b.getBF16Type());
+                    outputElementTypeOf(c.elementType));
   return s;
 }
 
@@ -536,6 +545,25 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
       });
 }
 
+/// The forward consumers' named barriers (0 is gpu.barrier's): warpgroup
+/// g's pingpong turn is 1 + g, its O staging's 1 + groups + g.
+Value pingpongBarrierId(OpBuilder &b, Location loc, const SharedState &s, Value group) {
+  return arith::AddIOp::create(b, loc, group, s.i32(b, loc, 1));
+}
+Value outputBarrierId(OpBuilder &b, Location loc, const SharedState &s, Value group) {
+  return arith::AddIOp::create(b, loc, group, s.i32(b, loc, 1 + consumerGroups(s.c)));
+}
+static_assert(1 + 2 * kMaxConsumerGroups <= 16, "PTX has 16 named barriers");
+static_assert(::fa::abi::kTensorMapWarpgroupRows == kRowsPerWarpgroup,
+              "o_tmap's box is one consumer warpgroup's rows");
+
+/// This thread's consumer warpgroup (i32).
+Value consumerGroupOf(OpBuilder &b, Location loc, const SharedState &s) {
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  return s.toI32(b, loc,
+                 arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)));
+}
+
 /// Pingpong (FA3's warp scheduler barrier): the consumer warpgroups issue
 /// their MMAs in turn, round robin, so that one's softmax runs under the
 /// others' GEMMs. Warpgroup w syncs on named barrier 1 + w before issuing
@@ -557,15 +585,10 @@ struct Pingpong {
       : s(s), groups(groups) {
     if (groups < 2)
       return;
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value group = s.toI32(
-        b, loc,
-        arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)));
-    Value one = s.i32(b, loc, 1);
-    ownBarrier = arith::AddIOp::create(b, loc, group, one);
-    nextBarrier = arith::AddIOp::create(
-        b, loc,
-        arith::RemUIOp::create(b, loc, ownBarrier, s.i32(b, loc, groups)), one);
+    Value group = consumerGroupOf(b, loc, s);
+    ownBarrier = pingpongBarrierId(b, loc, s, group);
+    nextBarrier = pingpongBarrierId(
+        b, loc, s, arith::RemUIOp::create(b, loc, ownBarrier, s.i32(b, loc, groups)));
     isFirstGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          group, s.i32(b, loc, 0));
     isLastGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
@@ -745,76 +768,88 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   return SmallVector<Value>(last.getResults());
 }
 
-/// The named barrier of consumer warpgroup `group`'s O staging: past the
-/// pingpong's (1 .. groups).
-Value outputBarrier(OpBuilder &b, Location loc, const SharedState &s, Value group) {
-  return arith::AddIOp::create(b, loc, group,
-                               s.i32(b, loc, consumerGroups(s.c) + 1));
-}
-
 /// O through shared memory and TMA (storesOutputThroughShared), each
-/// consumer warpgroup its own 64 rows: its leader waits until its previous
-/// tile's store has read the staging, the warpgroup writes O (swizzled as
-/// TMA reads it) and fences it for the async proxy, and the leader stores
-/// one box per 64-column panel (rows past M are not written: the map's
-/// bounds) without waiting: the store drains under the next tile's GEMMs.
-/// Over V's staging ring (outputInStaging) the leader waits for the read
-/// right away and arrives on output empty: the next tile's V copies wait
-/// for it. LSE keeps its stores from the registers.
-LogicalResult storeOutputThroughShared(OpBuilder &b, Location loc,
-                                       const SharedState &s, DistributedMath &math,
-                                       ValueRange loopResults, const KernelArgs &args,
-                                       const GridCoords &grid) {
-  auto epilogue = math.emitEpilogue(b, loopResults);
-  if (failed(epilogue))
-    return failure();
-  auto [output, lse] = *epilogue;
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value groupIndex = arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads));
-  Value group = s.toI32(b, loc, groupIndex);
-  Value barrier = outputBarrier(b, loc, s, group);
-  Value leader = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)),
-      s.idx(b, loc, 0));
-  bool inStaging = s.plan.outputInStaging;
-  if (!inStaging) {
+/// consumer warpgroup its own 64 rows; LSE keeps its stores from the
+/// registers. Per tile: the warpgroup syncs on its named barrier (after
+/// its leader, the first thread, waited until its previous store has read
+/// the staging, where that wait is not already behind it), writes O
+/// (swizzled as TMA reads it), fences it for the async proxy and syncs
+/// again; the leader stores one box per 64-column panel (rows past M are
+/// outside the map and not written). In O's own region it does not wait:
+/// the store drains under the next tile. Over V's staging ring
+/// (outputInStaging) it waits for the read at once and arrives on output
+/// empty, which the next tile's first V copy waits for. The first sync
+/// stays there too: a tile with no KV tiles (the paired causal tile past
+/// M) has no other wait between the leader's and the next write.
+struct OutputStaging {
+  const SharedState &s;
+
+  /// This thread's warpgroup (i32), whether it is its leader (i1), and the
+  /// warpgroup's named barrier (i32), computed where they are used (as
+  /// in the kernels measured; hoisted before the tiles, ptxas schedules
+  /// the consumers differently, unmeasured).
+  struct Thread {
+    Value group, leader, barrier;
+  };
+  Thread thread(OpBuilder &b, Location loc) const {
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Thread t;
+    t.group = s.toI32(b, loc,
+                      arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)));
+    t.barrier = outputBarrierId(b, loc, s, t.group);
+    t.leader = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)),
+        s.idx(b, loc, 0));
+    return t;
+  }
+  /// The leader's wait until its stores have read the staging.
+  static void awaitRead(OpBuilder &b, Location loc, Value leader) {
     buildIf(b, loc, leader, [&](OpBuilder &then) {
       bulkWait(then, loc, 0, /*readOnly=*/true);
     });
-    namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
   }
-  StoreSharedOp::create(b, loc, output, s.output);
-  fenceProxyAsync(b, loc);
-  namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
-  buildIf(b, loc, leader, [&](OpBuilder &then) {
-    Value rowOffset = arith::MulIOp::create(then, loc, group,
-                                            s.i32(then, loc, kRowsPerWarpgroup));
-    Value row = arith::AddIOp::create(then, loc, s.toI32(then, loc, grid.queryStart),
-                                      rowOffset);
-    Value source = arith::AddIOp::create(
-        then, loc, s.address(then, loc, s.plan.outputOffset),
-        arith::MulIOp::create(then, loc, rowOffset, s.i32(then, loc, kPanelRowBytes)));
-    for (int64_t panel = 0; panel < s.plan.outputPanels; ++panel)
-      tmaStore(then, loc,
-               arith::AddIOp::create(
-                   then, loc, source,
-                   s.i32(then, loc, panel * s.c.blockM * kPanelRowBytes)),
-               args["o_tmap"],
-               {s.i32(then, loc, panel * kPanelElements), row,
-                s.toI32(then, loc, grid.head), s.toI32(then, loc, grid.batch)});
-    bulkCommit(then, loc);
-    if (inStaging) {
-      bulkWait(then, loc, 0, /*readOnly=*/true);
-      arrive(then, loc, s.outputEmpty(then, loc));
-    }
-  });
-  if (lse)
-    StoreFragmentOp::create(b, loc, lse, args["lse"],
-                            grid.tensorBase(b, loc, args, "lse", grid.head),
-                            grid.queryStart, grid.queryLen, Value());
-  return success();
-}
+  void store(OpBuilder &b, Location loc, Value output, const KernelArgs &args,
+             const GridCoords &grid) const {
+    bool inStaging = s.plan.outputInStaging;
+    auto [group, leader, barrier] = thread(b, loc);
+    if (!inStaging)
+      awaitRead(b, loc, leader);
+    namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
+    StoreSharedOp::create(b, loc, output, s.output);
+    fenceProxyAsync(b, loc);
+    namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
+    buildIf(b, loc, leader, [&](OpBuilder &then) {
+      Value rowOffset = arith::MulIOp::create(then, loc, group,
+                                              s.i32(then, loc, kRowsPerWarpgroup));
+      Value row = arith::AddIOp::create(
+          then, loc, s.toI32(then, loc, grid.queryStart), rowOffset);
+      Value source = arith::AddIOp::create(
+          then, loc, s.address(then, loc, s.plan.outputOffset),
+          arith::MulIOp::create(then, loc, rowOffset, s.i32(then, loc, kPanelRowBytes)));
+      for (int64_t panel = 0; panel < s.plan.outputPanels; ++panel)
+        tmaStore(then, loc,
+                 arith::AddIOp::create(
+                     then, loc, source,
+                     s.i32(then, loc, panel * s.c.blockM * kPanelRowBytes)),
+                 args["o_tmap"],
+                 {s.i32(then, loc, panel * kPanelElements), row,
+                  s.toI32(then, loc, grid.head), s.toI32(then, loc, grid.batch)});
+      bulkCommit(then, loc);
+      if (inStaging) {
+        bulkWait(then, loc, 0, /*readOnly=*/true);
+        arrive(then, loc, s.outputEmpty(then, loc));
+      }
+    });
+  }
+  /// After the tiles: the last stores must have read the staging before
+  /// the block exits (over V's staging ring each tile waited already).
+  void drain(OpBuilder &b, Location loc) const {
+    if (!s.output || s.plan.outputInStaging)
+      return;
+    awaitRead(b, loc, thread(b, loc).leader);
+  }
+};
 
 /// The consumers, per Q tile: the L2 math over the rings, Q released, the
 /// epilogue (under the producer's next Q and K).
@@ -827,6 +862,7 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1);
   DistributedMath math(attention, layout);
   Pingpong pingpong(b, loc, s, consumerGroups(c));
+  OutputStaging outputStaging{s};
   pingpong.start(b, loc);
   LogicalResult result = success();
   forEachQueryTile(b, loc, s, args, tiles, [&](OpBuilder &tb, const QueryTile &q) {
@@ -844,24 +880,16 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
     }
     // Every S = QKᵀ of the tile has been waited for: Q may be overwritten.
     arrive(tb, loc, s.queryEmpty(tb, loc));
-    LogicalResult stored =
-        s.output ? storeOutputThroughShared(tb, loc, s, math, *values, args, q.grid)
-                 : emitEpilogueAndStore(tb, loc, math, *values, args, q.grid);
-    if (failed(stored))
+    auto storeOutput = [&](OpBuilder &sb, Value output) {
+      outputStaging.store(sb, loc, output, args, q.grid);
+    };
+    if (failed(emitEpilogueAndStore(tb, loc, math, *values, args, q.grid,
+                                    s.output ? storeOutput
+                                             : llvm::function_ref<void(OpBuilder &, Value)>())))
       result = failure();
   });
   pingpong.drain(b, loc);
-  if (s.output && !s.plan.outputInStaging) {
-    // The last stores must have read the staging before the block exits.
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value leader = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)),
-        s.idx(b, loc, 0));
-    buildIf(b, loc, leader, [&](OpBuilder &then) {
-      bulkWait(then, loc, 0, /*readOnly=*/true);
-    });
-  }
+  outputStaging.drain(b, loc);
   return result;
 }
 

@@ -257,7 +257,7 @@ public:
 
 SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
                                    int64_t headDim, int64_t valueDim, bool e4m3,
-                                   int64_t stages) {
+                                   int64_t stages, int64_t budget) {
   queryPanels = panelsOf(headDim, e4m3);
   keyPanels = panelsOf(headDim, e4m3);
   queryBytes = queryPanels * blockM * kPanelRowBytes;
@@ -274,23 +274,27 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
   stagingOffset = valueOffset + stages * valueStageBytes;
   barrierOffset = stagingOffset + stages * stagingStageBytes;
   // Q full, then per stage K full, K empty, V full, V empty, then Q empty;
-  // e4m3: then per stage Vᵀ full, then per stage staging empty.
+  // e4m3: then per stage Vᵀ full, then per stage staging empty (and, with
+  // O over the staging ring, output empty).
   int64_t barrierBytes = 8 * (2 + (e4m3 ? 6 : 4) * stages);
   bytes = barrierOffset + barrierBytes;
-  // e4m3: O (bf16) before the barriers where it fits. The 16-bit kernels'
-  // 4-byte stores stay until measured (a TMA store on the non-persistent
-  // kernel lost 2-8% at N = 8k, docs/perf-notes.md sm_90a v3).
+  // e4m3: O (bf16, 2-byte panels) before the barriers where it fits. The
+  // 16-bit kernels' 4-byte stores stay until measured (a TMA store on the
+  // non-persistent kernel lost 2-8% at N = 8k, docs/perf-notes.md sm_90a v3).
   int64_t outputBytes = panelsOf(valueDim, false) * blockM * kPanelRowBytes;
-  if (e4m3 && bytes + outputBytes <= kMaxSharedMemoryBytes) {
+  if (e4m3 && bytes + outputBytes <= budget) {
     outputPanels = panelsOf(valueDim, false);
     outputOffset = barrierOffset;
     barrierOffset += outputBytes;
     bytes = barrierOffset + barrierBytes;
   } else if (e4m3 && valueDim > 128 && stages * stagingStageBytes >= outputBytes &&
-             bytes + 8 <= kMaxSharedMemoryBytes) {
+             bytes + 8 <= budget) {
     // Over the staging ring, whose last reads (the transposes of the
     // tile's last V) the consumers have waited for before the epilogue;
-    // one more barrier (output empty).
+    // one more barrier (output empty). Measured at Dv 256 only (where the
+    // staging slot is released by the transpose); at Dv <= 128 (D128's
+    // window tile, four stages) the next tile's V copies would wait for
+    // the store as well, unmeasured, so it keeps the register stores.
     outputPanels = panelsOf(valueDim, false);
     outputOffset = stagingOffset;
     outputInStaging = true;
@@ -300,7 +304,9 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
 
 SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c)
     : SharedMemoryPlan(c.blockM, c.blockN, c.headDim, c.valueDim,
-                       isE4M3(c.elementType), c.stages) {}
+                       isE4M3(c.elementType), c.stages,
+                       c.sharedMemoryBudget ? c.sharedMemoryBudget
+                                            : kMaxSharedMemoryBytes) {}
 
 RegisterBudget hopper::forwardRegisterBudget(const AttentionKernelConfig &c) {
   int64_t groups = consumerGroups(c);

@@ -67,12 +67,16 @@ inline bool isE4M3(Type element) { return isa<Float8E4M3FNType>(element); }
 /// the others). Every tile starts on a 1024-byte swizzle atom.
 struct SharedMemoryPlan {
   explicit SharedMemoryPlan(const AttentionKernelConfig &c);
-  /// The plan of a tile of 16-bit or (`e4m3`) 8-bit inputs.
+  /// The plan of a tile of 16-bit or (`e4m3`) 8-bit inputs; O is staged
+  /// only within `budget` bytes (0: never, the rings alone).
   SharedMemoryPlan(int64_t blockM, int64_t blockN, int64_t headDim,
-                   int64_t valueDim, bool e4m3, int64_t stages);
+                   int64_t valueDim, bool e4m3, int64_t stages, int64_t budget);
+  /// The rings' bytes (what the stage count is chosen by).
   static int64_t bytesFor(int64_t blockM, int64_t blockN, int64_t headDim,
                           int64_t valueDim, bool e4m3, int64_t stages) {
-    return SharedMemoryPlan(blockM, blockN, headDim, valueDim, e4m3, stages).bytes;
+    return SharedMemoryPlan(blockM, blockN, headDim, valueDim, e4m3, stages,
+                            /*budget=*/0)
+        .bytes;
   }
   int64_t queryPanels, keyPanels, valuePanels;
   int64_t keyOffset, valueOffset;     ///< bytes

@@ -116,7 +116,8 @@ enum class ParamType {
   I32Buffer,     ///< memref<?xi32> (the backward's dQ semaphores)
   Int64,         ///< i64 (sizes and strides, in elements)
   /// A CUtensorMap (128 bytes, 64-byte aligned) passed by value as a
-  /// grid-constant parameter: a TMA map of Q, K or V (tensorMapOf).
+  /// grid-constant parameter: a TMA map of Q, K, V, O, dO or dq_acc
+  /// (tensorMapOf).
   TensorMap,
 };
 
