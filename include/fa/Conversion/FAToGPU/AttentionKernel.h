@@ -88,6 +88,13 @@ struct AttentionKernelConfig {
   int64_t sharedMemoryBudget = 0;
 };
 
+/// `c`'s shared-memory budget in bytes: its own, or `chipDefault` where it
+/// names none (AttentionGPUStrategy::sharedMemoryBudget).
+inline int64_t sharedMemoryBudgetOf(const AttentionKernelConfig &c,
+                                    int64_t chipDefault) {
+  return c.sharedMemoryBudget ? c.sharedMemoryBudget : chipDefault;
+}
+
 /// The largest shared-memory budget a kernel may be built for: the opt-in
 /// maximum per block of the largest chip the kernels run on (the H100's
 /// and H200's 227 KB). The runtime refuses a kernel past its device's own
@@ -130,7 +137,7 @@ public:
   virtual int64_t defaultSharedMemoryBudget() const = 0;
   /// `c`'s budget: its own, or the chip's default.
   int64_t sharedMemoryBudget(const AttentionKernelConfig &c) const {
-    return c.sharedMemoryBudget ? c.sharedMemoryBudget : defaultSharedMemoryBudget();
+    return sharedMemoryBudgetOf(c, defaultSharedMemoryBudget());
   }
   /// Threads per block: the MMA warps (c.warps), plus any the schedule
   /// adds (a producer warpgroup).

@@ -792,11 +792,10 @@ struct OutputStaging {
     Value group, leader, barrier;
   };
   Thread thread(OpBuilder &b, Location loc) const {
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Thread t;
-    t.group = s.toI32(b, loc,
-                      arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)));
+    t.group = consumerGroupOf(b, loc, s);
     t.barrier = outputBarrierId(b, loc, s, t.group);
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     t.leader = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq,
         arith::RemUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)),

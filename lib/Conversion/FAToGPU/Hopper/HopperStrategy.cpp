@@ -281,9 +281,10 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
   // e4m3: O (bf16, 2-byte panels) before the barriers where it fits. The
   // 16-bit kernels' 4-byte stores stay until measured (a TMA store on the
   // non-persistent kernel lost 2-8% at N = 8k, docs/perf-notes.md sm_90a v3).
-  int64_t outputBytes = panelsOf(valueDim, false) * blockM * kPanelRowBytes;
+  int64_t panels = panelsOf(valueDim, false);
+  int64_t outputBytes = panels * blockM * kPanelRowBytes;
   if (e4m3 && bytes + outputBytes <= budget) {
-    outputPanels = panelsOf(valueDim, false);
+    outputPanels = panels;
     outputOffset = barrierOffset;
     barrierOffset += outputBytes;
     bytes = barrierOffset + barrierBytes;
@@ -295,7 +296,7 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
     // staging slot is released by the transpose); at Dv <= 128 (D128's
     // window tile, four stages) the next tile's V copies would wait for
     // the store as well, unmeasured, so it keeps the register stores.
-    outputPanels = panelsOf(valueDim, false);
+    outputPanels = panels;
     outputOffset = stagingOffset;
     outputInStaging = true;
     bytes += 8;
@@ -305,8 +306,7 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
 SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c)
     : SharedMemoryPlan(c.blockM, c.blockN, c.headDim, c.valueDim,
                        isE4M3(c.elementType), c.stages,
-                       c.sharedMemoryBudget ? c.sharedMemoryBudget
-                                            : kMaxSharedMemoryBytes) {}
+                       sharedMemoryBudgetOf(c, kMaxSharedMemoryBytes)) {}
 
 RegisterBudget hopper::forwardRegisterBudget(const AttentionKernelConfig &c) {
   int64_t groups = consumerGroups(c);
