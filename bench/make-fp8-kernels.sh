@@ -17,6 +17,9 @@ F=(--target sm_90a --dtype f8e4m3fn)
 "$FA_COMPILE" "${F[@]}" --d 128 --softcap 30 -o "$OUT" >/dev/null
 "$FA_COMPILE" "${F[@]}" --d 128 --alibi head -o "$OUT" >/dev/null
 "$FA_COMPILE" "${F[@]}" --d 128 --mask "window(256,0)" -o "$OUT" >/dev/null
+# D256 stages O over V's staging ring: a window's tiles, and (M > N) its
+# query tiles with no keys, which store O from registers.
+"$FA_COMPILE" "${F[@]}" --d 256 --mask "window(256,0)" -o "$OUT" >/dev/null
 # Dv 112 = 7 chunks: the transpose's tasks of 4, 2 and 1 (ldmatrix .x4,
 # .x2, .x1; stmatrix .x2).
 "$FA_COMPILE" "${F[@]}" --d 128 --dv 112 -o "$OUT" >/dev/null

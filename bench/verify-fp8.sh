@@ -35,9 +35,11 @@ if want 2; then
 echo "== 2. verify (fa-run --verify, side by side: bench/verify-parallel.sh)"
 for manifest in $kernels; do
   spec=$(grep -o '"spec": "[^"]*"' "$manifest" | cut -d'"' -f4)
-  sizes=${FA_FP8_SIZES:-1x1 113x203 128x217 1023x1024 4096x4096}
+  # The sizes, and M > N: bottom-right causal and windowed query
+  # tiles with no visible keys (D256 stores their O from registers).
+  sizes=${FA_FP8_SIZES:-1x1 113x203 128x217 1023x1024 4096x4096 1400x300}
   # The feature kernels (bench/fp8-kernels/) at fewer sizes.
-  [[ "$manifest" == bench/* ]] && sizes=${FA_FP8_FEATURE_SIZES:-1x1 113x203 1023x1024}
+  [[ "$manifest" == bench/* ]] && sizes=${FA_FP8_FEATURE_SIZES:-1x1 113x203 1023x1024 1400x300}
   for size in $sizes; do
     m=${size%x*}; n=${size#*x}
     echo "--kernel $manifest --spec \"$spec,descale=tensor\" --b 2 --hq 4 --hkv 4 --m $m --n $n --layout bhsd"
@@ -71,7 +73,7 @@ for manifest in $kernels; do
     "$(grep -c 'STL' build-gpu/sass/sass.txt)" "$(grep -c 'PRMT' build-gpu/sass/sass.txt)" \
     "$(grep -o 'Used [0-9]* registers' build-gpu/sass/ptxas.txt)"
 done
-for manifest in $(echo "$kernels" | grep -E "${FA_FP8_SAN_KERNELS:-d128_(none|causal)\.json|win|d96}"); do
+for manifest in $(echo "$kernels" | grep -E "${FA_FP8_SAN_KERNELS:-d(128|256)_(none|causal)\.json|win|d96}"); do
   for tool in memcheck racecheck synccheck; do
     for size in ${FA_FP8_SAN_SIZES:-"--b_1_--hq_1_--hkv_1_--m_64_--n_128" "--b_2_--hq_4_--hkv_2_--m_77_--n_131_--layout_bshd"}; do
       size=${size//_/ }

@@ -301,6 +301,21 @@ void mlir::fa::buildIf(OpBuilder &b, Location loc, Value condition,
   });
 }
 
+void mlir::fa::buildIfElse(OpBuilder &b, Location loc, Value condition,
+                           function_ref<void(OpBuilder &)> then,
+                           function_ref<void(OpBuilder &)> otherwise) {
+  scf::IfOp::create(
+      b, loc, condition,
+      [&](OpBuilder &tb, Location) {
+        then(tb);
+        scf::YieldOp::create(tb, loc);
+      },
+      [&](OpBuilder &eb, Location) {
+        otherwise(eb);
+        scf::YieldOp::create(eb, loc);
+      });
+}
+
 void mlir::fa::inFirstThread(OpBuilder &b, Location loc, Value threadId,
                              function_ref<void(OpBuilder &)> body) {
   buildIf(b, loc,
@@ -371,6 +386,15 @@ Type mlir::fa::outputElementTypeOf(Type input) {
   return isa<Float8E4M3FNType>(input) ? BFloat16Type::get(input.getContext()) : input;
 }
 
+void mlir::fa::storeOutputFromRegisters(OpBuilder &b, Location loc, Value output,
+                                        const KernelArgs &args,
+                                        const GridCoords &grid) {
+  StoreFragmentOp::create(b, loc, output, args["o"],
+                          grid.tensorBase(b, loc, args, "o", grid.head),
+                          grid.queryStart, grid.queryLen,
+                          args.index(b, "o_stride_s"));
+}
+
 LogicalResult mlir::fa::emitEpilogueAndStore(
     OpBuilder &b, Location loc, DistributedMath &math, ValueRange loopResults,
     const KernelArgs &args, const GridCoords &grid,
@@ -382,10 +406,7 @@ LogicalResult mlir::fa::emitEpilogueAndStore(
   if (storeOutput)
     storeOutput(b, output);
   else
-    StoreFragmentOp::create(b, loc, output, args["o"],
-                            grid.tensorBase(b, loc, args, "o", grid.head),
-                            grid.queryStart, grid.queryLen,
-                            args.index(b, "o_stride_s"));
+    storeOutputFromRegisters(b, loc, output, args, grid);
   if (lse)
     StoreFragmentOp::create(b, loc, lse, args["lse"],
                             grid.tensorBase(b, loc, args, "lse", grid.head),

@@ -156,6 +156,10 @@ struct BlockTiles {
 /// of the block (`threadId` the block's thread index).
 void buildIf(OpBuilder &b, Location loc, Value condition,
              function_ref<void(OpBuilder &)> body);
+/// `then` where `condition` holds, `otherwise` where it does not.
+void buildIfElse(OpBuilder &b, Location loc, Value condition,
+                 function_ref<void(OpBuilder &)> then,
+                 function_ref<void(OpBuilder &)> otherwise);
 void inFirstThread(OpBuilder &b, Location loc, Value threadId,
                    function_ref<void(OpBuilder &)> body);
 
@@ -308,6 +312,11 @@ private:
 /// O's element type for inputs of `input`: bf16 for e4m3 (KernelAbi.h's
 /// outputElementTypeName, FlashAttention-3's fp8 forward), `input` otherwise.
 Type outputElementTypeOf(Type input);
+
+/// O's fragment stored from the registers by the rows that exist
+/// (`fa.store_fragment`).
+void storeOutputFromRegisters(OpBuilder &b, Location loc, Value output,
+                              const KernelArgs &args, const GridCoords &grid);
 
 /// The epilogue after the KV loop (`math.emitEpilogue`), then O and LSE
 /// stored by the rows that exist (`fa.store_fragment`): every chip's end.

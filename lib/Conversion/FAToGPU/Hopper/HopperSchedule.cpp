@@ -125,12 +125,13 @@ struct SharedState {
   }
   /// e4m3 with O over the staging ring (outputInStaging): O's store of
   /// the tile has read it (each consumer warpgroup's first thread arrives,
-  /// once a tile). The issuer's wait before tile u's first V copy passes
-  /// once groups·u arrivals are in: its phases need not
-  /// be one per tile (after a tile with no KV tiles one warpgroup may
-  /// arrive twice before the other once), but the count is what the
-  /// parity tracks, and it cannot run two phases ahead of the wait: tile
-  /// u's arrivals need its V, which the wait holds back.
+  /// once a tile that has KV tiles: one phase per QueryTile::outputRound).
+  /// The issuer waits for phase r - 1 before staged tile r's first V copy,
+  /// and no phase goes unwaited: each arrival of tile r needs that V, so
+  /// the barrier is never two phases off the wait (which a parity cannot
+  /// tell apart). A tile with no KV tiles would break that (its arrivals
+  /// need no V; the twenty-third session's synccheck and racecheck found
+  /// it), so its O leaves from registers and it does not arrive.
   Value outputEmpty(OpBuilder &b, Location loc) const {
     return address(b, loc, plan.barrierOffset + 8 * (2 + 6 * c.stages));
   }
@@ -222,27 +223,47 @@ struct QueryTile {
   Value kvBegin, numBlocks; ///< the visible KV tiles (GridCoords)
   Value round;              ///< this block's tile count so far: Q's phase
   Value ringBase;           ///< KV tiles this block loaded before this one
+  /// With O over V's staging ring (outputInStaging): this block's tiles
+  /// so far that had KV tiles, i.e. that staged O: output empty's phase.
+  Value outputRound;
+
+  /// Whether the tile has KV tiles (i1); one with none (the paired causal
+  /// tile past M, fully masked rows) stores O from registers.
+  Value hasKeys(OpBuilder &b, Location loc) const {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numBlocks,
+                                 arith::ConstantIndexOp::create(b, loc, 0));
+  }
 };
 
 /// Runs `body` for each of this block's tiles (BlockTiles), carrying
-/// the round and the ring count both roles agree on.
+/// the round and the ring count both roles agree on (and, with O over
+/// V's staging ring, the output round).
 void forEachQueryTile(OpBuilder &b, Location loc, const SharedState &s,
                       const KernelArgs &args, const BlockTiles &tiles,
                       llvm::function_ref<void(OpBuilder &, const QueryTile &)> body) {
   Value zero = s.idx(b, loc, 0);
+  bool outputRound = s.plan.outputInStaging;
+  SmallVector<Value> initial(outputRound ? 3 : 2, zero);
   scf::ForOp::create(
-      b, loc, tiles.first, tiles.count, tiles.step, ValueRange{zero, zero},
+      b, loc, tiles.first, tiles.count, tiles.step, initial,
       [&](OpBuilder &tb, Location, Value tile, ValueRange carried) {
         QueryTile q;
         q.grid = tiles.coords(tb, loc, args, s.c, tile);
         std::tie(q.kvBegin, q.numBlocks) = tiles.visibleKeyBlocks(tb, loc, s.c, q.grid);
         q.round = carried[0];
         q.ringBase = carried[1];
+        if (outputRound)
+          q.outputRound = carried[2];
         body(tb, q);
-        scf::YieldOp::create(
-            tb, loc,
-            ValueRange{arith::AddIOp::create(tb, loc, q.round, s.idx(tb, loc, 1)),
-                       arith::AddIOp::create(tb, loc, q.ringBase, q.numBlocks)});
+        SmallVector<Value> next{
+            arith::AddIOp::create(tb, loc, q.round, s.idx(tb, loc, 1)),
+            arith::AddIOp::create(tb, loc, q.ringBase, q.numBlocks)};
+        if (outputRound)
+          next.push_back(arith::AddIOp::create(
+              tb, loc, q.outputRound,
+              arith::IndexCastUIOp::create(tb, loc, tb.getIndexType(),
+                                           q.hasKeys(tb, loc))));
+        scf::YieldOp::create(tb, loc, next);
       });
 }
 
@@ -315,13 +336,13 @@ void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
   fillStage(s.barrier(b, loc, stage, KeyEmpty), KeyFull, "k_tmap", p.keyOffset,
             p.keyStageBytes, p.keyPanels);
   if (p.outputInStaging) {
-    // The tile's first V waits until the last tile's O, over the staging
+    // The tile's first V waits until the last staged O, over the staging
     // ring, has been read by its store (a fresh barrier passes round 0).
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j,
                                         s.constantLike(b, loc, j, 0));
     buildIf(b, loc, first, [&](OpBuilder &then) {
       waitParity(then, loc, s.outputEmpty(then, loc),
-                 s.releasedParity(then, loc, s.parity(then, loc, q.round)));
+                 s.releasedParity(then, loc, s.parity(then, loc, q.outputRound)));
     });
   }
   if (isE4M3(c.elementType))
@@ -770,17 +791,16 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
 
 /// O through shared memory and TMA (storesOutputThroughShared), each
 /// consumer warpgroup its own 64 rows; LSE keeps its stores from the
-/// registers. Per tile: the warpgroup syncs on its named barrier (after
-/// its leader, the first thread, waited until its previous store has read
-/// the staging, where that wait is not already behind it), writes O
-/// (swizzled as TMA reads it), fences it for the async proxy and syncs
-/// again; the leader stores one box per 64-column panel (rows past M are
-/// outside the map and not written). In O's own region it does not wait:
-/// the store drains under the next tile. Over V's staging ring
-/// (outputInStaging) it waits for the read at once and arrives on output
-/// empty, which the next tile's first V copy waits for. The first sync
-/// stays there too: a tile with no KV tiles (the paired causal tile past
-/// M) has no other wait between the leader's and the next write.
+/// registers. Per tile: the warpgroup writes O (swizzled as TMA reads
+/// it), fences it for the async proxy and syncs on its named barrier; the
+/// leader, its first thread, stores one box per 64-column panel (rows
+/// past M are outside the map and not written). In O's own region the
+/// leader does not wait: the store drains under the next tile, and the
+/// next write waits (leader, then sync) for its read. Over V's staging
+/// ring (outputInStaging) it waits for the read at once and arrives on
+/// output empty, which the next staged tile's first V copy waits for; a
+/// tile with no KV tiles stores O from registers (SharedState::outputEmpty
+/// says why).
 struct OutputStaging {
   const SharedState &s;
 
@@ -809,12 +829,29 @@ struct OutputStaging {
     });
   }
   void store(OpBuilder &b, Location loc, Value output, const KernelArgs &args,
+             const QueryTile &q) const {
+    if (!s.plan.outputInStaging)
+      return stage(b, loc, output, args, q.grid);
+    buildIfElse(
+        b, loc, q.hasKeys(b, loc),
+        [&](OpBuilder &then) { stage(then, loc, output, args, q.grid); },
+        [&](OpBuilder &otherwise) {
+          storeOutputFromRegisters(otherwise, loc, output, args, q.grid);
+        });
+  }
+  /// O through the staging and the leader's TMA store. In O's own region
+  /// the warpgroup syncs first, behind its leader's wait for the last
+  /// read. Over V's staging ring that wait is behind every thread already:
+  /// a staged tile's threads waited for its Vᵀ, transposed from V copied
+  /// after the issuer's wait for the last staged tile's arrivals.
+  void stage(OpBuilder &b, Location loc, Value output, const KernelArgs &args,
              const GridCoords &grid) const {
     bool inStaging = s.plan.outputInStaging;
     auto [group, leader, barrier] = thread(b, loc);
-    if (!inStaging)
+    if (!inStaging) {
       awaitRead(b, loc, leader);
-    namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
+      namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
+    }
     StoreSharedOp::create(b, loc, output, s.output);
     fenceProxyAsync(b, loc);
     namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
@@ -880,7 +917,7 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
     // Every S = QKᵀ of the tile has been waited for: Q may be overwritten.
     arrive(tb, loc, s.queryEmpty(tb, loc));
     auto storeOutput = [&](OpBuilder &sb, Value output) {
-      outputStaging.store(sb, loc, output, args, q.grid);
+      outputStaging.store(sb, loc, output, args, q);
     };
     if (failed(emitEpilogueAndStore(tb, loc, math, *values, args, q.grid,
                                     s.output ? storeOutput
