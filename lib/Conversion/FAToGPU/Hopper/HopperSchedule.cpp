@@ -843,7 +843,10 @@ struct OutputStaging {
   /// the warpgroup syncs first, behind its leader's wait for the last
   /// read. Over V's staging ring that wait is behind every thread already:
   /// a staged tile's threads waited for its Vᵀ, transposed from V copied
-  /// after the issuer's wait for the last staged tile's arrivals.
+  /// after the issuer's wait for the last staged tile's arrivals. That
+  /// invariant spans the roles: a change that let a tile with KV tiles
+  /// (hasKeys) skip its last P·V's Vᵀ wait, or its issuer skip V_0's
+  /// copy, must bring the sync back.
   void stage(OpBuilder &b, Location loc, Value output, const KernelArgs &args,
              const GridCoords &grid) const {
     bool inStaging = s.plan.outputInStaging;
