@@ -1,5 +1,9 @@
 """Role assignment by code region (method of s18/s19 fp8cmp). D128 e4m3, 128 x 224, B2 H16 N8k."""
-import re
+import os, re, sys
+# The nineteenth session's CSV reader, unchanged (its listing.py too: run
+# it on these pages for ours.txt / fa3.txt).
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '../../2026-11-27-s19-ncu/fp8cmp'))
 from parse import load
 R='/work/main/bench/results/2026-11-28-s23-ncu/'
 # ncu summary (bench/results/2026-11-28-s23d-fp8-table-ncu-d128-h100.log): clocks locked 1.53 GHz
