@@ -51,6 +51,9 @@ void populateFAGPULowerFragmentsPatterns(const AttentionGPUStrategy &strategy,
                                          RewritePatternSet &patterns,
                                          ConversionTarget &target);
 
+/// fa.wgmma and fa.wgmma_wait -> llvm.inline_asm (convert-fa-gpu-to-llvm).
+void populateFAGPUToLLVMPatterns(RewritePatternSet &patterns);
+
 /// Options of the end-to-end pipelines.
 struct FAPipelineOptions : public PassPipelineOptions<FAPipelineOptions> {
   Option<int64_t> blockM{*this, "block-m", llvm::cl::desc("Query rows per block"),

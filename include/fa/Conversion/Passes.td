@@ -109,6 +109,22 @@ def FAGPULowerFragments : Pass<"fa-gpu-lower-fragments", "ModuleOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def ConvertFAGPUToLLVM : Pass<"convert-fa-gpu-to-llvm"> {
+  let summary = "Lower the fa instruction ops (fa.wgmma, fa.wgmma_wait) to inline PTX";
+  let description = [{
+    The late lowering of the instructions the NVVM dialect does not give in
+    the form the sm_90a schedule needs (docs/nvvm-ops.md): each
+    `fa.wgmma` becomes one `wgmma.mma_async` (its descriptor offsets added
+    and its scale-d predicate set inside the PTX), each `fa.wgmma_wait` one
+    `wgmma.wait_group` whose f32 operands are tied to its results. Both are
+    `llvm.inline_asm` with side effects, so neither moves relative to the
+    NVVM fences, commits and barriers around it. fa-to-ptx runs it on the
+    kernel module just before convert-gpu-to-nvvm; everything upstream
+    (fa-gpu-distribute, fa-gpu-lower-fragments) reads the named ops.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def FANVVMGridConstantParams
     : Pass<"fa-nvvm-grid-constant-params", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Make the kernel's tensor-map parameters by-value grid constants";

@@ -50,6 +50,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -197,6 +198,16 @@ static Value counterAddress(OpBuilder &b, Location loc, const GradQueryTurn &tur
           arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(4))));
 }
 
+/// The counter as a gpu-scope atomic load with `ordering` (ld.acquire.gpu,
+/// ld.relaxed.gpu).
+static Value loadCounter(OpBuilder &b, Location loc, Value address,
+                         LLVM::AtomicOrdering ordering) {
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(), globalPointer(b, loc, address),
+                              /*alignment=*/4, /*isVolatile=*/false,
+                              /*isNonTemporal=*/false, /*isInvariant=*/false,
+                              /*isInvariantGroup=*/false, ordering, "device");
+}
+
 void GradQueryTurn::await(OpBuilder &b, Location loc) const {
   // Acquire loads: once the count is ours, the earlier blocks' additions
   // (released with their increments) are visible to this thread; no
@@ -205,9 +216,7 @@ void GradQueryTurn::await(OpBuilder &b, Location loc) const {
   scf::WhileOp::create(
       b, loc, TypeRange{}, ValueRange{},
       [&](OpBuilder &cb, Location, ValueRange) {
-        Value now = inlinePtx(cb, loc, cb.getI32Type(), ValueRange{address},
-                              "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l")
-                        ->getResult(0);
+        Value now = loadCounter(cb, loc, address, LLVM::AtomicOrdering::acquire);
         Value waiting =
             arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::ne, now, expected);
         scf::ConditionOp::create(cb, loc, waiting, ValueRange{});
@@ -220,21 +229,29 @@ void GradQueryTurn::pass(OpBuilder &b, Location loc) const {
   // before it by a barrier or, for the async proxy, by a completed bulk
   // group and a proxy fence) are visible before the next block sees the
   // count; nothing waits for the increment itself.
-  inlinePtx(b, loc, Type(), ValueRange{counterAddress(b, loc, *this)},
-            "red.release.gpu.global.add.u32 [$0], 1;", "l");
+  // Asm: LLVM 22 selects atomicrmw release as a relaxed atom (the
+  // ordering is dropped).
+  LLVM::InlineAsmOp::create(b, loc, Type(), ValueRange{counterAddress(b, loc, *this)},
+                            "red.release.gpu.global.add.u32 [$0], 1;", "l",
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                            /*operand_attrs=*/ArrayAttr());
 }
 
 Value GradQueryTurn::peek(OpBuilder &b, Location loc) const {
-  return inlinePtx(b, loc, b.getI32Type(), ValueRange{counterAddress(b, loc, *this)},
-                   "ld.relaxed.gpu.global.u32 $0, [$1];", "=r,l")
-      ->getResult(0);
+  return loadCounter(b, loc, counterAddress(b, loc, *this),
+                     LLVM::AtomicOrdering::monotonic);
 }
 
 /// Passes `turn` on with a relaxed increment, after a fence that released
 /// this block's additions.
 static void passAfterFence(OpBuilder &b, Location loc, const GradQueryTurn &turn) {
-  inlinePtx(b, loc, Type(), ValueRange{counterAddress(b, loc, turn)},
-            "red.relaxed.gpu.global.add.u32 [$0], 1;", "l");
+  LLVM::AtomicRMWOp::create(
+      b, loc, LLVM::AtomicBinOp::add,
+      globalPointer(b, loc, counterAddress(b, loc, turn)),
+      arith::ConstantIntOp::create(b, loc, 1, 32), LLVM::AtomicOrdering::monotonic,
+      "device", /*alignment=*/4);
 }
 
 void GradQueryTurn::awaitPeeked(OpBuilder &b, Location loc, Value peeked,
@@ -255,7 +272,7 @@ void GradQueryTurn::awaitPeeked(OpBuilder &b, Location loc, Value peeked,
         // A relaxed load that saw the count, then a fence: an acquire
         // pattern (PTX memory model); the fence also releases this
         // thread's earlier writes and what a barrier ordered before it.
-        inlinePtx(tb, loc, Type(), ValueRange{}, "fence.acq_rel.gpu;", "");
+        LLVM::FenceOp::create(tb, loc, LLVM::AtomicOrdering::acq_rel, "device");
         passEarlierTurn(tb, /*fenced=*/true);
         scf::YieldOp::create(tb, loc);
       },

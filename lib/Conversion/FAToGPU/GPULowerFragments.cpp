@@ -37,6 +37,8 @@ void mlir::fa::populateFAGPULowerFragmentsPatterns(
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                         target);
   target.addIllegalDialect<FADialect>();
+  // The instruction ops the chip patterns build (convert-fa-gpu-to-llvm's).
+  target.addLegalOp<WgmmaOp, WgmmaWaitOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *op) {
     return llvm::none_of(op->getOperandTypes(), hasFragmentLayout) &&
            llvm::none_of(op->getResultTypes(), hasFragmentLayout);

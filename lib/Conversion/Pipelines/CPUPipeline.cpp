@@ -144,7 +144,12 @@ void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
   gpuPm.addPass(memref::createExpandStridedMetadataPass());
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());
+  // fa.wgmma and fa.wgmma_wait become PTX here, just before NVVM to LLVM.
+  gpuPm.addPass(createConvertFAGPUToLLVM());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps());
+  // The NVVM ops without an LLVM intrinsic (nvvm.barrier.arrive) as the
+  // PTX MLIR gives them.
+  gpuPm.addPass(createConvertNVVMToLLVMPass());
   gpuPm.addPass(createFANVVMGridConstantParams());
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());

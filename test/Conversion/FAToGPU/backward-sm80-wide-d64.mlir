@@ -38,11 +38,16 @@
 // LOWER-NOT: red.global.add.f32
 // LOWER-NOT: ld.global.f32
 // LOWER: gpu.barrier
-// LOWER-NOT: st.global
+// LOWER-NOT: vector<4xi32>, !llvm.ptr<1>
 // LOWER: gpu.barrier
-// LOWER-COUNT-4: ld.shared.v4.b32 {w0, w1, w2, w3}, [$0+32768]; st.global.v4.b32
-// LOWER-COUNT-4: ld.shared.v4.b32 {w0, w1, w2, w3}, [$0+65536]; st.global.v4.b32
-// LOWER-NOT: st.global
+// LOWER: llvm.getelementptr %{{[^[]+}}[32768] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// LOWER-NEXT: llvm.load %{{[^ ]+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// LOWER-NEXT: llvm.inttoptr
+// LOWER-NEXT: llvm.store %{{[^,]+}}, %{{[^ ]+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// LOWER-COUNT-3: llvm.getelementptr %{{[^[]+}}[32768] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// LOWER-COUNT-4: llvm.getelementptr %{{[^[]+}}[65536] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// LOWER: llvm.store %{{[^,]+}}, %{{[^ ]+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// LOWER-NOT: vector<4xi32>, !llvm.ptr<1>
 // LOWER-NOT: fa.
 // LOWER: gpu.return
 

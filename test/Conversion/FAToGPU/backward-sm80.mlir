@@ -28,22 +28,31 @@
 // CHECK-LABEL: gpu.func @grad_main
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: %[[KVB:.+]] = gpu.block_id  x
-// K_j and V_j copied once, before the loops: cp.async as inline PTX on a
-// 32-bit shared address, each tile's shift in the shared memory (K_j 0,
-// V_j 8192) and its rounds (2048 bytes apart) in the immediate.
+// K_j and V_j copied once, before the loops: nvvm.cp.async on a 32-bit
+// shared address (as a pointer), each tile's shift in the shared memory
+// (K_j 0, V_j 8192) and its rounds (2048 bytes apart) a constant GEP (the
+// immediate).
 // CHECK: %[[SMEM:.+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [65536], strides: [1]
 // CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c8192][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c16384][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c32768][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+0], [$1], 16, $2;", "r,l,r" %[[KVADDR:[^ ,]+]], %{{.*}}, %{{.*}} : (i32, i64, i32) -> ()
-// CHECK: "cp.async.cg.shared.global [$0+2048], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
-// CHECK: "cp.async.cg.shared.global [$0+4096], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
-// CHECK: "cp.async.cg.shared.global [$0+6144], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
-// CHECK: "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
-// CHECK: "cp.async.cg.shared.global [$0+10240], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
-// CHECK: "cp.async.cg.shared.global [$0+12288], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
-// CHECK: "cp.async.cg.shared.global [$0+14336], [$1], 16, $2;", "r,l,r" %[[KVADDR]],
+// CHECK: %[[KVPTR:[^ ]+]] = llvm.inttoptr %{{[^ ]+}} : i32 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[KVPTR]], %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK: llvm.getelementptr %[[KVPTR]][2048]
+// CHECK-NEXT: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %[[KVPTR]][4096]
+// CHECK-NEXT: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %[[KVPTR]][6144]
+// CHECK-NEXT: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %[[KVPTR]][8192]
+// CHECK-NEXT: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %[[KVPTR]][10240]
+// CHECK-NEXT: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %[[KVPTR]][12288]
+// CHECK-NEXT: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %[[KVPTR]][14336]
+// CHECK-NEXT: nvvm.cp.async.shared.global
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // The group's query heads, then the Q blocks that see K_j (causal: from
 // the first query on its diagonal).
@@ -52,8 +61,10 @@
 // head's reads of stage 0 (racecheck found this one under GQA).
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.if
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+16384], [$1], 16, $2;"
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+32768], [$1], 16, $2;"
+// CHECK: llvm.getelementptr %{{[^[]+}}[16384]
+// CHECK-NEXT: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %{{[^[]+}}[32768]
+// CHECK-NEXT: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: scf.for %{{.*}} iter_args(%[[DK:.+]] = %[[DK0]], %[[DV:.+]] = %[[DV0]])
 // Wait for Q_i, dO_i; then prefetch the next Q block into the other stage.
@@ -103,9 +114,9 @@
 
 // After fa-gpu-lower-fragments: P = exp(S - LSE) in log2 units, LSE·log2(e)
 // once per row and per score q·k·(scale·log2(e)) - LSE·log2(e) (one FFMA) into
-// ex2.approx.ftz; P and dS to shared memory as inline st.shared.b32, one
+// ex2.approx.ftz; P and dS to shared memory as 32-bit llvm.store, one
 // 32-bit address per n-tile shared by both, the tile's shift (P 49152, dS
-// 57344) and the row slot's (8 rows: 1024 bytes) in the immediate;
+// 57344) and the row slot's (8 rows: 1024 bytes) a constant GEP;
 // ldmatrix.trans for Pᵀ, dSᵀ (and dO, Q as B by columns), no fa ops left.
 // dQ_i is added from the fragment (mma-blocks.mlir): per row slot one
 // 64-bit address, its 8 n-tiles' 16 registers at immediates 128 bytes
@@ -117,11 +128,16 @@
 // LOWER: %[[X2:[^ ]+]] = arith.mulf %{{.*}}, %[[C]] fastmath<contract> : f32
 // LOWER-NEXT: %[[E:[^ ]+]] = arith.subf %[[X2]], %[[LSE2]] fastmath<contract> : f32
 // LOWER-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[E]]) : (f32) -> f32
-// LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+49152], $1;", "r,r" %[[NT0:[^ ,]+]], %{{.*}} : (i32, i32) -> ()
-// LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+50176], $1;", "r,r" %[[NT0]], %{{.*}} : (i32, i32) -> ()
-// LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+57344], $1;", "r,r" %[[NT0]], %{{.*}} : (i32, i32) -> ()
-// LOWER: llvm.inline_asm has_side_effects "st.shared.b32 [$0+58368], $1;", "r,r" %[[NT0]], %{{.*}} : (i32, i32) -> ()
-// LOWER: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
+// LOWER: %[[NT0:[^ ]+]] = llvm.inttoptr %{{[^ ]+}} : i32 to !llvm.ptr<3>
+// LOWER-NEXT: %[[P0:[^ ]+]] = llvm.getelementptr %[[NT0]][49152]
+// LOWER-NEXT: llvm.store %{{[^,]+}}, %[[P0]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// LOWER: %[[P1:[^ ]+]] = llvm.getelementptr %[[NT0]][50176]
+// LOWER-NEXT: llvm.store %{{[^,]+}}, %[[P1]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// LOWER: %[[P2:[^ ]+]] = llvm.getelementptr %[[NT0]][57344]
+// LOWER-NEXT: llvm.store %{{[^,]+}}, %[[P2]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// LOWER: %[[P3:[^ ]+]] = llvm.getelementptr %[[NT0]][58368]
+// LOWER-NEXT: llvm.store %{{[^,]+}}, %[[P3]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// LOWER: nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>
 // LOWER: nvvm.mma.sync
 // LOWER: llvm.inline_asm has_side_effects "red.global.add.f32 [$0], $1;", "l,f" %[[A0:[^ ,]+]],
 // LOWER-NEXT: llvm.inline_asm has_side_effects "red.global.add.f32 [$0+128], $1;", "l,f" %[[A0]],
@@ -145,14 +161,15 @@
 // DET: scf.for
 // DET-NOT: nvvm.memory.barrier
 // DET: gpu.barrier
-// DET: llvm.inline_asm has_side_effects "ld.relaxed.gpu.global.u32 $0, [$1];", "=r,l"
+// DET: llvm.load %{{[^ ]+}} atomic syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // DET: gpu.barrier
-// DET: llvm.inline_asm has_side_effects "fence.acq_rel.gpu;", ""
-// DET: llvm.inline_asm has_side_effects "red.relaxed.gpu.global.add.u32 [$0], 1;", "l"
+// DET: llvm.fence syncscope("device") acq_rel
+// DET: llvm.atomicrmw add %{{[^,]+}}, %c1_i32 syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr<1>, i32
 // DET: } else {
 // DET: llvm.inline_asm has_side_effects "red.release.gpu.global.add.u32 [$0], 1;", "l"
 // DET: scf.while
-// DET-NEXT: llvm.inline_asm has_side_effects "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l"
+// DET-NEXT: llvm.inttoptr
+// DET-NEXT: llvm.load %{{[^ ]+}} atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // DET: gpu.barrier
 // DET-NEXT: }
 // DET-NEXT: fa.accumulate_fragment

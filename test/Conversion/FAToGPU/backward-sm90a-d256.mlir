@@ -11,8 +11,8 @@
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
 // The producer warpgroup gets 40 registers (it spills at 24), the
 // consumers 232: dQ_i in two parts leaves them room.
-// CHECK: setmaxnreg.dec.sync.aligned.u32 40;
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: nvvm.setmaxregister {{ *}}decrease 40
+// CHECK: nvvm.setmaxregister {{ *}}increase 232
 // The LSE and D rows are loaded before S's and dP's wgmmas issue.
 // CHECK: fa.load_fragment {{.*}} padding 0x7F800000 : memref<?xf32> -> tensor<64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
 // CHECK: fa.load_fragment {{.*}} padding 0.000000e+00 : memref<?xf32> -> tensor<64xf32, [[SPLIT]]>
@@ -24,12 +24,12 @@
 // CHECK: fa.qk_scores %[[Q]], %[[K]] {{.*}} -> tensor<64x64xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = {{[^,]+}}, columnGroups = 2>>
 // CHECK: %[[DO:.+]] = fa.shared_tile %{{.*}}[%{{.*}}] : memref<1x4x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x256xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK-NOT: fa.matmul
-// CHECK: mbarrier.try_wait
+// CHECK: nvvm.mbarrier.try_wait
 // CHECK: fa.matmul %[[DO]], %{{.*}}, %{{.*}} {transpose_b}
 // CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x64xbf16, [[SPLIT]]>, memref<1x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: fa.store_shared %{{.*}}, %[[DSBUF:.+]] : tensor<64x64xbf16, [[SPLIT]]>, memref<1x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[DS:.+]] = fa.shared_tile %[[DSBUF]]
-// CHECK: "bar.sync $0, $1;", "r,r" %c1_i32, %c256_i32
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // dQ_i = dS·K_j in two parts of 128 columns (K_j's first two panels,
 // then its last two), each issued with one of dV and dK in flight and
 // staged into the staging buffer (one part's size) once the dQ writer has
@@ -37,19 +37,20 @@
 // CHECK: %[[K0:.+]] = fa.shared_tile %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: %[[DQ0:.+]] = fa.matmul %[[DS]], %[[K0]], %{{.*}} : {{.*}}, tensor<64x128xf32, [[SPLIT]]>
 // CHECK: %[[DV:.+]] = fa.matmul %{{.*}}, %[[DO]], %{{.*}} {transpose_a} {{.*}} tensor<64x256xf32, [[SPLIT]]>
-// CHECK: mbarrier.try_wait
+// CHECK: nvvm.mbarrier.try_wait
 // CHECK: %[[DQ0W:.+]] = fa.mma_wait %[[DQ0]] pending = 1
 // CHECK: fa.store_shared %[[DQ0W]], %{{.*}} : tensor<64x128xf32, [[SPLIT]]>, memref<4x64x32xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[K1:.+]] = fa.shared_tile %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: %[[DQ1:.+]] = fa.matmul %[[DS]], %[[K1]], %{{.*}} : {{.*}}, tensor<64x128xf32, [[SPLIT]]>
 // CHECK: %[[DK:.+]] = fa.matmul %[[DS]], %[[Q]], %{{.*}} {transpose_a} {{.*}} tensor<64x256xf32, [[SPLIT]]>
-// CHECK: mbarrier.try_wait
+// CHECK: nvvm.mbarrier.try_wait
 // CHECK: %[[DQ1W:.+]] = fa.mma_wait %[[DQ1]] pending = 1
 // dV has completed: dO_i's stage is released.
 // CHECK-NEXT: arith.addi
-// CHECK-NEXT: mbarrier.arrive.shared::cta.b64
+// CHECK-NEXT: llvm.inttoptr
+// CHECK-NEXT: nvvm.mbarrier.arrive %
 // CHECK: fa.store_shared %[[DQ1W]], %{{.*}} : tensor<64x128xf32, [[SPLIT]]>, memref<4x64x32xf32, #gpu.address_space<workgroup>>
-// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: nvvm.mbarrier.arrive %
 // CHECK: fa.mma_wait %[[DV]] pending = 1
 // CHECK: fa.mma_wait %[[DK]] pending = 0
 // Each warpgroup stores its 128 columns of dK_j and dV_j.
@@ -61,12 +62,13 @@
 // from the P and dS panels, imm-trans-a), four k-steps of the 64 keys or
 // queries each.
 // LOWER-LABEL: gpu.func @grad_main
-// LOWER-COUNT-32: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{.*}}, 1, 1, 0, 0;
-// LOWER-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 0, 1;
-// LOWER-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
-// LOWER-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 0, 1;
-// LOWER-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
-// LOWER-NOT: fa.
+// LOWER-COUNT-32: :16 = fa.wgmma a(desc {{[^{]*}} : bf16 -> f32,
+// LOWER-COUNT-4: :32 = fa.wgmma a(desc {{.*}} {transpose_b} : bf16 -> f32,
+// LOWER-COUNT-4: :64 = fa.wgmma a(desc {{.*}} {transpose_a, transpose_b} : bf16 -> f32,
+// LOWER-COUNT-4: :32 = fa.wgmma a(desc {{.*}} {transpose_b} : bf16 -> f32,
+// LOWER-COUNT-4: :64 = fa.wgmma a(desc {{.*}} {transpose_a, transpose_b} : bf16 -> f32,
+// No fa op but the instruction ops (fa.wgmma, fa.wgmma_wait) is left.
+// LOWER-NOT: fa.{{[a-vx-z]}}
 // LOWER: gpu.return
 
 // Deterministic, the dQ writer reads a part only at its Q block's turn:
@@ -79,8 +81,8 @@
 // DET: %[[STAGE1:[^ ]+]] = memref.view {{.*}}[%c180224][] : {{.*}} to memref<4x64x32xf32, #gpu.address_space<workgroup>>
 // kv_full, q_full / q_empty, do_full / do_empty, dq_full / dq_empty x 2,
 // and the second dQ writer's dq_full x 2 (its steps' own phases).
-// DET-COUNT-11: mbarrier.init.shared::cta.b64
-// DET-NOT: mbarrier.init
+// DET-COUNT-11: nvvm.mbarrier.init
+// DET-NOT: nvvm.mbarrier.init
 // Two dQ writers, the first threads of the producer warpgroup's second
 // and third warps, taking the steps in turn: each passes its own Q
 // block's turn once its reduce-adds complete.

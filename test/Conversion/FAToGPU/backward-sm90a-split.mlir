@@ -9,7 +9,7 @@
 // issued before dV's and dK's wgmmas and awaited alone.
 // CHECK-LABEL: gpu.func @grad_main(
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
-// CHECK: setmaxnreg.inc.sync.aligned.u32 240;
+// CHECK: nvvm.setmaxregister {{ *}}increase 240
 // The LSE and D rows are loaded before S's and dP's wgmmas issue.
 // CHECK: fa.load_fragment {{.*}} -> tensor<64xf32, [[SPLIT:#fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>]]>
 // CHECK: fa.load_fragment {{.*}} -> tensor<64xf32, [[SPLIT]]>
@@ -19,18 +19,18 @@
 // CHECK: fa.store_shared %{{.*}}, %{{.*}} : tensor<64x128xbf16, [[SPLIT]]>, memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: fa.store_shared %{{.*}}, %[[DSBUF:.+]] : tensor<64x128xbf16, [[SPLIT]]>, memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[DS:.+]] = fa.shared_tile %[[DSBUF]]
-// CHECK: fence.proxy.async.shared::cta;
-// CHECK: "bar.sync $0, $1;", "r,r" %c1_i32, %c256_i32
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK: %[[DQ:.+]] = fa.matmul %[[DS]], %[[K]], %{{.*}} : tensor<64x128xbf16, #fa.tma_shared<swizzleBytes = 128>>, tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>, tensor<64x128xf32, [[SPLIT]]>
 // CHECK: %[[DV:.+]] = fa.matmul {{.*}} {transpose_a} {{.*}} tensor<128x128xf32, [[KEYS:#fa.fragment<warps = 8, mTiles = 1>]]>
 // CHECK: %[[DK:.+]] = fa.matmul %[[DS]], %[[Q]], %{{.*}} {transpose_a} {{.*}} tensor<128x128xf32, [[KEYS]]>
 // CHECK: %[[DQW:.+]] = fa.mma_wait %[[DQ]] pending = 2
 // CHECK: fa.store_shared %[[DQW]], %{{.*}} : tensor<64x128xf32, [[SPLIT]]>, memref<4x64x32xf32, #gpu.address_space<workgroup>>
 // dQ_i handed to the dQ writer (no barrier: dq_full counts every consumer).
-// CHECK: fence.proxy.async.shared::cta;
-// CHECK-NOT: bar.sync
-// CHECK: mbarrier.arrive.shared::cta.b64
-// CHECK-NOT: cp.reduce
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NOT: nvvm.barrier id
+// CHECK: nvvm.mbarrier.arrive %
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.reduce
 // CHECK: fa.mma_wait %[[DV]] pending = 1
 // CHECK: fa.mma_wait %[[DK]] pending = 0
 // dK's and dQ's α (the scale, 0.0883883461 at D = 128) is left out of dS
@@ -45,10 +45,11 @@
 // descriptor with K's panel of the warpgroup's columns (N-major), dV and
 // dK from the P and dS panels (m64n128, imm-trans-a).
 // LOWER-LABEL: gpu.func @grad_main
-// LOWER: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 0, 0;
-// LOWER: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 0, 1;
-// LOWER: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
-// LOWER-NOT: fa.
+// LOWER: :32 = fa.wgmma a(desc {{[^{]*}} : bf16 -> f32,
+// LOWER: :32 = fa.wgmma a(desc {{.*}} {transpose_b} : bf16 -> f32,
+// LOWER: :64 = fa.wgmma a(desc {{.*}} {transpose_a, transpose_b} : bf16 -> f32,
+// No fa op but the instruction ops (fa.wgmma, fa.wgmma_wait) is left.
+// LOWER-NOT: fa.{{[a-vx-z]}}
 // LOWER: gpu.return
 
 func.func @grad(%q: tensor<1x4x96x128xbf16>, %k: tensor<1x2x200x128xbf16>, %v: tensor<1x2x200x128xbf16>,

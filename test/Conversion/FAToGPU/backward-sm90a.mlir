@@ -10,15 +10,15 @@
 
 // The producer: K_j and V_j once, then Q_i and dO_i by TMA into the ring,
 // each stage released by the consumers' q_empty.
-// CHECK: setmaxnreg.dec.sync.aligned.u32 24;
-// CHECK: mbarrier.arrive.expect_tx
-// CHECK: cp.async.bulk.tensor.4d
-// CHECK: cp.async.bulk.tensor.4d
+// CHECK: nvvm.setmaxregister {{ *}}decrease 24
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.
+// CHECK: nvvm.cp.async.bulk.tensor.
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: mbarrier.try_wait.parity
-// CHECK: cp.async.bulk.tensor.4d
-// CHECK: cp.async.bulk.tensor.4d
+// CHECK: nvvm.mbarrier.try_wait
+// CHECK: nvvm.cp.async.bulk.tensor.
+// CHECK: nvvm.cp.async.bulk.tensor.
 
 // The dQ writer (a thread of the producer's second warp): per step, waits
 // for dQ_i in its staging buffer (dq_full), adds it into dq_acc by TMA
@@ -26,21 +26,21 @@
 // once they have read it; its last reduce-adds complete before it ends.
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: mbarrier.try_wait.parity
-// CHECK: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
-// CHECK: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
-// CHECK: cp.async.bulk.commit_group;
-// CHECK: cp.async.bulk.wait_group.read 0;
-// CHECK: mbarrier.arrive.shared::cta.b64
-// CHECK: cp.async.bulk.wait_group 0;
+// CHECK: nvvm.mbarrier.try_wait
+// CHECK: nvvm.cp.async.bulk.tensor.reduce
+// CHECK: nvvm.cp.async.bulk.tensor.reduce
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.mbarrier.arrive %
+// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
 
 // The consumers: per step, wait for Q_i and dO_i, one consumer barrier.
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: nvvm.setmaxregister {{ *}}increase 232
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: mbarrier.try_wait.parity
-// CHECK-NOT: cp.async.bulk.wait_group
-// CHECK: "bar.sync $0, $1;", "r,r" %c1_i32, %c128_i32
+// CHECK: nvvm.mbarrier.try_wait
+// CHECK-NOT: nvvm.cp.async.bulk.wait_group
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
 
 // S = QKᵀ and dP = dO·Vᵀ issued together (both operands in TMA panels),
 // S awaited with dP in flight, dP only before dS needs it.
@@ -61,35 +61,37 @@
 // the last one) once the writer has released it; fenced for the async
 // proxy and handed over (dq_full, arrived at by every consumer thread).
 // CHECK: %[[DQ:.+]] = fa.matmul %{{.*}}, %[[K]], %{{.*}} : tensor<64x64xbf16, #fa.fragment<warps = 4, mTiles = 1>>, tensor<64x64xbf16, #fa.tma_shared
-// CHECK: mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.try_wait
 // CHECK: %[[STAGING:.+]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : memref<2x64x32xf32, #gpu.address_space<workgroup>>
 // CHECK: fa.store_shared %[[DQ]], %[[STAGING]] : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<2x64x32xf32, #gpu.address_space<workgroup>>
-// CHECK: fence.proxy.async.shared::cta;
-// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive %
 // P and dS made visible to the async proxy, one barrier.
-// CHECK: fence.proxy.async.shared::cta;
-// CHECK: "bar.sync $0, $1;"
-// CHECK-NOT: cp.reduce
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id =
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.reduce
 // dV += Pᵀ·dO and dK += dSᵀ·Q in flight together; Q_i, dO_i released after.
 // CHECK: %[[DV:.+]] = fa.matmul %[[PT]], %[[DO]], %{{.*}} {transpose_a}
 // CHECK: %[[DK:.+]] = fa.matmul %{{.*}}, %[[Q]], %{{.*}} {transpose_a}
 // CHECK: fa.mma_wait %[[DV]] pending = 1
 // CHECK: fa.mma_wait %[[DK]] pending = 0
-// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: nvvm.mbarrier.arrive %
 // After the loops: dK_j, dV_j stored.
 // CHECK: fa.store_fragment
 // CHECK: fa.store_fragment
 
-// After fa-gpu-lower-fragments: wgmma for all five products (the
-// transposed reads of P and dS with imm-trans-a), no fa ops left. S's
-// first k step starts from zeros: 32 outputs and no tied inputs (its
-// descriptors are $32, $33), scale-d from the constant 0.
+// After fa-gpu-lower-fragments: fa.wgmma for all five products (the
+// transposed reads of P and dS with transpose_a), and fa.wgmma_wait; no
+// other fa ops left. S's first k step starts from zeros: no accumulator
+// operands (scale-d = 0); the next ones accumulate, their k steps' offsets
+// (32 bytes) on the same descriptors.
 // LOWER-LABEL: gpu.func @grad_main
-// LOWER: %[[NOACC:.+]] = arith.constant 0 : i32
-// LOWER: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, $32, $33, accumulate, 1, 1, 0, 0;{{.*}}"=f,{{(=f,)+}}l,l,r" %{{.*}}, %{{.*}}, %[[NOACC]]
-// LOWER: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}} descA, descB, accumulate, 1, 1, 0, 0;{{.*}}"=f,{{(=f,)+}}0,1,
-// LOWER: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
-// LOWER-NOT: fa.
+// LOWER: %[[S0:.+]]:32 = fa.wgmma a(desc %[[DA:[^ ]+]] + 0) b(desc %[[DB:[^ ]+]] + 0) : bf16 -> f32,
+// LOWER-NEXT: fa.wgmma a(desc %[[DA]] + 32) b(desc %[[DB]] + 32) acc(%[[S0]]#0, {{.*}}) : bf16 -> f32,
+// LOWER: fa.wgmma a(desc {{.*}} {transpose_a, transpose_b} : bf16 -> f32,
+// LOWER: fa.wgmma_wait 0, %{{.*}} : f32,
+// No fa op but the instruction ops (fa.wgmma, fa.wgmma_wait) is left.
+// LOWER-NOT: fa.{{[a-vx-z]}}
 // LOWER: gpu.return
 
 func.func @grad(%q: tensor<1x4x96x64xbf16>, %k: tensor<1x2x80x64xbf16>, %v: tensor<1x2x80x64xbf16>,

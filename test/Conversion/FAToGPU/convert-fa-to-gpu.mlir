@@ -23,30 +23,38 @@
 // CHECK-NEXT: memref.view %[[SMEM]][%c24576][] : memref<40960xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[SPTR:[^ ]+]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
 // CHECK-NEXT: %[[SBASE:[^ ]+]] = arith.index_castui %[[SPTR]] : index to i32
-// 16-byte cp.async (inline PTX) with a source size in a register: zero-fill
-// past the sequence end. Q's four rounds (16 rows, 2048 bytes apart) share
-// one 32-bit shared address and differ in the immediate.
+// 16-byte cp.async (nvvm.cp.async .cg) with a source size in a register:
+// zero-fill past the sequence end. Q's four rounds (16 rows, 2048 bytes
+// apart) share one 32-bit shared address and differ in a constant GEP (the
+// instruction's immediate).
 // CHECK: %[[SIZE:[^ ]+]] = arith.select %{{.*}}, %c16_i32, %c0_i32 : i32
 // CHECK: %[[QADDR:[^ ]+]] = arith.addi %[[SBASE]], %{{.*}} : i32
-// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+0], [$1], 16, $2;", "r,l,r" %[[QADDR]], %{{.*}}, %[[SIZE]] : (i32, i64, i32) -> ()
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+2048], [$1], 16, $2;", "r,l,r" %[[QADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+4096], [$1], 16, $2;", "r,l,r" %[[QADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+6144], [$1], 16, $2;", "r,l,r" %[[QADDR]],
+// CHECK: %[[QPTR:[^ ]+]] = llvm.inttoptr %[[QADDR]] : i32 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[QPTR]], %{{.*}}, 16, cache =  cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK: llvm.getelementptr %[[QPTR]][2048]
+// CHECK-NEXT: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %[[QPTR]][4096]
+// CHECK-NEXT: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %[[QPTR]][6144]
+// CHECK-NEXT: nvvm.cp.async.shared.global
 // K_0 into stage 0, at K's shift.
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;", "r,l,r" %[[QADDR]],
+// CHECK: llvm.getelementptr %[[QPTR]][8192]
+// CHECK-NEXT: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
 // Q fragments once, before the KV loop.
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+0];
+// CHECK: nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK: scf.for
 // K_{j+1} is prefetched (into stage (j+1) % 2: the stage's offset joins the
 // address, K's shift stays in the immediate) while S = Q K_jᵀ runs on
 // mma.sync (bf16 as i32 pairs), K_j read by ldmatrix the same way.
 // CHECK:   scf.if
 // CHECK:   arith.muli %{{.*}}, %c8192 : index
-// CHECK:   llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;"
+// CHECK:   llvm.getelementptr %{{[^[]+}}[8192]
+// CHECK-NEXT:   nvvm.cp.async.shared.global
 // CHECK:   nvvm.cp.async.commit.group
 // CHECK:   memref.subview
-// CHECK:   ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+8192];
+// CHECK:   llvm.getelementptr %{{[^[]+}}[8192]
+// CHECK-NEXT:   nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
 // CHECK:   nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>
 // Causal: only tiles the diagonal cuts are masked.
 // CHECK:   scf.if
@@ -58,7 +66,7 @@
 // V via ldmatrix.trans for O += PV.
 // CHECK:   nvvm.cp.async.wait.group 2
 // CHECK:   gpu.barrier
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
+// CHECK: nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32
 // CHECK:   nvvm.mma.sync
 // Epilogue: O = acc / l, LSE = m·scale + ln(l) via lg2.approx.
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
@@ -80,13 +88,15 @@ func.func @attention(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %
 // CHECK: %[[SMEM:[^ ]+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [163840], strides: [1]
 // CHECK: %[[SPTR:[^ ]+]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
 // CHECK-NEXT: %[[SBASE:[^ ]+]] = arith.index_castui %[[SPTR]] : index to i32
-// CHECK-NOT: ldmatrix.sync
+// CHECK-NOT: nvvm.ldmatrix
 // CHECK: scf.for
 // CHECK: %[[KT:[^ ]+]] = memref.subview
 // CHECK: %[[QADDR:[^ ]+]] = arith.addi %[[SBASE]], %{{.*}} : i32
-// CHECK-NEXT: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+0];", "=r,=r,=r,=r,r" %[[QADDR]]
+// CHECK-NEXT: %[[QPTR:[^ ]+]] = llvm.inttoptr %[[QADDR]] : i32 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.ldmatrix %[[QPTR]] {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
 // CHECK: memref.extract_strided_metadata %[[KT]]
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+32768];
+// CHECK: llvm.getelementptr %{{[^[]+}}[32768]
+// CHECK-NEXT: nvvm.ldmatrix
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x256xf16>, %v: tensor<1x1x128x256xf16>)
     -> tensor<1x1x128x256xf16> {
@@ -104,7 +114,7 @@ func.func @attention_f16_d256(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x25
 // Q [128][64] takes the first 16384 bytes: K's stages start after it.
 // CHECK: memref.view %{{.*}}[%c16384][] : memref<49152xi8, #gpu.address_space<workgroup>> to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: scf.for
-// CHECK: %[[K:[^ ]+]] = llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];"
+// CHECK: %[[K:[^ ]+]] = nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
 // CHECK: llvm.extractvalue %[[K]][0]
 // CHECK: nvvm.mma.sync A[%[[A0:[0-9]+]], {{.*}}] B[%[[B0:[0-9]+]], %[[B1:[0-9]+]]]
 // CHECK: nvvm.mma.sync A[%[[A0]], {{.*}}] B[

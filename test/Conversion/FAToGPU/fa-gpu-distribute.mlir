@@ -1,8 +1,8 @@
 // RUN: fa-opt %s --split-input-file --fa-tile --fa-fuse-online-softmax --fa-gpu-distribute="chip=sm_80" --canonicalize --cse | FileCheck %s
 
 // fa-gpu-distribute places the fused loop (fa-fuse-online-softmax.mlir) in
-// one sm_80 kernel. The schedule (grid, shared memory, cp.async) is gpu and
-// nvvm ops and inline PTX; the math is still the L2 tile ops, now on tensors whose
+// one sm_80 kernel. The schedule (grid, shared memory, cp.async) is gpu,
+// nvvm and llvm ops; the math is still the L2 tile ops, now on tensors whose
 // encoding says how the tile is spread over the threads:
 //   #fa.fragment<warps, mTiles>    MMA accumulator tiles and their rows,
 //     quadPartial = true             rows summed only over a lane's columns,
@@ -56,12 +56,13 @@
 // CHECK: %[[KS:[^ ]+]] = memref.view %[[BYTES]][%c8192][] : memref<40960xi8, [[WG]]> to memref<2x64x64xbf16, [[WG]]>
 // CHECK: %[[VS:[^ ]+]] = memref.view %[[BYTES]][%c24576][] : memref<40960xi8, [[WG]]> to memref<2x64x64xbf16, [[WG]]>
 //
-// The cp.async prologue: 16-byte copies, inline PTX cp.async.cg with a
+// The cp.async prologue: 16-byte copies, nvvm.cp.async (.cg) with a
 // source size of 16 or 0 (rows past the sequence end are zero-filled), 4
 // per thread for each 64 x 64 tile. A thread's 4 rounds are 16 rows (2048
 // bytes) apart, the same swizzle phase: they share one 32-bit shared
-// address (the shared memory's plus the thread's offset), and the round
-// and the tile's shift (Q 0, K 8192, V 24576) are the immediate. Q and K_0
+// address (the shared memory's plus the thread's offset, as one pointer),
+// and the round and the tile's shift (Q 0, K 8192, V 24576) are a
+// constant GEP (the instruction's immediate). Q and K_0
 // form the first group, V_0 the second; the kernel starts once the first
 // has landed.
 // CHECK: %[[SPTR:[^ ]+]] = memref.extract_aligned_pointer_as_index %[[BYTES]] : memref<40960xi8, [[WG]]> -> index
@@ -69,24 +70,36 @@
 // CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[Q]] : memref<?xbf16> -> index
 // CHECK: %[[SIZE:[^ ]+]] = arith.select %{{[^,]+}}, %c16_i32, %c0_i32 : i32
 // CHECK: %[[ADDR:[^ ]+]] = arith.addi %[[SBASE]], %[[LANE:[^ ]+]] : i32
-// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+0], [$1], 16, $2;", "r,l,r" %[[ADDR]], %{{[^,]+}}, %[[SIZE]] : (i32, i64, i32) -> ()
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+2048], [$1], 16, $2;", "r,l,r" %[[ADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+4096], [$1], 16, $2;", "r,l,r" %[[ADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+6144], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: %[[ADDRP:[^ ]+]] = llvm.inttoptr %[[ADDR]] : i32 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[ADDRP]], %{{[^,]+}}, 16, cache =  cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][4096] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][6144] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
 // CHECK-NEXT: scf.if %[[HASKV:[^ ]+]] {
 // CHECK: memref.extract_aligned_pointer_as_index %[[K]] : memref<?xbf16> -> index
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;", "r,l,r" %[[ADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+10240], [$1], 16, $2;", "r,l,r" %[[ADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+12288], [$1], 16, $2;", "r,l,r" %[[ADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+14336], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][10240] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][12288] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][14336] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
 // CHECK-NEXT: {{^ *\}$}}
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: scf.if %[[HASKV]] {
 // CHECK: memref.extract_aligned_pointer_as_index %[[V]] : memref<?xbf16> -> index
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+24576], [$1], 16, $2;", "r,l,r" %[[ADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+26624], [$1], 16, $2;", "r,l,r" %[[ADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+28672], [$1], 16, $2;", "r,l,r" %[[ADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+30720], [$1], 16, $2;", "r,l,r" %[[ADDR]],
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][24576] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][26624] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][28672] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[ADDRP]][30720] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
 // CHECK-NEXT: {{^ *\}$}}
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.wait.group 1
@@ -115,10 +128,15 @@
 // CHECK-NEXT: %[[STAGEADDR:[^ ]+]] = arith.addi %[[SBASE]], %[[STAGEOFF]] : i32
 // CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[K]] : memref<?xbf16> -> index
 // CHECK: %[[KADDR:[^ ]+]] = arith.addi %[[STAGEADDR]], %[[LANE]] : i32
-// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+8192], [$1], 16, $2;", "r,l,r" %[[KADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+10240], [$1], 16, $2;", "r,l,r" %[[KADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+12288], [$1], 16, $2;", "r,l,r" %[[KADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+14336], [$1], 16, $2;", "r,l,r" %[[KADDR]],
+// CHECK: %[[KADDRP:[^ ]+]] = llvm.inttoptr %[[KADDR]] : i32 to !llvm.ptr<3>
+// CHECK-NEXT: %[[G:[^ ]+]] = llvm.getelementptr %[[KADDRP]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[KADDRP]][10240] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[KADDRP]][12288] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[KADDRP]][14336] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
 // CHECK-NEXT: {{^ *\}$}}
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: %[[KT:[^ ]+]] = fa.shared_tile %[[KS]][%[[STAGE]]] : memref<2x64x64xbf16, [[WG]]> -> tensor<64x64xbf16, [[SHARED]]>
@@ -153,10 +171,15 @@
 // CHECK-NEXT: %[[VSTAGEADDR:[^ ]+]] = arith.addi %[[SBASE]], %[[VSTAGEOFF]] : i32
 // CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[V]] : memref<?xbf16> -> index
 // CHECK: %[[VADDR:[^ ]+]] = arith.addi %[[VSTAGEADDR]], %[[LANE]] : i32
-// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+24576], [$1], 16, $2;", "r,l,r" %[[VADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+26624], [$1], 16, $2;", "r,l,r" %[[VADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+28672], [$1], 16, $2;", "r,l,r" %[[VADDR]],
-// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0+30720], [$1], 16, $2;", "r,l,r" %[[VADDR]],
+// CHECK: %[[VADDRP:[^ ]+]] = llvm.inttoptr %[[VADDR]] : i32 to !llvm.ptr<3>
+// CHECK-NEXT: %[[G:[^ ]+]] = llvm.getelementptr %[[VADDRP]][24576] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[VADDRP]][26624] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[VADDRP]][28672] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
+// CHECK: %[[G:[^ ]+]] = llvm.getelementptr %[[VADDRP]][30720] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[G]], %{{[^,]+}}, 16, cache =  cg
 // CHECK-NEXT: {{^ *\}$}}
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // acc = alpha·acc + P·V_j

@@ -27,11 +27,11 @@
 // CHECK-NEXT: %[[VV:[^ ]+]] = memref.view %[[SMEM]][%{{.*}}][] : memref<40960xi8, [[WG]]> to memref<2x64x64xbf16, [[WG]]>
 // Q as operand fragments, before the loop: fa.load_operand is one
 // ldmatrix.x4 per k16 step (D = 64: four), its 32-bit address based on the
-// shared memory's, Q's shift (0) in the immediate.
+// shared memory's, Q's shift (0) in the constant GEP (the immediate).
 // CHECK: gpu.barrier
 // CHECK: %[[QS:[^ ]+]] = memref.cast %[[QV]] : memref<64x64xbf16, [[WG]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
 // CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
-// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+0];
+// CHECK-COUNT-4: nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
 // The loop carries m, l (quad-partial) and acc in registers.
 // CHECK: %[[LOOP:[^ ]+]]:3 = scf.for
 // CHECK-SAME: -> (vector<2xf32>, vector<2xf32>, vector<32xf32>)
@@ -43,7 +43,8 @@
 // CHECK: %[[KT:[^ ]+]] = memref.subview %[[KV]][%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]> to memref<64x64xbf16, strided<[64, 1], offset: ?>, [[WG]]>
 // CHECK: memref.extract_strided_metadata %[[KT]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+8192];
+// CHECK: llvm.getelementptr %{{[^[]+}}[8192]
+// CHECK-NEXT: nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // The mask: only a tile the causal diagonal (or the sequence end) cuts
 // runs the per-element selects.
@@ -86,7 +87,8 @@
 // CHECK: %[[VT:[^ ]+]] = memref.subview %[[VV]][%{{.*}}, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, [[WG]]>
 // CHECK: memref.extract_strided_metadata %[[VT]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+24576];
+// CHECK: llvm.getelementptr %{{[^[]+}}[24576]
+// CHECK-NEXT: nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: gpu.shuffle
 // CHECK: scf.yield %{{.*}}, %[[LNEW]], %{{.*}} : vector<2xf32>, vector<2xf32>, vector<32xf32>
@@ -128,16 +130,17 @@ func.func @causal_d64(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, 
 
 // -----
 
-// Softcap: cap·tanh(scale·q·k / cap) per score, tanh as the one PTX
-// instruction (LLVM 22 has no NVVM tanh intrinsic): scale / cap = 0.125 / 30.
+// Softcap: cap·tanh(scale·q·k / cap) per score, tanh as llvm.tanh with
+// `afn` (tanh.approx.f32; LLVM 22 has no NVVM tanh intrinsic): scale / cap
+// = 0.125 / 30.
 // CHECK-LABEL: gpu.func @softcap
 // CHECK: scf.for
 // CHECK: nvvm.mma.sync
 // CHECK: %[[C:[^ ]+]] = arith.constant 0.00416666688 : f32
 // CHECK-NEXT: %[[X:[^ ]+]] = arith.mulf %{{.*}}, %[[C]] : f32
-// CHECK-NEXT: llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[X]] : (f32) -> f32
-// CHECK-COUNT-31: llvm.inline_asm "tanh.approx.f32 $0, $1;"
-// CHECK-NOT: llvm.inline_asm
+// CHECK-NEXT: llvm.intr.tanh(%[[X]]) {fastmathFlags = #llvm.fastmath<afn>} : (f32) -> f32
+// CHECK-COUNT-31: llvm.intr.tanh
+// CHECK-NOT: llvm.intr.tanh
 // The tanh is the deferred score: cap·log2(e) = 43.28 is applied after the
 // row max and in the exponent.
 // CHECK: arith.constant 43.2808495 : f32
@@ -187,15 +190,16 @@ func.func @alibi(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: t
 // CHECK-NEXT: arith.constant 32768 : index
 // CHECK-NEXT: %[[KV:[^ ]+]] = memref.view %[[SMEM]][%{{.*}}][] : memref<163840xi8, [[WG]]> to memref<2x64x256xf16, [[WG]]>
 // CHECK: %[[QS:[^ ]+]] = memref.cast %[[QV]] : memref<64x256xf16, [[WG]]> to memref<64x256xf16, strided<[256, 1], offset: ?>, [[WG]]>
-// CHECK-NOT: ldmatrix.sync
+// CHECK-NOT: nvvm.ldmatrix
 // CHECK: scf.for
 // CHECK-SAME: -> (vector<2xf32>, vector<2xf32>, vector<128xf32>)
 // CHECK: %[[KT:[^ ]+]] = memref.subview %[[KV]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+0];
+// CHECK: nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
 // CHECK: memref.extract_strided_metadata %[[KT]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[SMEM]]
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+32768];
+// CHECK: llvm.getelementptr %{{[^[]+}}[32768]
+// CHECK-NEXT: nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: arith.truncf %{{.*}} : vector<32xf32> to vector<32xf16>
 // CHECK: gpu.return
@@ -215,17 +219,17 @@ func.func @d256_f16(%q: tensor<1x1x128x256xf16>, %k: tensor<1x1x128x256xf16>, %v
 // CHECK-LABEL: gpu.func @two_m_tiles
 // CHECK: scf.for
 // CHECK-SAME: -> (vector<4xf32>, vector<4xf32>, vector<64xf32>)
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+{{[0-9]+}}];
-// CHECK-NOT: ldmatrix.sync
+// CHECK: nvvm.ldmatrix %{{[^ ]+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
+// CHECK-NOT: nvvm.ldmatrix
 // CHECK: nvvm.mma.sync
-// CHECK-NOT: ldmatrix.sync
+// CHECK-NOT: nvvm.ldmatrix
 // CHECK: nvvm.mma.sync
-// CHECK-NOT: ldmatrix.sync
+// CHECK-NOT: nvvm.ldmatrix
 // CHECK: nvvm.mma.sync
-// CHECK-NOT: ldmatrix.sync
+// CHECK-NOT: nvvm.ldmatrix
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
-// CHECK: ldmatrix.sync.aligned.m8n8.x4
+// CHECK: nvvm.ldmatrix
 func.func @two_m_tiles(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>)
     -> tensor<1x1x256x64xbf16> {
   %o = fa.attention %q, %k, %v {tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}

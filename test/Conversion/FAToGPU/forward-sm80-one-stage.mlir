@@ -20,18 +20,19 @@
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.for
 // No copy before S: the one K stage holds K_j.
-// CHECK-NOT: cp.async.cg
+// CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK: %[[KT:[^ ]+]] = fa.shared_tile %[[KS]][%c0]
 // CHECK-NEXT: fa.qk_scores %{{.*}}, %[[KT]]
 // CHECK-SAME: -> tensor<128x64xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale
 // CHECK: fa.exp_shifted
 // V_j landed, every warp past S_j: K_{j+1} into K's stage, under P·V_j
 // (and no copy before that wait).
-// CHECK-NOT: cp.async.cg
+// CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.if
-// CHECK: "cp.async.cg.shared.global [$0+65536], [$1], 16, $2;"
+// CHECK: llvm.getelementptr %{{[^[]+}}[65536]
+// CHECK-NEXT: nvvm.cp.async.shared.global %{{.*}}, 16, cache =  cg,
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NEXT: %[[VT:[^ ]+]] = fa.shared_tile %[[VS]][%c0]
 // CHECK-NEXT: fa.matmul %{{.*}}, %[[VT]], %{{.*}} : tensor<128x64xbf16, {{.*}}>, tensor<64x256xbf16, {{.*}}>, tensor<128x256xf32, #fa.fragment<warps = 8, mTiles = 1>>
@@ -39,7 +40,8 @@
 // CHECK-NEXT: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.if
-// CHECK: "cp.async.cg.shared.global [$0+98304], [$1], 16, $2;"
+// CHECK: llvm.getelementptr %{{[^[]+}}[98304]
+// CHECK-NEXT: nvvm.cp.async.shared.global %{{.*}}, 16, cache =  cg,
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NEXT: scf.yield
 func.func @one_stage(%q: tensor<1x1x256x256xbf16>, %k: tensor<1x1x256x256xbf16>, %v: tensor<1x1x256x256xbf16>)

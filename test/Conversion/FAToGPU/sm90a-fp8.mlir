@@ -3,6 +3,7 @@
 // RUN: rm -rf %t && fa-compile %s --target sm_90a -o %t > /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/fp8_d128.ptx
 // RUN: FileCheck %s --check-prefix=NOBF16 < %t/fp8_d128.ptx
+// RUN: FileCheck %s --check-prefix=PACK < %t/fp8_d128.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/fp8_d128.json
 // RUN: fa-compile --target sm_90a --dtype f8e4m3fn -d 128 --mask "window(256,0)" -o %t && FileCheck %s --check-prefix=STAGES4 < %t/fa_fwd_sm90a_f8E4M3FN_d128_win256_0.json
 // RUN: FileCheck %s --check-prefix=STAGING128 < %t/fa_fwd_sm90a_f8E4M3FN_d128_win256_0.ptx
@@ -29,8 +30,8 @@
 // BUDGET256: setmaxnreg.dec.sync.aligned.u32 24;
 // BUDGET256: setmaxnreg.inc.sync.aligned.u32 240;
 // CHECK-LABEL: gpu.func @fp8_d128
-// CHECK: setmaxnreg.dec.sync.aligned.u32 40;
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: nvvm.setmaxregister {{ *}}decrease 40
+// CHECK: nvvm.setmaxregister {{ *}}increase 232
 // S = QKᵀ on the stored values, Q's and K's descales on S:
 // CHECK: fa.qk_scores %{{.*}}, %{{.*}} descale(%{{.*}}) {log2_domain, scale = 0.0883883461 : f32} : tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128>>, tensor<128x128xf8E4M3FN, #fa.tma_shared<swizzleBytes = 128>>
 // ... held as q·k: both the scale c and the descale d deferred to the row
@@ -78,10 +79,11 @@
 // PTX-DAG: cvt.rn.satfinite.e4m3x2.f32
 // NOBF16-NOT: wgmma.mma_async{{.*}}bf16
 // P is converted straight into wgmma k32's A registers, two pairs to a
-// register (TruncToE4M3Lowering): no 16-bit halves joined afterwards
-// (with them, ptxas formed A with ~35 byte permutes a tile).
-// NOBF16-NOT: mov.b32 %r{{[0-9]+}}, {%rs
-// PTX-DAG: mov.b32 %r{{[0-9]+}}, {lo, hi};
+// register (TruncToE4M3Lowering): each register joins the two conversions
+// just before it, no 16-bit halves joined later.
+// PACK: cvt.rn.satfinite.e4m3x2.f32 %rs[[LO:[0-9]+]],
+// PACK-NEXT: cvt.rn.satfinite.e4m3x2.f32 %rs[[HI:[0-9]+]],
+// PACK-NEXT: mov.b32 %r{{[0-9]+}}, {%rs[[LO]], %rs[[HI]]};
 
 // The manifest: e4m3 inputs, bf16 O, the three descale buffers and their
 // strides (a [B, Hkv] descale per head, {0, 0} per tensor).
@@ -108,7 +110,7 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // stage (the sixth, staging empty, unused below Dv 256).
 // STAGES4: "tile": {"block_m": 128, "block_n": 128, "stages": 4, "warps": 8}
 // STAGES4: "dynamic_shared_memory": 213200,
-// STAGING128-COUNT-22: mbarrier.init.shared::cta.b64
+// STAGING128-COUNT-22: mbarrier.init.shared.b64
 // STAGING128-NOT: mbarrier.init
 // STAGING128: fence.mbarrier_init
 // D128 without a mask or causal takes FA3's 128 x 224 (tunedTile): 28 KB of K, 28 of
@@ -149,16 +151,14 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // chunks (ldmatrix .x4, .x2, .x1, twice each; the one-chunk task stores
 // two matrices, stmatrix .x2), at immediates from three read bases (the
 // chunks' start 0, 4, 6 xor the lane's swizzle) and one write base.
-// DV112: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{.*}}, [%[[READ4:r[0-9]+]]+0];
-// DV112-NEXT: end inline asm
-// DV112-NEXT: begin inline asm
+// DV112: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{.*}}, [%[[READ4:rd[0-9]+]]];
 // DV112-NEXT: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{.*}}, [%[[READ4]]+1024];
-// DV112: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%[[WRITE:r[0-9]+]]+0],
+// DV112: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%[[WRITE:rd[0-9]+]]],
 // DV112: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%[[WRITE]]+4096],
-// DV112: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}}, [%[[READ2:r[0-9]+]]+0];
+// DV112: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}}, [%[[READ2:rd[0-9]+]]];
 // DV112: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}}, [%[[READ2]]+1024];
 // DV112: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%[[WRITE]]+8192],
-// DV112: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r{{[0-9]+}}}, [%[[READ1:r[0-9]+]]+0];
+// DV112: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r{{[0-9]+}}}, [%[[READ1:rd[0-9]+]]];
 // DV112: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r{{[0-9]+}}}, [%[[READ1]]+1024];
 // DV112: stmatrix.sync.aligned.m8n8.x2.shared.b16 [%[[WRITE]]+12288], {%r{{[0-9]+}}, %r{{[0-9]+}}};
 // D256: 32 KB of Q and 96 KB a stage: two. O (64 KB) has no room of its
@@ -171,7 +171,7 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // (stagingReleasedByTranspose): 2 + 6 · 2 barriers, and output empty. The
 // issuer's first V copy of a tile waits for it; each consumer warpgroup's
 // first thread stores its four O panels, waits for the read and arrives.
-// STAGING256-COUNT-15: mbarrier.init.shared::cta.b64
+// STAGING256-COUNT-15: mbarrier.init.shared.b64
 // STAGING256-NOT: mbarrier.init
 // STAGING256: fence.mbarrier_init
 // A staged tile's threads write O with no sync first: each waited for

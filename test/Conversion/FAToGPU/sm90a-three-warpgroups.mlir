@@ -13,11 +13,11 @@
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
 // CHECK: %[[FIRST_TILE:[^ ]+]] = gpu.block_id x
 // CHECK: %[[STEP:[^ ]+]] = gpu.grid_dim x
-// CHECK: setmaxnreg.dec.sync.aligned.u32 32;
+// CHECK: nvvm.setmaxregister {{ *}}decrease 32
 // CHECK: scf.for %{{[^ ]+}} = %[[FIRST_TILE]] to %[[TILES:[^ ]+]] step %[[STEP]] iter_args(%{{[^ ]+}} = %c0, %{{[^ ]+}} = %c0) -> (index, index)
 // CHECK: arith.divui %{{[^ ]+}}, %{{[^ ]+}} : i32
-// CHECK: cp.async.bulk.tensor.4d
-// CHECK: setmaxnreg.inc.sync.aligned.u32 160;
+// CHECK: nvvm.cp.async.bulk.tensor.
+// CHECK: nvvm.setmaxregister {{ *}}increase 160
 // CHECK: arith.remui %{{[^,]+}}, %c3_i32 : i32
 // CHECK: scf.for %{{[^ ]+}} = %[[FIRST_TILE]] to %[[TILES]] step %[[STEP]] iter_args(
 // CHECK: fa.qk_scores {{.*}} -> tensor<192x128xf32, #fa.fragment<warps = 12, mTiles = 1

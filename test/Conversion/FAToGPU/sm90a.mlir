@@ -19,8 +19,9 @@
 // Thread 0 initialises Q full (1), per stage K full (1), K empty (256
 // consumer threads), V full, V empty, then Q empty (256).
 // CHECK: scf.if
-// CHECK-COUNT-10: mbarrier.init.shared::cta.b64
-// CHECK: fence.mbarrier_init
+// CHECK-COUNT-10: nvvm.mbarrier.init
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: gpu.barrier
 // Masked: persistent over pairs of a head's Q blocks (TileOrder::Paired):
 // block b takes pairs b, b + gridDim.x, ... of ceil(T / 2)·Hq·B (T =
@@ -41,7 +42,7 @@
 // released the last one; a fresh barrier passes) then the K/V ring.
 // CHECK: %[[PRODUCER:[^ ]+]] = arith.cmpi uge, %{{.*}}, %c256 : index
 // CHECK: scf.if %[[PRODUCER]] {
-// CHECK: setmaxnreg.dec.sync.aligned.u32 24;
+// CHECK: nvvm.setmaxregister {{ *}}decrease 24
 // CHECK: scf.for %[[N:[^ ]+]] = %c0 to %[[COUNT]] step %c1 iter_args(
 // CHECK: %[[HALFN:[^ ]+]] = arith.divui %[[N]], %c2 : index
 // CHECK: %[[STRIDE:[^ ]+]] = arith.muli %[[HALFN]], %[[GRID]] : index
@@ -50,17 +51,14 @@
 // CHECK: arith.select
 // CHECK: %[[HASROWS:[^ ]+]] = arith.cmpi ult, %{{[^,]+}}, %{{[^ ]+}} : index
 // CHECK: arith.select %[[HASROWS]], %{{[^,]+}}, %c0 : index
-// CHECK: mbarrier.try_wait.parity
-// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r" %{{[^,]+}}, %c32768_i32
-// CHECK: llvm.ptrtoint %[[QMAP]]
-// CHECK-COUNT-2: cp.async.bulk.tensor.4d
+// CHECK: nvvm.mbarrier.try_wait
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{[^,]+}}, %c32768_i32 : !llvm.ptr<3>, i32
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{[^,]+}}, %[[QMAP]], %{{[^,]+}}, box[%c{{0|64}}_i32,
 // CHECK: scf.for
-// CHECK: mbarrier.try_wait.parity
-// CHECK: llvm.ptrtoint %[[KMAP]]
-// CHECK-COUNT-2: cp.async.bulk.tensor.4d
-// CHECK: mbarrier.try_wait.parity
-// CHECK: llvm.ptrtoint %[[VMAP]]
-// CHECK-COUNT-2: cp.async.bulk.tensor.4d
+// CHECK: nvvm.mbarrier.try_wait
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{[^,]+}}, %[[KMAP]],
+// CHECK: nvvm.mbarrier.try_wait
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{[^,]+}}, %[[VMAP]],
 // Consumers: raise their registers; per tile wait for Q, then the L2 math
 // software-pipelined (DistributedMath::emitPipelinedBody): tile 0's S and
 // softmax peeled; per later tile S_j and the previous P·V issued together
@@ -69,18 +67,18 @@
 // (fa.mma_wait pending = 1), the softmax under it, then the P·V waited
 // before the rescale; the last P·V after the loop.
 // CHECK: } else {
-// CHECK: setmaxnreg.inc.sync.aligned.u32 240;
+// CHECK: nvvm.setmaxregister {{ *}}increase 240
 // The last warpgroup gives warpgroup 0 the first turn, before the tiles.
-// CHECK: @arrive bar.arrive
-// CHECK: mbarrier.try_wait.parity
+// CHECK: nvvm.barrier.arrive id = %{{[^ ]+}} number_of_threads = %c256_i32
+// CHECK: nvvm.mbarrier.try_wait
 // CHECK: %[[QT:[^ ]+]] = fa.shared_tile %[[SQ]] : {{.*}} -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: %[[FIRST:[^:]+]]:4 = scf.if
-// CHECK: bar.sync $0, $1;
-// CHECK: mbarrier.try_wait.parity
+// CHECK: nvvm.barrier id = %{{[^ ]+}} number_of_threads = %c256_i32
+// CHECK: nvvm.mbarrier.try_wait
 // CHECK: %[[S0:[^ ]+]] = fa.qk_scores %[[QT]], %{{[^ ]+}} {{.*}} -> tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale
-// CHECK: @arrive bar.arrive
+// CHECK: nvvm.barrier.arrive id = %{{[^ ]+}} number_of_threads = %c256_i32
 // CHECK: fa.mma_wait %[[S0]] pending = 0
-// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: nvvm.mbarrier.arrive %
 // CHECK: scf.yield
 // CHECK: } else {
 // The tiles every query of the Q tile sees fully (buildUnmaskedKeyRange)
@@ -89,20 +87,20 @@
 // causal diagonal's tiles follow in a second loop, with the mask.
 // CHECK: %[[SPLIT:[^ ]+]] = arith.floordivsi
 // CHECK: %[[INTERIOR:[^:]+]]:4 = scf.for %{{[^ ]+}} = %c1 to %[[END:[^ ]+]] step %c1 iter_args({{.*}}, %[[ACC:[^ ]+]] = %[[FIRST]]#2, %[[P:[^ ]+]] = %[[FIRST]]#3)
-// CHECK: bar.sync $0, $1;
-// CHECK: mbarrier.try_wait.parity
+// CHECK: nvvm.barrier id = %{{[^ ]+}} number_of_threads = %c256_i32
+// CHECK: nvvm.mbarrier.try_wait
 // CHECK: %[[KT:[^ ]+]] = fa.shared_tile %[[SK]][%{{[^]]+}}] : {{.*}} -> tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
 // CHECK: %[[S:[^ ]+]] = fa.qk_scores %[[QT]], %[[KT]]
-// CHECK: mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.try_wait
 // CHECK: %[[VT:[^ ]+]] = fa.shared_tile %[[SV]][%{{[^]]+}}]
 // CHECK: %[[PV:[^ ]+]] = fa.matmul %[[P]], %[[VT]], %[[ACC]] : tensor<128x128xbf16, #fa.fragment<warps = 8, mTiles = 1>>, tensor<128x128xbf16, #fa.tma_shared<swizzleBytes = 128>>
-// CHECK: @arrive bar.arrive
+// CHECK: nvvm.barrier.arrive id = %{{[^ ]+}} number_of_threads = %c256_i32
 // CHECK: %[[SW:[^ ]+]] = fa.mma_wait %[[S]] pending = 1
-// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: nvvm.mbarrier.arrive %
 // CHECK-NOT: fa.apply_mask
 // CHECK: fa.row_max %[[SW]]
 // CHECK: %[[DONE:[^ ]+]] = fa.mma_wait %[[PV]] pending = 0
-// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: nvvm.mbarrier.arrive %
 // CHECK: fa.scale_rows %[[DONE]]
 // CHECK: scf.yield
 // CHECK: %[[LAST:[^:]+]]:4 = scf.for %{{[^ ]+}} = %[[END]] to %{{[^ ]+}} step %c1 iter_args(%{{[^ ]+}} = %[[INTERIOR]]#0, %{{[^ ]+}} = %[[INTERIOR]]#1, %[[ACC2:[^ ]+]] = %[[INTERIOR]]#2, %[[P2:[^ ]+]] = %[[INTERIOR]]#3)
@@ -119,12 +117,12 @@
 // CHECK: fa.mma_wait %{{[^ ]+}} pending = 0
 // Q released (its last S waited for), then the epilogue, under the
 // producer's next Q and K.
-// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: nvvm.mbarrier.arrive %
 // CHECK: fa.store_fragment
 // CHECK: fa.store_fragment
 // After the tiles warpgroup 0 takes the last warpgroup's last arrival.
 // CHECK: scf.if
-// CHECK-NEXT: bar.sync $0, $1;", "r,r" %c1_i32, %c256_i32
+// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 
 // The kernel text has by-value grid-constant tensor maps, the launch bounds setmaxnreg
 // needs, TMA, mbarrier waits, wgmma (S from two descriptors; PV with P's
@@ -139,7 +137,7 @@
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240;
 // PTX-DAG: cvta.param.u64
 // PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX-DAG: mbarrier.try_wait.parity.shared::cta.b64
+// PTX-DAG: mbarrier.try_wait.parity.shared.b64
 // PTX-DAG: wgmma.fence.sync.aligned;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{]}}%{{[rf]}}{{[0-9]+}}, {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, accumulate, 1, 1, 0, 0;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{]}}%{{[rf]}}{{[0-9]+}}, {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, accumulate, 1, 1, 1;
@@ -151,8 +149,8 @@
 // PTX-DAG: wgmma.commit_group.sync.aligned;
 // PTX-DAG: wgmma.wait_group.sync.aligned 0;
 // PTX-DAG: wgmma.wait_group.sync.aligned 1;
-// PTX-DAG: bar.sync %r{{[0-9]+}}, %r{{[0-9]+}};
-// PTX-DAG: @arrive bar.arrive %r{{[0-9]+}}, %r{{[0-9]+}};
+// PTX-DAG: bar.sync {{.*}}%r{{[0-9]+}}, 256;
+// PTX-DAG: bar.arrive %r{{[0-9]+}}, 256;
 // Eight k16 steps for each of S (D = 128) and PV (block_n = 128), three
 // times each: S in the peeled first tile and the two loops (unmasked
 // tiles, then the diagonal's), PV in the two loops and after.

@@ -12,10 +12,10 @@
 // CHECK-SAME: .target sm_80
 // CHECK-SAME: .extern .shared .align 1024 .b8 fa_smem[]
 // CHECK-SAME: .entry attention(
-// cp.async on a 32-bit shared address (%r) plus an immediate, from a
-// 64-bit global one (%rd), with its source size in a register (0 past the
-// sequence).
-// CPASYNC: cp.async.cg.shared.global [%r{{[0-9]+}}+{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// cp.async on a shared address plus an immediate (a 32-bit shared-window
+// address, which the NVPTX data layout widens to 64 bits), from a 64-bit
+// global one, with its source size in a register (0 past the sequence).
+// CPASYNC: cp.async.cg.shared.global [%rd{{[0-9]+}}+{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // LDMATRIX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // TRANS: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // MMA: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

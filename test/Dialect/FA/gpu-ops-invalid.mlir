@@ -356,3 +356,86 @@ func.func @load_fragment$predicated_2d(%b: memref<?xf32>, %i: index) {
       : memref<?xf32> -> tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>
   return
 }
+
+// -----
+
+// The instruction ops (fa.wgmma, fa.wgmma_wait).
+
+func.func @bad_type(%da: i64, %db: i64) {
+  // expected-error @+1 {{input type must be f16, bf16 or f8E4M3FN, got 'f32'}}
+  %d:4 = fa.wgmma a(desc %da + 0) b(desc %db + 0) : f32 -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @bad_n(%da: i64, %db: i64) {
+  // expected-error @+1 {{N (two per result) must be a multiple of 8 in [8, 256], got 6}}
+  %d:3 = fa.wgmma a(desc %da + 0) b(desc %db + 0) : bf16 -> f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @bad_acc(%da: i64, %db: i64, %c: f32) {
+  // expected-error @+1 {{takes no accumulators or one per result}}
+  %d:4 = fa.wgmma a(desc %da + 0) b(desc %db + 0) acc(%c) : bf16 -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @both_a(%da: i64, %db: i64, %r: i32) {
+  // expected-error @+1 {{A is either a descriptor or registers}}
+  %d:4 = "fa.wgmma"(%da, %r, %r, %r, %r, %db) <{input_type = bf16, operandSegmentSizes = array<i32: 1, 4, 1, 0>}>
+      : (i64, i32, i32, i32, i32, i64) -> (f32, f32, f32, f32)
+  return
+}
+
+// -----
+
+func.func @no_a(%db: i64) {
+  // expected-error @+1 {{A is either a descriptor or registers}}
+  %d:4 = fa.wgmma a() b(desc %db + 0) : bf16 -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @three_registers(%db: i64, %r: i32) {
+  // expected-error @+1 {{A in registers is four i32 values}}
+  %d:4 = fa.wgmma a(%r, %r, %r) b(desc %db + 0) : bf16 -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @register_transpose(%db: i64, %r: i32) {
+  // expected-error @+1 {{only a shared-memory A has an offset or transposes}}
+  %d:4 = fa.wgmma a(%r, %r, %r, %r) b(desc %db + 0) {transpose_a} : bf16 -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @bad_offset(%da: i64, %db: i64) {
+  // expected-error @+1 {{descriptor offsets are non-negative multiples of 16 bytes, got 8}}
+  %d:4 = fa.wgmma a(desc %da + 0) b(desc %db + 8) : bf16 -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @e4m3_transpose(%da: i64, %db: i64) {
+  // expected-error @+1 {{an e4m3 wgmma reads its operands K-major only}}
+  %d:4 = fa.wgmma a(desc %da + 0) b(desc %db + 0) {transpose_b} : f8E4M3FN -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+func.func @bad_pending(%a: f32) {
+  // expected-error @+1 {{pending must be in [0, 7], got 8}}
+  %w = fa.wgmma_wait 8, %a : f32
+  return
+}

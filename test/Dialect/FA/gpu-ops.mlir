@@ -136,3 +136,21 @@ func.func @mma_blocks(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>
       : memref<?xf32> -> tensor<128x64xf32, #fa.fragment<warps = 8, mTiles = 1>>
   return %r : tensor<128x64xf32, #fa.fragment<warps = 8, mTiles = 1>>
 }
+
+// -----
+
+// The instruction ops: a shared-A wgmma onto zeros, a register-A one that
+// accumulates, and the wait that carries the results.
+// CHECK-LABEL: func.func @wgmma
+// CHECK: %[[S:.+]]:4 = fa.wgmma a(desc %{{[^ ]+}} + 32) b(desc %{{[^ ]+}} + 0) {transpose_b} : bf16 -> f32, f32, f32, f32
+// CHECK: %[[P:.+]]:4 = fa.wgmma a(%{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}}) b(desc %{{[^ ]+}} + 16) acc(%[[S]]#0, %[[S]]#1, %[[S]]#2, %[[S]]#3) : f16 -> f32, f32, f32, f32
+// CHECK: fa.wgmma_wait 0, %[[P]]#0, %[[P]]#1, %[[P]]#2, %[[P]]#3 : f32, f32, f32, f32
+// GENERIC-LABEL: sym_name = "wgmma"
+// GENERIC: "fa.wgmma"(%{{.*}}, %{{.*}}) <{a_offset = 32 : i64, b_offset = 0 : i64, input_type = bf16, operandSegmentSizes = array<i32: 1, 0, 1, 0>, transpose_b}> : (i64, i64) -> (f32, f32, f32, f32)
+// GENERIC: "fa.wgmma_wait"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{pending = 0 : i64}> : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+func.func @wgmma(%da: i64, %db: i64, %r: i32) -> f32 {
+  %s:4 = fa.wgmma a(desc %da + 32) b(desc %db + 0) {transpose_b} : bf16 -> f32, f32, f32, f32
+  %p:4 = fa.wgmma a(%r, %r, %r, %r) b(desc %db + 16) acc(%s#0, %s#1, %s#2, %s#3) : f16 -> f32, f32, f32, f32
+  %w:4 = fa.wgmma_wait 0, %p#0, %p#1, %p#2, %p#3 : f32, f32, f32, f32
+  return %w#3 : f32
+}

@@ -167,11 +167,16 @@ struct SharedWindowAddress {
 SharedWindowAddress splitSharedWindowAddress(OpBuilder &b, Location loc,
                                              Value memref);
 
-/// Inline PTX with side effects (never moved, merged or dropped: what a
-/// shared-memory access ordered by barriers needs): `result` null for
-/// none, else one value or a struct of them.
-Operation *inlinePtx(OpBuilder &b, Location loc, Type result, ValueRange operands,
-                     StringRef text, StringRef constraints);
+/// A shared-window address (i32) as the `!llvm.ptr<3>` NVVM and LLVM
+/// memory ops take, `offset` bytes further by a constant GEP (which stays
+/// the instruction's immediate, `[addr+imm]`). `addressSpace` 7 gives the
+/// shared::cluster pointer of the same bytes: an address in this CTA's
+/// shared::cta window names this CTA's memory in the cluster window.
+Value sharedPointer(OpBuilder &b, Location loc, Value address, int64_t offset = 0,
+                    unsigned addressSpace = 3);
+
+/// A 64-bit global address (i64, globalElementAddress) as `!llvm.ptr<1>`.
+Value globalPointer(OpBuilder &b, Location loc, Value address);
 
 /// fa.qk_scores' epilogue on one raw dot product q·k: scale, softcap,
 /// log2(e) in log2 units (the op's attributes).

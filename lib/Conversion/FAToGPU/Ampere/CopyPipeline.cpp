@@ -6,6 +6,9 @@
 
 #include "AmpereStrategy.h"
 
+#include "fa/Conversion/FAToGPU/FragmentPatterns.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -150,14 +153,11 @@ void TileCopy::emit(OpBuilder &b, Location loc, bool checked) const {
     }
     Value target = arith::AddIOp::create(b, loc, tileAddress, laneOffset);
     // .cg: the tile is read once per block from shared memory, L1 would
-    // only hold it twice.
-    std::string address = "cp.async.cg.shared.global [$0+" + std::to_string(immediate) +
-                          "], [$1], 16";
-    if (checked)
-      inlinePtx(b, loc, Type(), ValueRange{target, source, srcBytes},
-                address + ", $2;", "r,l,r");
-    else
-      inlinePtx(b, loc, Type(), ValueRange{target, source}, address + ";", "r,l");
+    // only hold it twice. A checked copy reads srcBytes (16 or 0) and
+    // zero-fills the rest.
+    NVVM::CpAsyncOp::create(b, loc, sharedPointer(b, loc, target, immediate),
+                            globalPointer(b, loc, source), /*size=*/16,
+                            NVVM::LoadCacheModifierKind::CG, srcBytes);
   }
 }
 
@@ -256,16 +256,17 @@ void ampere::storeTileFromShared(OpBuilder &b, Location loc, Value src,
         swizzledChunkOffset(b, loc, row, chunk, rowElements, bytes));
     Value target =
         globalChunkAddress(b, loc, dst, globalAddress, globalRow, chunk, bytes);
-    inlinePtx(b, loc, Type(), ValueRange{sharedAddress, target},
-              "{ .reg .b32 w0, w1, w2, w3; ld.shared.v4.b32 {w0, w1, w2, w3}, [$0+" +
-                  std::to_string(window.bytes) +
-                  "]; st.global.v4.b32 [$1], {w0, w1, w2, w3}; }",
-              "r,l");
+    // One 16-byte chunk: ld.shared.v4.b32, then st.global.v4.b32.
+    auto chunkType = VectorType::get({4}, b.getI32Type());
+    Value chunkValue = LLVM::LoadOp::create(
+        b, loc, chunkType, sharedPointer(b, loc, sharedAddress, window.bytes),
+        /*alignment=*/16);
+    LLVM::StoreOp::create(b, loc, chunkValue, globalPointer(b, loc, target),
+                          /*alignment=*/16);
   }
 }
 
-// Groups and waits as NVVM ops: the copies are inline PTX (no tokens), and
-// PTX counts groups; it names none.
+// Groups and waits as NVVM ops: PTX counts groups; it names none.
 void ampere::commitGroup(OpBuilder &b, Location loc) {
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
 }

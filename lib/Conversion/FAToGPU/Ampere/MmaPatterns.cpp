@@ -78,13 +78,14 @@ struct WarpMma {
   /// compile-time part and the lane's: `rowStep` a multiple of 8 (so the
   /// swizzle's phase is the lane row's), and `chunkStep` either a multiple
   /// of 8 or even with the lane's chunk 0 or 1 (its n-tile pair or k16
-  /// step). The instruction is inline PTX that adds the compile-time part
-  /// itself (`[addr+imm]`), on a 32-bit shared-window address: where the
-  /// tile is invariant in a loop (the backward's K and V in its Q-block
-  /// loop), LLVM hoists every address it can see out of the loop, and
-  /// each ldmatrix then held its own 64-bit register across it (112 of
-  /// them in the sm_80 D128 backward: its spills). Now a tile's addresses
-  /// are a few lane values, the constants out of LLVM's reach.
+  /// step). The address is a 32-bit shared-window address (a few lane
+  /// values per tile) plus the compile-time part as a constant GEP, which
+  /// NVPTX folds into the instruction (`[addr+imm]`). Where the tile is
+  /// invariant in a loop (the backward's K and V in its Q-block loop),
+  /// LLVM hoists each GEP out of the loop as an add of its own, which
+  /// ptxas folds back into the immediates. (A whole address computed per
+  /// ldmatrix held a register each across the loop: spills in the sm_80
+  /// backward.)
   std::array<Value, 4> ldmatrix(Value tile, int64_t rowStep, Value laneRow,
                                 int64_t chunkStep, Value laneChunk,
                                 bool transpose, Value spanColumn = Value()) {
@@ -110,20 +111,18 @@ struct WarpMma {
         b, loc, window.base,
         arith::IndexCastUIOp::create(b, loc, b.getI32Type(), laneOffset));
     int64_t immediate = window.bytes + (rowStep * rowElements + 64 * hi) * bytes;
-    std::string text = std::string("ldmatrix.sync.aligned.m8n8.x4") +
-                       (transpose ? ".trans" : "") +
-                       ".shared.b16 {$0, $1, $2, $3}, [$4+" +
-                       std::to_string(immediate) + "];";
     Type i32 = b.getI32Type();
     auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
-    // A read of shared memory that barriers order (P and dS are rewritten
-    // every step): never hoisted or merged.
-    Operation *asmOp = inlinePtx(b, loc, result, ValueRange{address}, text,
-                                 "=r,=r,=r,=r,r");
+    // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16: a read of shared
+    // memory that barriers order (P and dS are rewritten every step).
+    Value loaded = NVVM::LdMatrixOp::create(
+        b, loc, result, sharedPointer(b, loc, address, immediate), 4,
+        transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
     std::array<Value, 4> regs;
     for (int64_t i = 0; i < 4; ++i) {
-      Value word = LLVM::ExtractValueOp::create(b, loc, asmOp->getResult(0),
-                                                ArrayRef<int64_t>{i});
+      Value word = LLVM::ExtractValueOp::create(b, loc, loaded, ArrayRef<int64_t>{i});
       Value asVector = vector::FromElementsOp::create(
           b, loc, VectorType::get({1}, i32), ValueRange{word});
       regs[i] = vector::BitCastOp::create(b, loc, VectorType::get({2}, element),

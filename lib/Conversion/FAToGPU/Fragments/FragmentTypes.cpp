@@ -74,14 +74,19 @@ Value mlir::fa::sharedSwizzledColumn(OpBuilder &b, Location loc, Value row,
                                arith::ConstantIndexOp::create(b, loc, 8));
 }
 
-Operation *mlir::fa::inlinePtx(OpBuilder &b, Location loc, Type result,
-                               ValueRange operands, StringRef text,
-                               StringRef constraints) {
-  return LLVM::InlineAsmOp::create(
-      b, loc, result, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+Value mlir::fa::sharedPointer(OpBuilder &b, Location loc, Value address,
+                              int64_t offset, unsigned addressSpace) {
+  auto type = LLVM::LLVMPointerType::get(b.getContext(), addressSpace);
+  Value pointer = LLVM::IntToPtrOp::create(b, loc, type, address);
+  if (!offset)
+    return pointer;
+  return LLVM::GEPOp::create(b, loc, type, b.getI8Type(), pointer,
+                             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
+}
+
+Value mlir::fa::globalPointer(OpBuilder &b, Location loc, Value address) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), address);
 }
 
 Value mlir::fa::sharedWindowAddress(OpBuilder &b, Location loc, Value memref) {
@@ -293,18 +298,12 @@ Value mlir::fa::transformScore(OpBuilder &b, Location loc, QKScoresOp op,
                : dot;
   }
   // c·cap·tanh(scale·q·k / cap) with tanh.approx (as FlashAttention-2's
-  // softcap; its error, ~2^-11 relative, is below bf16's rounding of S).
-  // LLVM 22 has no NVVM tanh intrinsic: the one PTX instruction, inline.
+  // softcap; its error, ~2^-11 relative, is below bf16's rounding of S):
+  // llvm.tanh with `afn`, which NVPTX selects as tanh.approx.f32.
   double cap = softcap.getValueAsDouble();
   Value inner = times(dot, scale / cap);
-  Value tanh = LLVM::InlineAsmOp::create(
-                   b, loc, b.getF32Type(), ValueRange{inner},
-                   "tanh.approx.f32 $0, $1;", "=f,f",
-                   /*has_side_effects=*/false, /*is_align_stack=*/false,
-                   LLVM::tailcallkind::TailCallKind::None,
-                   /*asm_dialect=*/LLVM::AsmDialectAttr(),
-                   /*operand_attrs=*/ArrayAttr())
-                   .getResult(0);
+  Value tanh = LLVM::TanhOp::create(b, loc, inner,
+                                    LLVM::FastmathFlags::afn);
   if (deferred)
     return tanh;
   return arith::MulFOp::create(b, loc, tanh, f32(cap * log2e));

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -180,11 +181,16 @@ static Value f32ElementAddress(OpBuilder &b, Location loc, Value buffer, Value o
 static Value loadRowOrPadding(OpBuilder &b, Location loc, Value address,
                               int64_t bytes, Value exists, Value padding) {
   Value predicate = arith::ExtUIOp::create(b, loc, b.getI32Type(), exists);
-  return inlinePtx(b, loc, b.getF32Type(), ValueRange{address, predicate, padding},
-                   "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b32 $0, $3; "
-                   "@p ld.global.f32 $0, [$1+" + std::to_string(bytes) + "]; }",
-                   "=f,l,r,f")
-      ->getResult(0);
+  // Asm: neither NVVM nor LLVM has a predicated load (LLVM branches around
+  // a conditional one or selects after it).
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getF32Type(), ValueRange{address, predicate, padding},
+             "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b32 $0, $3; "
+             "@p ld.global.f32 $0, [$1+" + std::to_string(bytes) + "]; }",
+             "=f,l,r,f", /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
 }
 
 /// A `predicated` row tile's values: a thread's rows are its first one
@@ -406,12 +412,12 @@ struct StoreSharedLowering : OpConversionPattern<StoreSharedOp> {
   }
 };
 
-/// A 16-bit fragment into a swizzled row-major tile, as inline
+/// A 16-bit fragment into a swizzled row-major tile, as 32-bit stores
 /// `st.shared.b32 [addr+imm]`: one 32-bit address per n-tile (the thread's
 /// row and swizzled column) and the row slot's offset and the tile's place
-/// in shared memory as immediates. (LLVM hoisted each n-tile's 64-bit
-/// address out of the sm_80 backward's Q-block loop, and P's and dS's
-/// apart.)
+/// in shared memory as constant GEPs, which NVPTX folds into the stores.
+/// (A whole address per store was hoisted out of the sm_80 backward's
+/// Q-block loop, P's and dS's apart.)
 void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
                                           Location loc, StoreSharedOp op,
                                           Value tile, Value buffer,
@@ -452,8 +458,9 @@ void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
           rewriter, loc,
           vector::BitCastOp::create(rewriter, loc, VectorType::get({1}, i32), pair),
           ArrayRef<int64_t>{0});
-      inlinePtx(rewriter, loc, Type(), ValueRange{address, word},
-                "st.shared.b32 [$0+" + std::to_string(immediate) + "], $1;", "r,r");
+      LLVM::StoreOp::create(rewriter, loc, word,
+                            sharedPointer(rewriter, loc, address, immediate),
+                            /*alignment=*/4);
     }
   }
 }
@@ -468,8 +475,13 @@ static void reduceAddGlobal(OpBuilder &b, Location loc, Value address, Value val
                             int64_t immediateBytes = 0) {
   std::string target = immediateBytes ? "[$0+" + std::to_string(immediateBytes) + "]"
                                       : std::string("[$0]");
-  inlinePtx(b, loc, Type(), ValueRange{address, value},
-            "red.global.add.f32 " + target + ", $1;", "l,f");
+  // Asm: LLVM selects atomicrmw fadd as atom, whatever its result's use.
+  LLVM::InlineAsmOp::create(b, loc, Type(), ValueRange{address, value},
+                            "red.global.add.f32 " + target + ", $1;", "l,f",
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                            /*operand_attrs=*/ArrayAttr());
 }
 
 /// fa.accumulate_fragment: an f32 reduction per element of the rows that

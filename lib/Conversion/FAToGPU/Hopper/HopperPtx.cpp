@@ -1,4 +1,4 @@
-//===- HopperPtx.cpp - the sm_90a instructions, as inline PTX -------------===//
+//===- HopperPtx.cpp - the sm_90a instructions, as named ops --------------===//
 //
 // Part of fa-mlir.
 //
@@ -7,14 +7,14 @@
 #include "HopperPtx.h"
 
 #include "fa/Conversion/FAToGPU/FragmentPatterns.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
-
-#include <string>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -25,157 +25,138 @@ static Value i32(OpBuilder &b, Location loc, int64_t v) {
 
 void hopper::mbarrierInit(OpBuilder &b, Location loc, Value barrier,
                           int64_t count) {
-  inlinePtx(b, loc, Type(), {barrier, i32(b, loc, count)},
-            "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+  NVVM::MBarrierInitOp::create(b, loc, sharedPointer(b, loc, barrier),
+                               i32(b, loc, count), /*predicate=*/Value());
 }
 
 void hopper::fenceBarrierInit(OpBuilder &b, Location loc) {
-  inlinePtx(b, loc, Type(), {},
-            "fence.mbarrier_init.release.cluster;\n\t"
-            "fence.proxy.async.shared::cta;",
-            "");
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+  fenceProxyAsync(b, loc);
 }
 
 void hopper::arriveExpectTx(OpBuilder &b, Location loc, Value barrier,
                             int64_t bytes) {
-  inlinePtx(b, loc, Type(), {barrier, i32(b, loc, bytes)},
-            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, /*res=*/Type(), sharedPointer(b, loc, barrier), i32(b, loc, bytes),
+      NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
 }
 
 void hopper::arrive(OpBuilder &b, Location loc, Value barrier) {
-  inlinePtx(b, loc, Type(), {barrier},
-            "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
+  NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
+                                 sharedPointer(b, loc, barrier),
+                                 /*count=*/Value());
 }
 
 void hopper::waitParity(OpBuilder &b, Location loc, Value barrier,
                         Value parity) {
-  // Labels inside { } are local to the block: each copy gets its own.
-  inlinePtx(b, loc, Type(), {barrier, parity},
-            "{\n\t.reg .pred done;\n"
-            "fa_wait:\n\t"
-            "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
-            "@!done bra fa_wait;\n\t}",
-            "r,r");
+  // try_wait until it reports the phase complete. (nvvm.mbarrier.try_wait.
+  // parity, which loops by itself, requires a suspend-time hint.)
+  Value pointer = sharedPointer(b, loc, barrier);
+  scf::WhileOp::create(
+      b, loc, TypeRange{}, ValueRange{},
+      [&](OpBuilder &cb, Location, ValueRange) {
+        Value done = NVVM::MBarrierTryWaitOp::create(
+            cb, loc, cb.getI1Type(), pointer, parity, /*ticks=*/Value());
+        Value waiting = arith::XOrIOp::create(
+            cb, loc, done, arith::ConstantIntOp::create(cb, loc, 1, 1));
+        scf::ConditionOp::create(cb, loc, waiting, ValueRange{});
+      },
+      [&](OpBuilder &db, Location, ValueRange) { scf::YieldOp::create(db, loc); });
 }
 
 void hopper::tmaLoad(OpBuilder &b, Location loc, Value dst, Value tensorMap,
                      ArrayRef<Value> coords, Value barrier) {
-  Value map = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), tensorMap);
-  SmallVector<Value> operands = {dst, map};
-  operands.append(coords.begin(), coords.end());
-  operands.push_back(barrier);
-  inlinePtx(b, loc, Type(), operands,
-            "cp.async.bulk.tensor.4d.shared::cluster.global.tile"
-            ".mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5}], [$6];",
-            "r,l,r,r,r,r,r");
-}
-
-/// A 4-D bulk tensor copy from shared memory (`src`) to the box at
-/// `coords` of `tensorMap`, in this thread's current bulk group.
-static void bulkTensorFromShared(OpBuilder &b, Location loc, Value src,
-                                 Value tensorMap, ArrayRef<Value> coords,
-                                 StringRef opcode) {
-  Value map = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), tensorMap);
-  SmallVector<Value> operands = {map};
-  operands.append(coords.begin(), coords.end());
-  operands.push_back(src);
-  inlinePtx(b, loc, Type(), operands,
-            (opcode + ".bulk_group [$0, {$1, $2, $3, $4}], [$5];").str(),
-            "l,r,r,r,r,r");
+  Value destination = sharedPointer(
+      b, loc, dst, 0, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, loc, destination, tensorMap, coords, sharedPointer(b, loc, barrier),
+      /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+      /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+      /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
 }
 
 void hopper::tmaReduceAdd(OpBuilder &b, Location loc, Value src,
                           Value tensorMap, ArrayRef<Value> coords) {
-  bulkTensorFromShared(
-      b, loc, src, tensorMap, coords,
-      "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile");
+  NVVM::CpAsyncBulkTensorReduceOp::create(
+      b, loc, tensorMap, sharedPointer(b, loc, src), NVVM::TMAReduxKind::ADD,
+      NVVM::TMAStoreMode::TILE, coords, /*l2CacheHint=*/Value());
 }
 
 void hopper::tmaStore(OpBuilder &b, Location loc, Value src, Value tensorMap,
                       ArrayRef<Value> coords) {
-  bulkTensorFromShared(b, loc, src, tensorMap, coords,
-                       "cp.async.bulk.tensor.4d.global.shared::cta.tile");
+  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+      b, loc, tensorMap, sharedPointer(b, loc, src), coords,
+      /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
 }
 
 void hopper::bulkCommit(OpBuilder &b, Location loc) {
-  inlinePtx(b, loc, Type(), {}, "cp.async.bulk.commit_group;", "");
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
 }
 
 void hopper::bulkWait(OpBuilder &b, Location loc, int64_t pending,
                       bool readOnly) {
-  inlinePtx(b, loc, Type(), {},
-            std::string("cp.async.bulk.wait_group") + (readOnly ? ".read " : " ") +
-                std::to_string(pending) + ";",
-            "");
+  NVVM::CpAsyncBulkWaitGroupOp::create(
+      b, loc, static_cast<uint32_t>(pending),
+      readOnly ? b.getUnitAttr() : UnitAttr());
 }
 
 void hopper::namedBarrierSync(OpBuilder &b, Location loc, Value id,
                               int64_t threads) {
-  inlinePtx(b, loc, Type(), {id, i32(b, loc, threads)}, "bar.sync $0, $1;",
-            "r,r");
+  NVVM::BarrierOp::create(b, loc, /*res=*/Type(), id, i32(b, loc, threads),
+                          /*reductionOp=*/NVVM::BarrierReductionAttr(),
+                          /*reductionPredicate=*/Value());
 }
 
 void hopper::namedBarrierArrive(OpBuilder &b, Location loc, Value id,
                                 int64_t threads, Value condition) {
+  Value count = i32(b, loc, threads);
   if (!condition) {
-    inlinePtx(b, loc, Type(), {id, i32(b, loc, threads)},
-              "bar.arrive $0, $1;", "r,r");
+    NVVM::BarrierArriveOp::create(b, loc, id, count);
     return;
   }
-  Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), condition);
-  inlinePtx(b, loc, Type(), {id, i32(b, loc, threads), flag},
-            "{\n\t.reg .pred arrive;\n\tsetp.ne.b32 arrive, $2, 0;\n\t"
-            "@arrive bar.arrive $0, $1;\n\t}",
-            "r,r,r");
+  // The condition is uniform over the arriving warps (bar.arrive is
+  // .aligned): a branch around it.
+  scf::IfOp::create(b, loc, condition, [&](OpBuilder &tb, Location) {
+    NVVM::BarrierArriveOp::create(tb, loc, id, count);
+    scf::YieldOp::create(tb, loc);
+  });
 }
 
 void hopper::setMaxRegisters(OpBuilder &b, Location loc, int64_t count,
                              bool increase) {
-  std::string text = std::string("setmaxnreg.") + (increase ? "inc" : "dec") +
-                     ".sync.aligned.u32 " + std::to_string(count) + ";";
-  inlinePtx(b, loc, Type(), {}, text, "");
+  NVVM::SetMaxRegisterOp::create(b, loc, static_cast<uint32_t>(count),
+                                 increase ? NVVM::SetMaxRegisterAction::increase
+                                          : NVVM::SetMaxRegisterAction::decrease);
 }
 
 void hopper::fenceProxyAsync(OpBuilder &b, Location loc) {
-  inlinePtx(b, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 }
 
 void hopper::fenceProxyAsyncAll(OpBuilder &b, Location loc) {
-  inlinePtx(b, loc, Type(), {}, "fence.proxy.async;", "");
+  NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async,
+                             NVVM::SharedSpaceAttr());
 }
 
 void hopper::wgmmaFence(OpBuilder &b, Location loc) {
-  inlinePtx(b, loc, Type(), {}, "wgmma.fence.sync.aligned;", "");
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
 }
 
 void hopper::wgmmaCommit(OpBuilder &b, Location loc) {
-  inlinePtx(b, loc, Type(), {}, "wgmma.commit_group.sync.aligned;", "");
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
 }
 
 void hopper::wgmmaWait(OpBuilder &b, Location loc, int64_t pending) {
-  inlinePtx(b, loc, Type(), {},
-            "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
-            "");
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, static_cast<uint64_t>(pending));
 }
 
 SmallVector<Value> hopper::wgmmaWait(OpBuilder &b, Location loc,
                                      int64_t pending, ArrayRef<Value> values) {
-  std::string constraints;
-  for (size_t i = 0; i < values.size(); ++i)
-    constraints += (i ? ",=f" : "=f");
-  for (size_t i = 0; i < values.size(); ++i)
-    constraints += "," + std::to_string(i);
-  SmallVector<Type> types(values.size(), b.getF32Type());
-  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-  Operation *op = inlinePtx(
-      b, loc, result, values,
-      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
-      constraints);
-  SmallVector<Value> out;
-  for (size_t i = 0; i < values.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(
-        b, loc, op->getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
-  return out;
+  auto wait = WgmmaWaitOp::create(b, loc, ValueRange(values).getTypes(),
+                                  b.getI64IntegerAttr(pending), values);
+  return SmallVector<Value>(wait.getResults());
 }
 
 Value hopper::matrixDescriptor(OpBuilder &b, Location loc, Value address,
@@ -219,86 +200,23 @@ static SmallVector<Value> buildWgmma(OpBuilder &b, Location loc, Type inputType,
                                      hopper::SharedOperand bShared, bool transposeB,
                                      bool transposeA) {
   assert((!transposeA || aShared) && "only a shared A transposes");
-  int64_t n = 2 * static_cast<int64_t>(acc.size());
-  std::string type = inputType.isBF16()  ? "bf16"
-                     : inputType.isF16() ? "f16"
-                                         : "e4m3";
-  std::string k = std::to_string(hopper::wgmmaDepth(inputType));
-  int64_t aOperands = aShared ? 1 : static_cast<int64_t>(aRegisters.size());
   // A chain's first wgmma onto zeros (S = QKᵀ, dP, dQ_i) does not read its
   // accumulators: scale-d = 0, outputs only. Passing the zeros in would
   // cost one mov per accumulator register per k chain, which LLVM places
   // after the wgmma.fence, where ptxas answers each write with an injected
   // warpgroup.arrive (its C7519 note).
   bool zeroAccumulators = llvm::all_of(acc, isZeroConstant);
-  int64_t inputs = zeroAccumulators ? 0 : static_cast<int64_t>(acc.size());
-  // scale-d is a predicate: set from an operand (1: accumulate). Each
-  // shared operand's offset is added here, in descriptor units (16 bytes).
-  std::string text = "{\n\t.reg .pred accumulate;\n\t.reg .b64 descA, descB;\n\t"
-                     "setp.ne.b32 accumulate, $" +
-                     std::to_string(acc.size() + inputs + aOperands + 1) + ", 0;\n\t";
-  int64_t next = static_cast<int64_t>(acc.size()) + inputs;
-  auto operand = [&]() { return "$" + std::to_string(next++); };
-  // The operand as the wgmma names it: its descriptor, or `reg` holding
-  // the descriptor plus the offset.
-  auto offsetInto = [&](const char *reg, const hopper::SharedOperand &shared) {
-    std::string descriptor = operand();
-    if (!shared.bytes)
-      return descriptor;
-    text += std::string("add.s64 ") + reg + ", " + descriptor + ", " +
-            std::to_string(shared.bytes >> 4) + ";\n\t";
-    return std::string(reg);
-  };
-  std::string aName;
-  if (aShared) {
-    aName = offsetInto("descA", *aShared);
-  } else { // four registers
-    for (size_t i = 0; i < aRegisters.size(); ++i)
-      aName += (i ? ", " : "{") + operand();
-    aName += "}";
-  }
-  std::string bName = offsetInto("descB", bShared);
-  text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + k +
-          ".f32." + type + "." + type + " {";
-  std::string constraints;
-  for (size_t i = 0; i < acc.size(); ++i) {
-    text += (i ? ", $" : "$") + std::to_string(i);
-    constraints += (i ? ",=f" : "=f");
-  }
-  // The accumulators are read and written: inputs tied to the outputs.
-  for (int64_t i = 0; i < inputs; ++i)
-    constraints += "," + std::to_string(i);
-  SmallVector<Value> operands(acc.begin(), acc.begin() + inputs);
-  text += "}, " + aName + ", " + bName + ", accumulate, 1, 1";
-  if (aShared) { // A from shared memory
-    constraints += ",l";
-    operands.push_back(aShared->descriptor);
-  } else { // A from four registers
-    for (size_t i = 0; i < aRegisters.size(); ++i)
-      constraints += ",r";
-    operands.append(aRegisters.begin(), aRegisters.end());
-  }
-  constraints += ",l,r";
-  operands.push_back(bShared.descriptor);
-  operands.push_back(i32(b, loc, zeroAccumulators ? 0 : 1));
-  // scale-a = scale-b = 1; then imm-trans-a (the shared-A form only) and
-  // imm-trans-b, which e4m3 does not have (K-major operands only).
-  bool transposable = inputType.getIntOrFloatBitWidth() == 16;
-  assert((transposable || (!transposeA && !transposeB)) &&
+  assert((inputType.getIntOrFloatBitWidth() == 16 || (!transposeA && !transposeB)) &&
          "e4m3 wgmma reads its operands K-major only");
-  if (aShared && transposable)
-    text += transposeA ? ", 1" : ", 0";
-  if (transposable)
-    text += std::string(", ") + (transposeB ? "1" : "0");
-  text += ";\n\t}";
   SmallVector<Type> types(acc.size(), b.getF32Type());
-  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-  Operation *op = inlinePtx(b, loc, result, operands, text, constraints);
-  SmallVector<Value> out;
-  for (size_t i = 0; i < acc.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(
-        b, loc, op->getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
-  return out;
+  auto op = WgmmaOp::create(
+      b, loc, types, aShared ? aShared->descriptor : Value(), aRegisters,
+      bShared.descriptor, zeroAccumulators ? ArrayRef<Value>() : acc,
+      TypeAttr::get(inputType), b.getI64IntegerAttr(aShared ? aShared->bytes : 0),
+      b.getI64IntegerAttr(bShared.bytes),
+      transposeA ? b.getUnitAttr() : UnitAttr(),
+      transposeB ? b.getUnitAttr() : UnitAttr());
+  return SmallVector<Value>(op.getResults());
 }
 
 SmallVector<Value> hopper::wgmma(OpBuilder &b, Location loc, Type inputType,
@@ -320,84 +238,62 @@ int64_t hopper::wgmmaDepth(Type inputType) {
   return 256 / inputType.getIntOrFloatBitWidth();
 }
 
-/// "{$first, $first + 1, ...}": `count` operands of an inline PTX string.
-static std::string operandList(int64_t first, int64_t count) {
-  std::string list = "{";
-  for (int64_t i = 0; i < count; ++i)
-    list += (i ? ", $" : "$") + std::to_string(first + i);
-  return list + "}";
-}
-
 SmallVector<Value> hopper::loadMatrixTransposed(OpBuilder &b, Location loc,
                                                 Value rowAddress, int64_t offset,
                                                 int64_t matrices) {
   assert((matrices == 1 || matrices == 2 || matrices == 4) &&
          "ldmatrix loads one, two or four matrices");
-  SmallVector<Type> types(matrices, b.getI32Type());
-  Type result = b.getI32Type();
+  Type i32Type = b.getI32Type();
+  Type result = i32Type;
   if (matrices > 1)
-    result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-  std::string constraints;
-  for (int64_t i = 0; i < matrices; ++i)
-    constraints += "=r,";
-  Operation *op = inlinePtx(
-      b, loc, result, {rowAddress},
-      "ldmatrix.sync.aligned.m8n8.x" + std::to_string(matrices) +
-          ".trans.shared.b16 " + operandList(0, matrices) + ", [$" +
-          std::to_string(matrices) + "+" + std::to_string(offset) + "];",
-      constraints + "r");
+    result = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(matrices, i32Type));
+  auto load = NVVM::LdMatrixOp::create(
+      b, loc, result, sharedPointer(b, loc, rowAddress, offset),
+      static_cast<uint32_t>(matrices), NVVM::MMALayout::col,
+      NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltType::B16);
   if (matrices == 1)
-    return {op->getResult(0)};
+    return {load.getRes()};
   SmallVector<Value> out;
   for (int64_t i = 0; i < matrices; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, op->getResult(0),
-                                               ArrayRef<int64_t>{i}));
+    out.push_back(
+        LLVM::ExtractValueOp::create(b, loc, load.getRes(), ArrayRef<int64_t>{i}));
   return out;
 }
 
 void hopper::storeMatrix(OpBuilder &b, Location loc, Value rowAddress,
                          int64_t offset, ArrayRef<Value> registers) {
-  int64_t matrices = registers.size();
-  assert((matrices == 1 || matrices == 2 || matrices == 4) &&
+  assert((registers.size() == 1 || registers.size() == 2 || registers.size() == 4) &&
          "stmatrix stores one, two or four matrices");
-  SmallVector<Value> operands = {rowAddress};
-  operands.append(registers.begin(), registers.end());
-  std::string constraints = "r";
-  for (int64_t i = 0; i < matrices; ++i)
-    constraints += ",r";
-  inlinePtx(b, loc, Type(), operands,
-            "stmatrix.sync.aligned.m8n8.x" + std::to_string(matrices) +
-                ".shared.b16 [$0+" + std::to_string(offset) + "], " +
-                operandList(1, matrices) + ";",
-            constraints);
-}
-
-/// Inline PTX without side effects (free to move, CSE or drop).
-static Value purePtx(OpBuilder &b, Location loc, Type result,
-                     ValueRange operands, StringRef text,
-                     StringRef constraints) {
-  return LLVM::InlineAsmOp::create(
-             b, loc, result, operands, text, constraints,
-             /*has_side_effects=*/false, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None,
-             /*asm_dialect=*/LLVM::AsmDialectAttr(),
-             /*operand_attrs=*/ArrayAttr())
-      .getResult(0);
+  NVVM::StMatrixOp::create(b, loc, sharedPointer(b, loc, rowAddress, offset),
+                           registers, NVVM::MMALayout::row,
+                           NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+                           NVVM::LdStMatrixEltType::B16);
 }
 
 Value hopper::bytePermute(OpBuilder &b, Location loc, Value lo, Value hi,
                           Value selector) {
-  return purePtx(b, loc, b.getI32Type(), {lo, hi, selector},
-                 "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r");
+  return NVVM::PermuteOp::create(b, loc, b.getI32Type(), lo, hi, selector,
+                                 NVVM::PermuteMode::DEFAULT);
 }
 
 Value hopper::packE4M3x4(OpBuilder &b, Location loc, ArrayRef<Value> values) {
   assert(values.size() == 4 && "four bytes to a register");
   // cvt's first source goes to the pair's high byte.
-  return purePtx(b, loc, b.getI32Type(), values,
-                 "{\n\t.reg .b16 lo, hi;\n\t"
-                 "cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1;\n\t"
-                 "cvt.rn.satfinite.e4m3x2.f32 hi, $4, $3;\n\t"
-                 "mov.b32 $0, {lo, hi};\n\t}",
-                 "=r,f,f,f,f");
+  auto pair = [&](Value low, Value high) -> Value {
+    return NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, b.getI16Type(), high, low, NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::SATFINITE, /*relu=*/false,
+        b.getType<Float8E4M3FNType>());
+  };
+  // The two byte pairs as one 32-bit register, the first in the low half.
+  auto halves = VectorType::get({2}, b.getI16Type());
+  Value packed = LLVM::PoisonOp::create(b, loc, halves);
+  Value pairs[] = {pair(values[0], values[1]), pair(values[2], values[3])};
+  for (int64_t i = 0; i < 2; ++i)
+    packed = LLVM::InsertElementOp::create(
+        b, loc, packed, pairs[i],
+        LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(i)));
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), packed);
 }

@@ -1,14 +1,16 @@
-//===- HopperPtx.h - the sm_90a instructions MLIR 22 cannot emit -*- C++ -*-===//
+//===- HopperPtx.h - the sm_90a instructions of the Hopper schedule -*- C++ -*-===//
 //
 // Part of fa-mlir.
 //
 // The Hopper instructions the sm_90a schedule and its wgmma patterns use,
-// each one inline PTX in one place. TOOLCHAIN.md says why not the nvgpu
-// ops: nvgpu.warpgroup.mma bundles fence, commit and wait (no overlap) and
-// steps fp8 B descriptors wrongly, there is no register-A wgmma op, and a
-// tensor map cannot be a by-value kernel parameter. Shared-memory operands
-// are 32-bit shared-window addresses (i32), as PTX's `.shared::cta` forms
-// take them.
+// each built in one place: NVVM ops where MLIR 22's NVVM dialect has a form
+// that lowers to the instruction the schedule needs, else fa instruction
+// ops (fa.wgmma, fa.wgmma_wait) that convert-fa-gpu-to-llvm turns into PTX
+// late. docs/nvvm-ops.md says which NVVM op falls short and why (the nvgpu
+// ops too: nvgpu.warpgroup.mma bundles fence, commit and wait, and a tensor
+// map cannot be a by-value kernel parameter). Shared-memory operands are
+// 32-bit shared-window addresses (i32), as PTX's `.shared::cta` forms take
+// them; the NVVM ops get them as pointers.
 //
 //===----------------------------------------------------------------------===//
 

@@ -458,9 +458,9 @@ void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
         pieces.push_back({c0, n});
     return pieces;
   };
-  // The matrix instructions are inline PTX with side effects (ordered
-  // after the stage's barrier wait), so nothing moves a load above an
-  // earlier store: a task's two loads go first, then its stores.
+  // The matrix instructions come after the stage's barrier wait (which
+  // orders every memory access); a task's two loads go first, then its
+  // stores.
   auto transposeStep = [&](int64_t a) {
     for (int64_t h = 0; h < 2; ++h) {
       Value writeAt = xorc(writeBase, 16 * h);

@@ -292,7 +292,7 @@ struct SharedTimesColumnsLowering : OpConversionPattern<TileMatmulOp> {
   }
 };
 
-/// A register of two 16-bit elements as the i32 wgmma's inline PTX takes.
+/// A register of two 16-bit elements as the i32 fa.wgmma's A takes.
 Value asI32(OpBuilder &b, Location loc, Value pair) {
   Value asInt = vector::BitCastOp::create(
       b, loc, VectorType::get({1}, b.getI32Type()), pair);

@@ -194,3 +194,41 @@ LogicalResult MmaWaitOp::verify() {
                        "fa.matmul result (the MMA it waits for)");
   return success();
 }
+
+LogicalResult WgmmaOp::verify() {
+  Type input = getInputType();
+  bool sixteenBit = input.isF16() || input.isBF16();
+  if (!sixteenBit && !isa<Float8E4M3FNType>(input))
+    return emitOpError("input type must be f16, bf16 or f8E4M3FN, got ") << input;
+  int64_t n = getN();
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return emitOpError("N (two per result) must be a multiple of 8 in [8, 256], got ")
+           << n;
+  if (!getAccumulators().empty() && getAccumulators().size() != getResults().size())
+    return emitOpError("takes no accumulators or one per result");
+  if (bool(getADescriptor()) == !getARegisters().empty())
+    return emitOpError("A is either a descriptor or registers");
+  if (!getADescriptor() && getARegisters().size() != 4)
+    return emitOpError("A in registers is four i32 values");
+  if (!getADescriptor() && (getAOffset() != 0 || getTransposeA()))
+    return emitOpError("only a shared-memory A has an offset or transposes");
+  for (int64_t offset : {getAOffset(), getBOffset()})
+    if (offset < 0 || offset % 16 != 0)
+      return emitOpError("descriptor offsets are non-negative multiples of 16 "
+                         "bytes, got ")
+             << offset;
+  if (!sixteenBit && (getTransposeA() || getTransposeB()))
+    return emitOpError("an e4m3 wgmma reads its operands K-major only");
+  return success();
+}
+
+LogicalResult WgmmaWaitOp::verify() {
+  if (getPending() > 7)
+    return emitOpError("pending must be in [0, 7], got ") << getPending();
+  if (getValues().empty())
+    return emitOpError("carries at least one value (a bare wait is "
+                       "nvvm.wgmma.wait.group.sync.aligned)");
+  if (getValues().getTypes() != getResults().getTypes())
+    return emitOpError("results must match the carried values");
+  return success();
+}

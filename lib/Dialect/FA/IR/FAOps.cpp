@@ -426,5 +426,34 @@ static void printResultTypeIfDistinct(OpAsmPrinter &printer, Operation *,
     printer << "-> " << resultType;
 }
 
+/// fa.wgmma's A: `desc %descriptor + offset` or the four registers.
+static ParseResult
+parseWgmmaOperandA(OpAsmParser &parser,
+                   std::optional<OpAsmParser::UnresolvedOperand> &descriptor,
+                   IntegerAttr &offset,
+                   SmallVectorImpl<OpAsmParser::UnresolvedOperand> &registers) {
+  if (succeeded(parser.parseOptionalKeyword("desc"))) {
+    OpAsmParser::UnresolvedOperand operand;
+    int64_t bytes = 0;
+    if (parser.parseOperand(operand) || parser.parsePlus() ||
+        parser.parseInteger(bytes))
+      return failure();
+    descriptor = operand;
+    offset = parser.getBuilder().getI64IntegerAttr(bytes);
+    return success();
+  }
+  return parser.parseOperandList(registers);
+}
+
+static void printWgmmaOperandA(OpAsmPrinter &printer, Operation *,
+                               Value descriptor, IntegerAttr offset,
+                               OperandRange registers) {
+  if (descriptor) {
+    printer << "desc " << descriptor << " + " << (offset ? offset.getInt() : 0);
+    return;
+  }
+  printer << registers;
+}
+
 #define GET_OP_CLASSES
 #include "fa/Dialect/FA/IR/FAOps.cpp.inc"

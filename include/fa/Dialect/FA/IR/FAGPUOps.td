@@ -8,7 +8,9 @@
 // distributed tile. The tile ops themselves (fa.qk_scores, fa.row_max, ...)
 // are unchanged; only their tensor types gain layout encodings
 // (#fa.fragment, #fa.operand, #fa.shared). fa-gpu-lower-fragments lowers all
-// of them per op.
+// of them per op. At the end, the instruction ops the sm_90a patterns build
+// where the NVVM dialect falls short (fa.wgmma, fa.wgmma_wait), which
+// convert-fa-gpu-to-llvm turns into PTX.
 //
 //===----------------------------------------------------------------------===//
 
@@ -216,6 +218,89 @@ def FA_MmaWaitOp : FA_Op<"mma_wait", [AllTypesMatch<["input", "result"]>]> {
   let arguments = (ins AnyRankedTensor:$input, I64Attr:$pending);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input `pending` `=` $pending attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Instruction ops: the sm_90a instructions MLIR's NVVM dialect does not give
+// in the form the schedule needs. Built by the Hopper patterns next to NVVM
+// ops, turned into PTX by convert-fa-gpu-to-llvm just before NVVM becomes
+// LLVM (docs/nvvm-ops.md says which NVVM op falls short, and how).
+//===----------------------------------------------------------------------===//
+
+def FA_WgmmaOp : FA_Op<"wgmma", [AttrSizedOperandSegments]> {
+  let summary = "One asynchronous warpgroup MMA (wgmma.mma_async) on f32 accumulators";
+  let description = [{
+    `wgmma.mma_async.sync.aligned.m64nNkK.f32.T.T`, issued by the 128
+    threads of a warpgroup: D (N/2 f32 values per thread, `results`) =
+    A·B (+ `accumulators`, when given). T is `input_type` (f16, bf16 or
+    f8E4M3FN; K is 16 for the 16-bit types and 32 for e4m3).
+
+    A is either a shared-memory operand, `a_descriptor` (an i64 matrix
+    descriptor) plus `a_offset` bytes, or four i32 registers
+    (`a_registers`, the m64 x kK fragment); B is always a descriptor plus
+    `b_offset`. The offsets (multiples of 16) are added to the descriptor
+    inside the instruction's PTX, so a loop-invariant descriptor stays one
+    register rather than one per k step. `transpose_a` (shared A only) and
+    `transpose_b` read the operand M- or N-major; e4m3 reads K-major only.
+
+    Without `accumulators` the wgmma does not read D (scale-d = 0): a
+    chain's first product onto zeros. With them, each accumulator is read
+    and the result is its updated value. The instruction is asynchronous:
+    the results may only be read after a `fa.wgmma_wait` that carries them,
+    and the wgmmas of one group sit between `nvvm.wgmma.fence.aligned` and
+    `nvvm.wgmma.commit.group.sync.aligned`.
+
+    ```mlir
+    %d:8 = fa.wgmma a(desc %qa + 0) b(desc %kb + 32) : bf16 -> f32, f32, f32, f32, f32, f32, f32, f32
+    %e:8 = fa.wgmma a(%p0, %p1, %p2, %p3) b(desc %vb + 0) acc(%d#0, ...) {transpose_b} : bf16 -> ...
+    ```
+
+    (NVVM's `nvvm.wgmma.mma_async` has no register-A form, passes the
+    accumulators in even when scale-d is 0, and takes no offset.)
+  }];
+  let arguments = (ins Optional<I64>:$a_descriptor, Variadic<I32>:$a_registers,
+                       I64:$b_descriptor, Variadic<F32>:$accumulators,
+                       TypeAttr:$input_type,
+                       DefaultValuedAttr<I64Attr, "0">:$a_offset,
+                       DefaultValuedAttr<I64Attr, "0">:$b_offset,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs Variadic<F32>:$results);
+  let assemblyFormat = [{
+    `a` `(` custom<WgmmaOperandA>($a_descriptor, $a_offset, $a_registers) `)`
+    `b` `(` `desc` $b_descriptor `+` $b_offset `)`
+    (`acc` `(` $accumulators^ `)`)?
+    attr-dict `:` $input_type `->` type($results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// N of m64nNkK: two columns per result.
+    int64_t getN() { return 2 * static_cast<int64_t>(getResults().size()); }
+    /// K of m64nNkK: 32 bytes of the input type.
+    int64_t getK() {
+      return 256 / getInputType().getIntOrFloatBitWidth();
+    }
+  }];
+}
+
+def FA_WgmmaWaitOp : FA_Op<"wgmma_wait"> {
+  let summary = "wgmma.wait_group that carries the awaited accumulators through it";
+  let description = [{
+    `wgmma.wait_group.sync.aligned pending`: waits until at most `pending`
+    committed wgmma groups of this warpgroup are still running. The results
+    are `values` (f32 results of the awaited wgmmas) after the wait: they
+    are tied to the instruction, so no read of an accumulator is placed
+    before it, whatever LLVM or ptxas reorder. (A wait without values is
+    `nvvm.wgmma.wait.group.sync.aligned`, which ties nothing: a later
+    instruction reading a wgmma result may be scheduled above it.)
+
+    ```mlir
+    %s:2 = fa.wgmma_wait 1, %d#0, %d#1 : f32, f32
+    ```
+  }];
+  let arguments = (ins I64Attr:$pending, Variadic<F32>:$values);
+  let results = (outs Variadic<F32>:$results);
+  let assemblyFormat = "$pending `,` $values attr-dict `:` type($results)";
   let hasVerifier = 1;
 }
 
