@@ -16,6 +16,7 @@
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/Utils/ParseGuard.h"
 #include "fa/Version.h"
+#include "fa/runtime/KernelAbi.h"
 #include "fa/runtime/Limits.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -170,7 +171,7 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
   }
   std::string backwardName =
       conventionalName ? mlir::fa::backwardKernelName(spec, chip, deterministic)
-                       : std::string(name) + "_bwd" + (deterministic ? "_det" : "");
+                       : ::fa::abi::backwardKernelNameOf(name, deterministic);
   bool rejected = false;
   if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip, backwardName,
                                        gradients, error, rejected, omitRowDot,

@@ -76,6 +76,12 @@ enum class BackwardStep {
 };
 /// "preprocess", "main", "postprocess": the manifest's keys.
 const char *backwardStepName(BackwardStep step);
+
+/// The backward kernel beside the forward kernel `forwardName`, as
+/// fa-compile --bwd names it and fa-run --bwd looks for it: fa_fwd_X's is
+/// fa_bwd_X, any other name X's is X_bwd; `deterministic` appends _det.
+std::string backwardKernelNameOf(const std::string &forwardName,
+                                 bool deterministic = false);
 /// Query rows per block of the preprocess and postprocess kernels.
 constexpr int64_t kBackwardRowsPerBlock = 128;
 

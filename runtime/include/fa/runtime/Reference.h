@@ -74,6 +74,13 @@ void forwardRow(const Problem &problem, const double *query, const double *key,
                 const double *value, int64_t b, int64_t h, int64_t i,
                 double *outputRow, double *lse);
 
+/// The softmax probabilities of query row (b, h, i) over every key (0 where
+/// masked) into `probs` (N values); returns the row's LSE (-inf with no
+/// visible key).
+double rowProbabilities(const Problem &problem, const double *query,
+                        const double *key, int64_t b, int64_t h, int64_t i,
+                        std::vector<double> &probs);
+
 /// The whole forward pass.
 ForwardResult forward(const Problem &problem, const std::vector<double> &query,
                       const std::vector<double> &key,
