@@ -2,7 +2,7 @@
 """Side-by-side forward timing on the GPU machine: fa-mlir's sm_80 kernels
 (through libfa_runtime.so's C API) against PyTorch SDPA's flash backend
 (FlashAttention-2) and its cuDNN backend, in one process, on the sizes of
-TARGETS.md: 16k tokens per batch (B = 16384/N), hidden 2048 (H = 2048/D).
+docs/targets.md: 16k tokens per batch (B = 16384/N), hidden 2048 (H = 2048/D).
 
 Every implementation is timed the same way, in the same interleaved
 rounds (the order rotating): after a 150 ms warm-up at full load (the

@@ -4,7 +4,7 @@
 //
 // Rounding to the kernels' element types (so the reference sees exactly the
 // inputs a kernel sees), the naive low-precision attention whose error sets
-// the tolerance, and DESIGN.md's pass/fail rule.
+// the tolerance, and docs/design.md's pass/fail rule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -104,7 +104,7 @@ ErrorStats compare(const double *actual, const double *expected, size_t count);
 ErrorStats compare(const std::vector<double> &actual,
                    const std::vector<double> &expected);
 
-/// DESIGN.md's policy: err(kernel) <= 2 * err(naive) + 1e-5, and no NaN.
+/// docs/design.md's policy: err(kernel) <= 2 * err(naive) + 1e-5, and no NaN.
 bool withinTolerance(const ErrorStats &kernel, const ErrorStats &naive);
 /// The bound that policy allows.
 double toleranceBound(const ErrorStats &naive);
