@@ -10,7 +10,7 @@
 //
 // Fresh random normal inputs (rounded to the dtype), outputs poisoned with
 // NaN before every launch, every element checked against the float64
-// reference under DESIGN.md's tolerance policy.
+// reference under docs/design.md's tolerance policy.
 //
 // Exit codes: 0 pass, 1 numerical mismatch, 2 bad input, 77 no GPU.
 //

@@ -363,7 +363,7 @@ Value mlir::fa::sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module,
                                  Location loc, int64_t bytes) {
   // A public zero-sized workgroup global becomes `.extern .shared .align
   // 1024 .b8 fa_smem[]`: what gpu.dynamic_shared_memory should be, and in
-  // MLIR 22 is not (TOOLCHAIN.md).
+  // MLIR 22 is not (docs/toolchain.md).
   MLIRContext *ctx = b.getContext();
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto globalType = MemRefType::get({0}, b.getI8Type(), nullptr, workgroup);

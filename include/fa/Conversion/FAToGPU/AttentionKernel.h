@@ -2,7 +2,7 @@
 //
 // Part of fa-mlir.
 //
-// The GPU lowering is split the way DESIGN.md states ("a schedule per chip,
+// The GPU lowering is split the way docs/design.md states ("a schedule per chip,
 // the math from the IR"):
 //
 //   fa-gpu-distribute{chip}       the chip's strategy builds the kernel's

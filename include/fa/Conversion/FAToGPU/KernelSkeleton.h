@@ -164,7 +164,7 @@ void inFirstThread(OpBuilder &b, Location loc, Value threadId,
                    function_ref<void(OpBuilder &)> body);
 
 /// `bytes` of dynamic shared memory as an i8 memref at a 1024-byte aligned
-/// base (TOOLCHAIN.md: gpu.dynamic_shared_memory is misaligned in MLIR 22).
+/// base (docs/toolchain.md: gpu.dynamic_shared_memory is misaligned in MLIR 22).
 Value sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module, Location loc,
                        int64_t bytes);
 

@@ -21,7 +21,7 @@ namespace {
 class AmpereStrategy : public AttentionGPUStrategy {
 public:
   StringRef chip() const override { return "sm_80"; }
-  // PTX 7.0 (the default 6.0 aborts the process, TOOLCHAIN.md).
+  // PTX 7.0 (the default 6.0 aborts the process, docs/toolchain.md).
   StringRef ptxFeatures() const override { return "+ptx70"; }
 
   std::string unsupportedReason(const AttentionKernelConfig &c) const override {

@@ -141,7 +141,7 @@ private:
 };
 
 /// fa.alibi_bias: S - c·slope·|i + N - M - j| per element, c = log2(e) in
-/// log2 units (DESIGN.md's ALiBi, bottom-right aligned like the masks).
+/// log2 units (docs/design.md's ALiBi, bottom-right aligned like the masks).
 struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult

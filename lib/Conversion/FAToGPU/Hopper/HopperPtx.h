@@ -3,7 +3,7 @@
 // Part of fa-mlir.
 //
 // The Hopper instructions the sm_90a schedule and its wgmma patterns use,
-// each one inline PTX in one place. TOOLCHAIN.md says why not the nvgpu
+// each one inline PTX in one place. docs/toolchain.md says why not the nvgpu
 // ops: nvgpu.warpgroup.mma bundles fence, commit and wait (no overlap) and
 // steps fp8 B descriptors wrongly, there is no register-A wgmma op, and a
 // tensor map cannot be a by-value kernel parameter. Shared-memory operands

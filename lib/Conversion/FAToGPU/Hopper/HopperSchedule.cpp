@@ -2,7 +2,7 @@
 //
 // Part of fa-mlir.
 //
-// Warp-specialised, as FlashAttention-3 (TARGETS.md): the consumer
+// Warp-specialised, as FlashAttention-3 (docs/targets.md): the consumer
 // warpgroups (threads 0 .. 32·warps - 1, one per 64 query rows) compute,
 // and the producer warpgroup after them issues every copy from one thread.
 // The producer lowers its register budget with setmaxnreg and the

@@ -27,7 +27,7 @@ using namespace mlir::fa;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Logical dimension positions, as DESIGN.md names them.
+/// Logical dimension positions, as docs/design.md names them.
 enum Dim4 : unsigned { kBatch = 0, kHeads = 1, kSeq = 2, kHead = 3 };
 
 /// One 4-D attention operand or result, with the names used in diagnostics.

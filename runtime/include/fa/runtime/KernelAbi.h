@@ -98,7 +98,7 @@ inline int64_t gradQueryAccumulatorRows(int64_t queryLen) {
 }
 
 /// The backward's workspace, owned by the caller (O(M) plus dQ's f32
-/// accumulator, DESIGN.md's memory rule): delta [B, Hq, M] f32, then
+/// accumulator, docs/design.md's memory rule): delta [B, Hq, M] f32, then
 /// dq_acc [B, Hq, M', D] f32 (M' = gradQueryAccumulatorRows(M)), then
 /// dq_semaphore [B, Hq, ceil(M / 16)] i32
 /// (one counter per Q block of the deterministic mode; 16 rows is the

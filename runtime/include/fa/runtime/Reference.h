@@ -3,7 +3,7 @@
 // Part of fa-mlir.
 //
 // The independent float64 reference that every fa-mlir kernel is checked
-// against. It is written plainly from DESIGN.md's semantics and shares no code
+// against. It is written plainly from docs/design.md's semantics and shares no code
 // with the compiler: no tiling, no online softmax, no exp2 tricks.
 //
 //===----------------------------------------------------------------------===//

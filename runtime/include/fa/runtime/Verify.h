@@ -2,7 +2,7 @@
 //
 // Part of fa-mlir.
 //
-// DESIGN.md's verification policy in one place, shared by every device of
+// docs/design.md's verification policy in one place, shared by every device of
 // fa-run: outputs against the float64 reference, each bounded by twice the
 // error of a naive attention in the input precision (plus 1e-5), NaN never
 // passing. Large problems are checked on sampled rows.
