@@ -70,7 +70,7 @@ static const std::string scaleHelp =
 static cl::opt<double> scale(cl::cat(compileOptions), "scale", cl::desc(scaleHelp), cl::init(0));
 static cl::opt<int64_t> blockM(cl::cat(compileOptions), "block-m",
                                cl::desc("query rows per block (default: tuned "
-                                        "per D, see docs/perf-notes.md)"),
+                                        "per D, see docs/performance.md)"),
                                cl::init(0));
 static cl::opt<int64_t> blockN(cl::cat(compileOptions), "block-n",
                                cl::desc("key rows per block (default: tuned)"),

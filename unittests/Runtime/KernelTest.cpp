@@ -238,7 +238,7 @@ TEST(Manifest, SchedulerIsReadAndChecked) {
 }
 
 /// The committed sm_90a kernels are persistent (strided without a mask,
-/// over pairs of Q blocks under one: docs/perf-notes.md); sm_80's one
+/// over pairs of Q blocks under one: docs/performance.md); sm_80's one
 /// tile per block.
 TEST(Manifest, CommittedHopperSchedulers) {
   std::string error;

@@ -4,7 +4,7 @@
 //
 // Rounding to the kernels' element types (so the reference sees exactly the
 // inputs a kernel sees), the naive low-precision attention whose error sets
-// the tolerance, and DESIGN.md's pass/fail rule.
+// the tolerance, and the pass/fail rule of docs/design.md.
 //
 //===----------------------------------------------------------------------===//
 
