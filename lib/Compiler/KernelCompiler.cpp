@@ -53,13 +53,13 @@ std::unique_ptr<MLIRContext> mlir::fa::createCompilerContext() {
 static std::string maskTag(const ::fa::ref::Mask &mask) {
   auto bound = [](int64_t b) { return b < 0 ? std::string("inf") : std::to_string(b); };
   switch (mask.kind) {
-  case ::fa::ref::MaskKind::None:
+  case ::fa::MaskKind::None:
     return "none";
-  case ::fa::ref::MaskKind::Causal:
+  case ::fa::MaskKind::Causal:
     return "causal";
-  case ::fa::ref::MaskKind::CausalTopLeft:
+  case ::fa::MaskKind::CausalTopLeft:
     return "causal_tl";
-  case ::fa::ref::MaskKind::Window:
+  case ::fa::MaskKind::Window:
     return "win" + bound(mask.left) + "_" + bound(mask.right);
   }
   return "none";
@@ -237,9 +237,8 @@ static AttentionKernelConfig configOfSpec(MLIRContext &context,
   config.blockN = spec.blockN;
   config.stages = stages;
   config.warps = warps;
-  config.mask = MaskAttr::get(&context,
-                              static_cast<MaskKind>(spec.mask.kind),
-                              spec.mask.left, spec.mask.right);
+  config.mask = MaskAttr::get(&context, spec.mask.kind, spec.mask.left,
+                              spec.mask.right);
   config.scale = spec.scaleOrDefault();
   config.softcap = spec.softcap;
   config.alibi = specHasAlibi(spec);
@@ -469,7 +468,7 @@ void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec,
   if (!strategy)
     return; // checkAttentionKernel names the unknown chip
   AttentionGPUStrategy::Tile tile = strategy->tunedTile(
-      spec.headDim, spec.valueDim, static_cast<MaskKind>(spec.mask.kind),
+      spec.headDim, spec.valueDim, spec.mask.kind,
       spec.dtype == ::fa::ElementType::F8E4M3FN);
   spec.blockM = tile.blockM;
   spec.blockN = tile.blockN;
@@ -483,7 +482,7 @@ void mlir::fa::applyTunedBackwardTile(::fa::AttentionSpec &spec,
   if (!strategy)
     return; // checkAttentionKernel names the unknown chip
   AttentionGPUStrategy::Tile tile = strategy->tunedBackwardTile(
-      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None,
+      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::MaskKind::None,
       deterministic, sharedMemoryBudgetKB * 1024);
   spec.blockM = tile.blockM;
   spec.blockN = tile.blockN;
@@ -509,7 +508,7 @@ void mlir::fa::applyTunedTileUnlessGiven(::fa::AttentionSpec &spec,
 }
 
 static ::fa::AttentionSpec standardSpec(::fa::ElementType dtype, int64_t d,
-                                        ::fa::ref::MaskKind mask) {
+                                        ::fa::MaskKind mask) {
   ::fa::AttentionSpec spec;
   spec.headDim = spec.valueDim = d;
   spec.dtype = dtype;
@@ -530,19 +529,19 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
     for (::fa::ElementType dtype :
          {::fa::ElementType::F16, ::fa::ElementType::BF16})
       for (int64_t d : {64, 128, 256})
-        for (::fa::ref::MaskKind mask :
-             {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
+        for (::fa::MaskKind mask :
+             {::fa::MaskKind::None, ::fa::MaskKind::Causal})
           add(standardSpec(dtype, d, mask), chip, /*withBackward=*/true);
   };
   addGrid("sm_80");
   ::fa::AttentionSpec window;
   window.headDim = window.valueDim = 128;
-  window.mask = {::fa::ref::MaskKind::Window, 256, 0};
+  window.mask = {::fa::MaskKind::Window, 256, 0};
   add(window, "sm_80");
   ::fa::AttentionSpec narrowValue;
   narrowValue.headDim = 128;
   narrowValue.valueDim = 64;
-  narrowValue.mask.kind = ::fa::ref::MaskKind::Causal;
+  narrowValue.mask.kind = ::fa::MaskKind::Causal;
   add(narrowValue, "sm_80");
   // A head dim that is not a power of two (padded to 128 in shared memory,
   // to 96 in the MMAs), and the score modifications of the L2 IR.
@@ -561,8 +560,8 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
   // e4m3 (FP8) forward: D {128, 256} x {none, causal}, per-tensor descales
   // (the same kernel takes per-head ones: the launch's descale strides).
   for (int64_t d : {128, 256})
-    for (::fa::ref::MaskKind mask :
-         {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
+    for (::fa::MaskKind mask :
+         {::fa::MaskKind::None, ::fa::MaskKind::Causal})
       add(standardSpec(::fa::ElementType::F8E4M3FN, d, mask), "sm_90a");
   for (StandardKernel &kernel : kernels)
     applyTunedTile(kernel.spec, kernel.target);
@@ -597,8 +596,7 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   spec.headDim = op.getQuery().getType().getDimSize(3);
   spec.valueDim = op.getValue().getType().getDimSize(3);
   MaskAttr mask = op.getMaskOrDefault();
-  spec.mask = {static_cast<::fa::ref::MaskKind>(mask.getKind()), mask.getLeft(),
-               mask.getRight()};
+  spec.mask = {mask.getKind(), mask.getLeft(), mask.getRight()};
   spec.scale = op.getScaleOrDefault();
   spec.softcap = op.getSoftcapOrZero();
   if (Value slopes = op.getAlibiSlopes())

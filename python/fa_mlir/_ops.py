@@ -9,8 +9,10 @@ any (batch, head, sequence) strides with a contiguous last dimension and
 16-byte-aligned rows, so such inputs are never copied. Kernels run on
 PyTorch's current CUDA stream. The forward launches through the C++
 function of _native.py where it is built (flash_attn_func's calls that
-record no graph go straight to it, its checks replacing _check), else
-through ctypes; the backward through ctypes (kernel-bound).
+record no graph go straight to it, which checks the tensors as _check
+does), else through ctypes; the backward through ctypes (kernel-bound).
+The checks are the runtime's (fa_check_forward, fa_check_backward), here
+and in the C++ function alike.
 """
 
 import os
@@ -20,6 +22,7 @@ from typing import Optional, Tuple
 import torch
 
 from . import _native
+from ._checks import check_backward_tensors, check_forward_tensors as _check
 from ._kernels import KernelSpec, KernelStore, mask_of
 from ._runtime import BackwardArgs, FaMlirError, ForwardArgs, Runtime
 
@@ -90,32 +93,6 @@ def _stream(device):
         return torch._C._cuda_getCurrentRawStream(device.index or 0)
     except AttributeError:  # a PyTorch without the raw getter
         return torch.cuda.current_stream(device).cuda_stream
-
-
-def _check(q, k, v, alibi_slopes):
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if t.dim() != 4:
-            raise FaMlirError(f"fa_mlir: {name} must be [batch, seqlen, heads, head_dim], got {tuple(t.shape)}")
-        if not t.is_cuda:
-            raise FaMlirError(f"fa_mlir: {name} is on {t.device}; fa-mlir runs on CUDA devices")
-        if t.device != q.device:
-            raise FaMlirError(f"fa_mlir: {name} is on {t.device}, q on {q.device}")
-    if q.device.index not in (None, 0):
-        # libfa_runtime binds device 0's context (runtime/lib/Cuda.cpp).
-        raise FaMlirError(f"fa_mlir: tensors on {q.device}: the runtime runs on cuda:0 only")
-    if q.dtype not in _DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
-        raise FaMlirError(f"fa_mlir: q, k, v must all be bfloat16 or float16, got {q.dtype}, {k.dtype}, {v.dtype}")
-    (B, _, Hq, D), (Bk, N, Hkv, Dk), (Bv, Nv, Hv, _) = q.shape, k.shape, v.shape
-    if (Bk, Dk) != (B, D) or (Bv, Nv, Hv) != (Bk, N, Hkv):
-        raise FaMlirError(f"fa_mlir: shapes do not agree: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
-    if Hkv == 0 or Hq % Hkv:
-        raise FaMlirError(f"fa_mlir: query heads ({Hq}) must be a multiple of key/value heads ({Hkv})")
-    if alibi_slopes is not None:
-        if alibi_slopes.device != q.device:
-            raise FaMlirError(f"fa_mlir: alibi_slopes is on {alibi_slopes.device}, q on {q.device}")
-        if alibi_slopes.dtype != torch.float32 or alibi_slopes.shape not in ((Hq,), (B, Hq)):
-            raise FaMlirError(f"fa_mlir: alibi_slopes must be float32 [{Hq}] or [{B}, {Hq}], got "
-                              f"{alibi_slopes.dtype} {tuple(alibi_slopes.shape)}")
 
 
 def _spec(q, v, scale, mask, softcap, alibi_slopes):
@@ -215,6 +192,7 @@ def _(q, k, v, scale, mask, softcap, alibi_slopes, deterministic):
 
 def _backward_impl(d_out, q, k, v, out, lse, scale, mask, softcap, alibi_slopes,
                    deterministic):
+    check_backward_tensors(q, k, v, alibi_slopes, out, lse, d_out)
     d_out, q, k, v, out = (_usable(t) for t in (d_out, q, k, v, out))
     if alibi_slopes is not None:
         alibi_slopes = alibi_slopes.contiguous()

@@ -112,10 +112,10 @@ double fa::cudarun::forwardFlops(const AttentionSpec &spec,
   // the (query, key) pairs it keeps, counted row by row (bottom-right
   // aligned: query i sits on key i + N - M), or its TFLOP/s would count
   // the keys it skips.
-  if (spec.mask.kind == ref::MaskKind::Causal ||
-      spec.mask.kind == ref::MaskKind::CausalTopLeft)
+  if (spec.mask.kind == MaskKind::Causal ||
+      spec.mask.kind == MaskKind::CausalTopLeft)
     flops /= 2;
-  if (spec.mask.kind == ref::MaskKind::Window) {
+  if (spec.mask.kind == MaskKind::Window) {
     int64_t shift = size.keyLen - size.queryLen, pairs = 0;
     for (int64_t i = 0; i < size.queryLen; ++i) {
       int64_t first = spec.mask.left < 0 ? 0 : i + shift - spec.mask.left;

@@ -298,19 +298,18 @@ void DistributedMath::mapRunTimeScalars() {
     mapping.map(attention.scoreDescale, scoreDescale);
   if (attention.valueDescale && valueDescale)
     mapping.map(attention.valueDescale, valueDescale);
+  for (auto [input, value] : llvm::zip(attention.headInputs, headInputValues))
+    mapping.map(input.l2Value, value);
 }
 
 void DistributedMath::beginBody(const GridCoords &coords, Value tileStart,
-                                ValueRange carried, Value queryTile,
-                                Value alibiSlope) {
+                                ValueRange carried, Value queryTile) {
   grid = &coords;
   keyStart = tileStart;
   // Each iteration's values are its own: forget the previous body's.
   mapping.clear();
   fullRowsOf.clear();
   mapping.map(attention.queryTile, queryTile);
-  if (attention.alibiSlope)
-    mapping.map(attention.alibiSlope, alibiSlope);
   mapRunTimeScalars();
   Block *body = attention.kvLoop.getBody();
   mapping.map(body->getArguments().drop_front(),
@@ -321,8 +320,8 @@ FailureOr<SmallVector<Value>>
 DistributedMath::emitLoopBody(OpBuilder &b, const GridCoords &coords,
                               Value tileStart, ValueRange carried,
                               Value queryTile, TileSource keyTile,
-                              TileSource valueTile, Value alibiSlope) {
-  beginBody(coords, tileStart, carried, queryTile, alibiSlope);
+                              TileSource valueTile) {
+  beginBody(coords, tileStart, carried, queryTile);
   tileFor = [&](OpBuilder &builder, Value tile) {
     return tile == attention.keyTile ? keyTile(builder) : valueTile(builder);
   };
@@ -358,8 +357,8 @@ RankedTensorType DistributedMath::deferredProbsType() const {
 FailureOr<SmallVector<Value>> DistributedMath::emitPipelinedBody(
     OpBuilder &b, const GridCoords &coords, Value tileStart, ValueRange carried,
     Value queryTile, TileSource keyTile, const DeferredProduct &previous,
-    Value alibiSlope, const PipelineHooks &hooks) {
-  beginBody(coords, tileStart, carried, queryTile, alibiSlope);
+    const PipelineHooks &hooks) {
+  beginBody(coords, tileStart, carried, queryTile);
   tileFor = [&](OpBuilder &builder, Value) { return keyTile(builder); };
   Block *body = attention.kvLoop.getBody();
   TileMatmulOp matmul = attention.probsTimesValue;

@@ -337,12 +337,18 @@ GridCoords::visibleQueryBlocks(OpBuilder &b, Location loc,
   return {begin, arith::CeilDivUIOp::create(b, loc, span, cst(c.blockM))};
 }
 
-Value GridCoords::alibiSlope(OpBuilder &b, Location loc,
-                             const KernelArgs &args) const {
-  Value index = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, batch, args.index(b, "alibi_stride_b")),
-      head);
-  return memref::LoadOp::create(b, loc, args["alibi_slopes"], ValueRange{index});
+SmallVector<Value>
+GridCoords::headScoreInputs(OpBuilder &b, Location loc, const KernelArgs &args,
+                            ArrayRef<HeadScoreInput> inputs) const {
+  SmallVector<Value> values;
+  for (const HeadScoreInput &input : inputs) {
+    Value index = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, batch, args.index(b, input.strideB)),
+        head);
+    values.push_back(
+        memref::LoadOp::create(b, loc, args[input.values], ValueRange{index}));
+  }
+  return values;
 }
 
 std::pair<Value, Value> GridCoords::descales(OpBuilder &b, Location loc,

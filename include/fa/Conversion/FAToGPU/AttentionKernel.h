@@ -39,6 +39,26 @@
 namespace mlir {
 namespace fa {
 
+/// A per-head input of the score modification (ALiBi's slope today): an
+/// f32 scalar of the L2 loop nest, defined outside its loops, that a kernel
+/// loads once per (batch, query head) from a parameter, as
+/// values[batch · strideB + head]. No chip schedule names one: the grid
+/// loads them all (GridCoords::headScoreInputs) where a schedule has its
+/// coordinates, and the math maps them into each body. A new input touches
+/// findHeadScoreInputs, the kernel ABI table and its op's lowering.
+struct HeadScoreInput {
+  Value l2Value;
+  StringRef values;  ///< the kernel parameter holding the values
+  StringRef strideB; ///< the one holding their batch stride (0: shared)
+};
+
+/// The per-head score inputs the ops of `body` read, in the order of
+/// their ops (fa.alibi_bias's slope).
+SmallVector<HeadScoreInput> findHeadScoreInputs(Block *body);
+
+/// Whether `inputs` include ALiBi's slopes (the kernel takes them).
+bool readsAlibiSlopes(ArrayRef<HeadScoreInput> inputs);
+
 /// One fused online-softmax attention, as fa-tile + fa-fuse-online-softmax
 /// left it: the KV loop (carrying m, l, acc), the tiles it reads, and the
 /// epilogue values the Q-block loop stores.
@@ -52,7 +72,7 @@ struct FusedAttention {
   Value valueTile;        ///< [BN, Dv], defined in the loop
   Value outputTile;       ///< [BM, Dv] in the output dtype, stored to O
   Value lseRows;          ///< [BM] f32, stored to LSE (null without LSE)
-  Value alibiSlope;       ///< the head's slope (f32 scalar), or null
+  SmallVector<HeadScoreInput> headInputs; ///< loop-invariant, per head
   /// f8E4M3FN: Q's · K's descale on S (fa.qk_scores' operand) and V's on
   /// O (the epilogue's splat), f32 scalars defined outside the Q-block
   /// loop; null for 16-bit inputs.

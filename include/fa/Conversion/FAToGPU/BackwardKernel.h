@@ -41,7 +41,7 @@ struct AttentionBackward {
   Value queryTile, keyTile, valueTile, gradOutTile; ///< [BM|BN, D|Dv]
   Value lseRows, rowDotRows;  ///< [BM] f32
   Value gradQueryTile;        ///< gradQuery's accumulator: dQ's slice
-  Value alibiSlope;           ///< the head's slope (f32), or null
+  SmallVector<HeadScoreInput> headInputs; ///< per head (ALiBi's slope)
 };
 
 /// Finds the backward nest in `func`; a diagnostic on `func` if it is not
@@ -143,8 +143,19 @@ public:
   /// to the MMA type, instead of to each product.
   FailureOr<SmallVector<Value>> emitBody(OpBuilder &b, const GridCoords &grid,
                                          Value keyStart, ValueRange gradients,
-                                         Value alibiSlope,
                                          const Sources &sources);
+
+  /// The kernel's values of the backward's per-head score inputs
+  /// (AttentionBackward::headInputs, as GridCoords::headScoreInputs loads
+  /// them), for the bodies emitted next.
+  void setHeadScoreInputs(ValueRange values) {
+    headInputValues.assign(values.begin(), values.end());
+  }
+  /// The same, loaded here at `grid`'s batch and head.
+  void loadHeadScoreInputs(OpBuilder &b, Location loc, const GridCoords &grid,
+                           const KernelArgs &args) {
+    setHeadScoreInputs(grid.headScoreInputs(b, loc, args, backward.headInputs));
+  }
 
   /// The bodies emitted next cover Q blocks that see every key of the KV
   /// block (a schedule's interior steps): their masks are not emitted.
@@ -200,6 +211,7 @@ private:
   const Sources *sources = nullptr;
   const GridCoords *grid = nullptr;
   Value keyStart;
+  SmallVector<Value> headInputValues; ///< setHeadScoreInputs
   bool tilesUnmasked = false; ///< setTilesUnmasked
 };
 

@@ -102,8 +102,11 @@ struct GridCoords {
   std::pair<Value, Value> visibleQueryBlocks(OpBuilder &b, Location loc,
                                              const AttentionKernelConfig &c,
                                              Value keyStart) const;
-  /// The ALiBi slope of this block's head: slopes[batch · stride_b + head].
-  Value alibiSlope(OpBuilder &b, Location loc, const KernelArgs &args) const;
+  /// Each per-head score input of this block's head, loaded from its
+  /// parameter: values[batch · strideB + head] (ALiBi's slope).
+  SmallVector<Value> headScoreInputs(OpBuilder &b, Location loc,
+                                     const KernelArgs &args,
+                                     ArrayRef<HeadScoreInput> inputs) const;
   /// e4m3: (Q's · K's, V's) descale of this block's (batch, KV head):
   /// each X_descale[batch · descale_stride_b + kvHead · descale_stride_h].
   std::pair<Value, Value> descales(OpBuilder &b, Location loc,
@@ -212,7 +215,7 @@ public:
   FailureOr<SmallVector<Value>>
   emitLoopBody(OpBuilder &b, const GridCoords &grid, Value keyStart,
                ValueRange carried, Value queryTile, TileSource keyTile,
-               TileSource valueTile, Value alibiSlope);
+               TileSource valueTile);
 
   /// The P·V a pipelined body leaves for the next one: P (16-bit) and
   /// where its V tile comes from. `probs` null: none (the first body).
@@ -238,7 +241,7 @@ public:
   FailureOr<SmallVector<Value>>
   emitPipelinedBody(OpBuilder &b, const GridCoords &grid, Value keyStart,
                     ValueRange carried, Value queryTile, TileSource keyTile,
-                    const DeferredProduct &previous, Value alibiSlope,
+                    const DeferredProduct &previous,
                     const PipelineHooks &hooks);
 
   /// The last tile's deferred acc + P·V, waited for: the loop's values
@@ -259,6 +262,18 @@ public:
     valueDescale = value;
   }
 
+  /// The kernel's values of the attention's per-head score inputs
+  /// (FusedAttention::headInputs, as GridCoords::headScoreInputs loads
+  /// them), for the bodies that follow.
+  void setHeadScoreInputs(ValueRange values) {
+    headInputValues.assign(values.begin(), values.end());
+  }
+  /// The same, loaded here at `grid`'s batch and head.
+  void loadHeadScoreInputs(OpBuilder &b, Location loc, const GridCoords &grid,
+                           const KernelArgs &args) {
+    setHeadScoreInputs(grid.headScoreInputs(b, loc, args, attention.headInputs));
+  }
+
   /// The bodies emitted next cover tiles every key of which every query
   /// sees (a schedule's interior tiles): their masks are not emitted.
   void setTilesUnmasked(bool unmasked) { tilesUnmasked = unmasked; }
@@ -276,7 +291,7 @@ private:
   Value lookup(OpBuilder &b, Value l2Value);
   /// Sets up the mapping for one body (coordinates, tiles, carried values).
   void beginBody(const GridCoords &coords, Value tileStart, ValueRange carried,
-                 Value queryTile, Value alibiSlope);
+                 Value queryTile);
   /// Index of the accumulator among the loop's carried values.
   unsigned accumulatorIndex() const;
   Value fullRows(OpBuilder &b, Value value);
@@ -304,6 +319,7 @@ private:
   const GridCoords *grid = nullptr;
   Value keyStart;
   Value scoreDescale, valueDescale; ///< the kernel's (setDescales)
+  SmallVector<Value> headInputValues; ///< setHeadScoreInputs
   bool tilesUnmasked = false;       ///< setTilesUnmasked
   /// Maps the attention's run-time scalars to the kernel's.
   void mapRunTimeScalars();

@@ -243,7 +243,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   // reads Q_i, dV dO_i): every warp is past it before the copy overwrites.
   gpu::BarrierOp::create(b, loc);
   copyQueryBlock(b, any, begin, block.cst(b, 0));
-  Value slope = c.alibi ? grid.alibiSlope(b, loc, block.args) : Value();
+  math.loadHeadScoreInputs(b, loc, grid, block.args);
   // loadsQueryRowsAhead: LSE_i and D_i loaded a Q block ahead and carried
   // (FA2's order), each step's loads issued after its barrier and first
   // used by the next step; otherwise loaded where the step first uses them.
@@ -333,7 +333,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
             emitGradQueryAdd(tb, block, at, pending, afterFirst, peeked);
         };
         FailureOr<SmallVector<Value>> yielded =
-            math.emitBody(lb, at, block.keyStart, carried, slope, sources);
+            math.emitBody(lb, at, block.keyStart, carried, sources);
         if (failed(yielded)) {
           result = failure();
           scf::YieldOp::create(lb, loc, loopCarried);

@@ -125,7 +125,8 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
   KernelArgs args = KernelArgs::create(b, module, c, name, 32 * c.warps);
   GridCoords grid = GridCoords::build(b, loc, args, c);
   Pipeline p = buildPrologue(b, loc, module, args, grid, c);
-  Value slope = c.alibi ? grid.alibiSlope(b, loc, args) : Value();
+  SmallVector<Value> headInputs =
+      grid.headScoreInputs(b, loc, args, attention.headInputs);
 
   // Each warp owns m_tiles m16 tiles: two per warp share every K and V
   // fragment, halving the ldmatrix traffic per mma.
@@ -144,6 +145,7 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
         query);
 
   DistributedMath math(attention, layout);
+  math.setHeadScoreInputs(headInputs);
   LogicalResult bodyResult = success();
   auto loop = scf::ForOp::create(
       b, loc, p.cst(b, loc, 0), p.numBlocks, p.cst(b, loc, 1),
@@ -197,7 +199,7 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
                         p.valueRow);
         };
         FailureOr<SmallVector<Value>> yielded = math.emitLoopBody(
-            lb, grid, keyStart, carried, query, keyTile, valueTile, slope);
+            lb, grid, keyStart, carried, query, keyTile, valueTile);
         if (failed(yielded)) {
           bodyResult = failure();
           scf::YieldOp::create(lb, loc, carried);

@@ -829,7 +829,7 @@ FailureOr<SmallVector<Value>>
 emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
                  const AttentionBackward &backward, const GridCoords &at,
                  QueryRows rows, Value step, Value stage, Value gradOutStage,
-                 ValueRange gradients, Value slope) {
+                 ValueRange gradients) {
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
   BackwardMath::Sources sources;
@@ -878,7 +878,7 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
     fenceProxyAsync(tb, loc);
     block.consumerBarrier(tb);
   };
-  return math.emitBody(b, at, block.keyStart, gradients, slope, sources);
+  return math.emitBody(b, at, block.keyStart, gradients, sources);
 }
 
 /// The consumers: every step of every member, then dK_j and dV_j stored.
@@ -903,7 +903,7 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
       [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n,
           ValueRange carried) -> FailureOr<SmallVector<Value>> {
         GridCoords grid = block.coords(mb, m.head);
-        Value slope = c.alibi ? grid.alibiSlope(mb, loc, block.args) : Value();
+        math.loadHeadScoreInputs(mb, loc, grid, block.args);
         auto stepBody = [&](OpBuilder &lb, Value step, Value i, ValueRange values)
             -> FailureOr<SmallVector<Value>> {
               GridCoords at = grid;
@@ -925,7 +925,7 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
                                                 backward.rowDotRows)};
               FailureOr<SmallVector<Value>> results =
                   emitConsumerStep(lb, block, math, backward, at, rows, step, stage,
-                                   gradOutStage, values, slope);
+                                   gradOutStage, values);
               // dO_i on a ring of its own: awaited before its first wgmma,
               // released once dV_j's has completed.
               GradOutRing ring;

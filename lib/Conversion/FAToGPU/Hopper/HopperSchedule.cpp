@@ -676,7 +676,7 @@ std::pair<Value, Value> unmaskedTiles(OpBuilder &b, Location loc,
 FailureOr<SmallVector<Value>>
 buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
                    DistributedMath &math, const QueryTile &q, Value query,
-                   Value slope, const Pingpong &pingpong) {
+                   const Pingpong &pingpong) {
   const AttentionKernelConfig &c = s.c;
   const GridCoords &grid = q.grid;
   Value one = s.idx(b, loc, 1);
@@ -728,7 +728,7 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
         auto [stage, parity] = positionOf(tb, s.idx(tb, loc, 0));
         auto body = math.emitPipelinedBody(
             tb, grid, q.kvBegin, init, query, keyTileAt(stage, parity),
-            DistributedMath::DeferredProduct{}, slope, hooksFor(stage, Value()));
+            DistributedMath::DeferredProduct{}, hooksFor(stage, Value()));
         if (failed(body))
           result = failure();
         scf::YieldOp::create(tb, loc, succeeded(body) ? ValueRange(*body) : ValueRange(init));
@@ -751,7 +751,7 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
               carried.back(), valueTileAt(valueStage, valueParity)};
           auto body = math.emitPipelinedBody(
               lb, grid, keyStart, carried, query, keyTileAt(stage, parity),
-              deferred, slope, hooksFor(stage, valueStage));
+              deferred, hooksFor(stage, valueStage));
           if (failed(body))
             result = failure();
           scf::YieldOp::create(lb, loc, succeeded(body) ? ValueRange(*body) : carried);
@@ -907,12 +907,12 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   forEachQueryTile(b, loc, s, args, tiles, [&](OpBuilder &tb, const QueryTile &q) {
     waitParity(tb, loc, s.queryFull(tb, loc), s.parity(tb, loc, q.round));
     Value query = s.tile(tb, loc, s.query, Value(), c.blockM, c.headDim);
-    Value slope = c.alibi ? q.grid.alibiSlope(tb, loc, args) : Value();
+    math.loadHeadScoreInputs(tb, loc, q.grid, args);
     if (isE4M3(c.elementType)) {
       auto [scoreDescale, valueDescale] = q.grid.descales(tb, loc, args);
       math.setDescales(scoreDescale, valueDescale);
     }
-    auto values = buildPipelinedLoop(tb, loc, s, math, q, query, slope, pingpong);
+    auto values = buildPipelinedLoop(tb, loc, s, math, q, query, pingpong);
     if (failed(values)) {
       result = failure();
       return;

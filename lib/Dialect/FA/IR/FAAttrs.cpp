@@ -15,8 +15,6 @@
 using namespace mlir;
 using namespace mlir::fa;
 
-#include "fa/Dialect/FA/IR/FAEnums.cpp.inc"
-
 #define GET_ATTRDEF_CLASSES
 #include "fa/Dialect/FA/IR/FAAttrs.cpp.inc"
 

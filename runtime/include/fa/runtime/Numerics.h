@@ -12,6 +12,7 @@
 #define FA_RUNTIME_NUMERICS_H
 
 #include "fa/runtime/Reference.h"
+#include "fa/runtime/fa_spec.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,13 @@
 
 namespace fa {
 
-enum class ElementType { F16, BF16, F8E4M3FN, F32 };
+/// The values of the C API's fa_dtype (fa_spec.h).
+enum class ElementType : int32_t {
+  F16 = FA_DTYPE_F16,
+  BF16 = FA_DTYPE_BF16,
+  F8E4M3FN = FA_DTYPE_F8E4M3FN,
+  F32 = FA_DTYPE_F32,
+};
 
 /// Parses "f16", "bf16", "f8e4m3fn" or "f32"; false if unknown.
 bool parseElementType(const std::string &name, ElementType &type);

@@ -11,13 +11,17 @@
 #ifndef FA_RUNTIME_REFERENCE_H
 #define FA_RUNTIME_REFERENCE_H
 
+#include "fa/runtime/Mask.h"
+
 #include <cstdint>
 #include <vector>
 
 namespace fa {
-namespace ref {
 
-enum class MaskKind { None, Causal, CausalTopLeft, Window };
+/// Which keys a query may attend to: the one enumeration of fa/runtime/Mask.h.
+using MaskKind = ::FaMaskKind;
+
+namespace ref {
 
 /// Which keys a query sees. `left`/`right` bound a window; -1 is unbounded.
 struct Mask {

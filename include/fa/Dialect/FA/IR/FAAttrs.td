@@ -8,18 +8,12 @@
 #define FA_DIALECT_FA_IR_FAATTRS_TD
 
 include "fa/Dialect/FA/IR/FADialect.td"
-include "mlir/IR/EnumAttr.td"
 
-def FA_MaskKind : I32EnumAttr<"MaskKind", "which keys a query may attend to", [
-    I32EnumAttrCase<"None", 0, "none">,
-    I32EnumAttrCase<"Causal", 1, "causal">,
-    I32EnumAttrCase<"CausalTopLeft", 2, "causal_top_left">,
-    I32EnumAttrCase<"Window", 3, "window">
-  ]> {
-  let cppNamespace = "::mlir::fa";
-  // The kind is a parameter of #fa.mask, not an attribute of its own.
-  let genSpecializedAttr = 0;
-}
+// The mask kind is the runtime's (FaMaskKind of fa/runtime/Mask.h, whose
+// values the C API's fa_mask_kind gives): one enumeration for the dialect,
+// the spec language and the runtime. FAAttrs.h names it mlir::fa::MaskKind.
+def FA_MaskKindParameter : AttrParameter<"::mlir::fa::MaskKind",
+    "which keys a query may attend to: none, causal, causal_top_left or window">;
 
 def FA_MaskAttr : FA_Attr<"Mask", "mask"> {
   let summary = "Attention mask: none, causal, causal_top_left or window(left, right)";
@@ -42,7 +36,7 @@ def FA_MaskAttr : FA_Attr<"Mask", "mask"> {
     ```
   }];
   let parameters = (ins
-    EnumParameter<FA_MaskKind>:$kind,
+    FA_MaskKindParameter:$kind,
     DefaultValuedParameter<"int64_t", "-1">:$left,
     DefaultValuedParameter<"int64_t", "-1">:$right
   );
