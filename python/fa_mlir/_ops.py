@@ -185,6 +185,9 @@ def forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, 
 
 @forward_op.register_fake
 def _(q, k, v, scale, mask, softcap, alibi_slopes, deterministic):
+    # Under torch.compile the checks run here, on the traced shapes: a
+    # ctypes call in the traced Python would break the graph.
+    _check(q, k, v, alibi_slopes)
     B, M, Hq, _ = q.shape
     return (q.new_empty((B, M, Hq, v.shape[3])),
             q.new_empty((B, Hq, M), dtype=torch.float32))
@@ -225,6 +228,7 @@ def backward_op(d_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.
 
 @backward_op.register_fake
 def _(d_out, q, k, v, out, lse, scale, mask, softcap, alibi_slopes, deterministic):
+    check_backward_tensors(q, k, v, alibi_slopes, out, lse, d_out)
     # Contiguous, as the real op allocates them (not empty_like's strides).
     return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
 
@@ -311,7 +315,8 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
                 q.requires_grad or k.requires_grad or v.requires_grad)):
             out, lse = _native_forward(op, q, k, v, alibi_slopes, kernel)
             return (out, lse, None) if return_attn_probs else out
-    _check(q, k, v, alibi_slopes)
+    if not torch.compiler.is_compiling():  # compiled, forward_op's fake checks
+        _check(q, k, v, alibi_slopes)
     scale = float(softmax_scale if softmax_scale is not None else q.shape[-1] ** -0.5)
     mask = mask_of(causal, tuple(window_size))
     softcap = float(softcap or 0.0)
@@ -334,7 +339,8 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
         raise FaMlirError(f"fa_mlir.sdpa: {query.shape[1]} query heads and {key.shape[1]} "
                           "key/value heads need enable_gqa=True")
     q, k, v = (t.transpose(1, 2) for t in (query, key, value))
-    _check(q, k, v, None)
+    if not torch.compiler.is_compiling():  # compiled, forward_op's fake checks
+        _check(q, k, v, None)
     s = scale if scale is not None else query.shape[-1] ** -0.5
     mask = mask_of(is_causal, (-1, -1), top_left=True)
     out, _ = _attention(q, k, v, float(s), mask, 0.0, None, False)
