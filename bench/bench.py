@@ -157,6 +157,10 @@ def flex(b, h, n, causal):
         from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     except ImportError:
         return None
+    # One compiled graph per cell: past the recompile limit (8) dynamo
+    # would run flex_attention eagerly, orders of magnitude slower.
+    torch._dynamo.config.cache_size_limit = 256
+    torch._dynamo.config.accumulated_cache_size_limit = 4096
     compiled = torch.compile(flex_attention, dynamic=False)
     block_mask = (create_block_mask(lambda b_, h_, q, kv: q >= kv, b, h, n, n, device="cuda")
                   if causal else None)
