@@ -130,8 +130,8 @@ struct SharedState {
   /// and no phase goes unwaited: each arrival of tile r needs that V, so
   /// the barrier is never two phases off the wait (which a parity cannot
   /// tell apart). A tile with no KV tiles would break that (its arrivals
-  /// need no V; the twenty-third session's synccheck and racecheck found
-  /// it), so its O leaves from registers and it does not arrive.
+  /// need no V: a race compute-sanitizer's synccheck and racecheck find),
+  /// so its O leaves from registers and it does not arrive.
   Value outputEmpty(OpBuilder &b, Location loc) const {
     return address(b, loc, plan.barrierOffset + 8 * (2 + 6 * c.stages));
   }
@@ -195,7 +195,7 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
       if (isE4M3(s.c.elementType)) {
         mbarrierInit(then, loc, s.valueTransposed(then, loc, st),
                      kWarpgroupThreads);
-        if (stagingReleasedByTranspose(s.c))
+        if (s.c.schedule.stagingReleasedByTranspose)
           mbarrierInit(then, loc, s.stagingEmpty(then, loc, st), kWarpgroupThreads);
       }
     }
@@ -308,7 +308,7 @@ void issueQuery(OpBuilder &b, Location loc, const SharedState &s,
 /// The issuing thread's copies of KV tile `j` into the rings: K, and V
 /// (into the e4m3 kernel's staging ring, where the producer transposes
 /// it), each once its stage was released: K's by the consumers, V's by
-/// the consumers or (stagingReleasedByTranspose) by the producer's own
+/// the consumers or (staging_released_by_transpose) by the producer's own
 /// transpose, so that V_j is in flight while the consumers still read
 /// Vᵀ_{j - stages}.
 void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
@@ -346,7 +346,7 @@ void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
     });
   }
   if (isE4M3(c.elementType))
-    fillStage(stagingReleasedByTranspose(c)
+    fillStage(c.schedule.stagingReleasedByTranspose
                   ? s.stagingEmpty(b, loc, stage)
                   : s.barrier(b, loc, stage, ValueEmpty),
               ValueFull, "v_tmap", p.stagingOffset, p.stagingStageBytes,
@@ -391,7 +391,7 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
 ///     2i + (parity ^ i / 4) (i = T / 4),
 ///     positions 32s + 16h .. + 15: lanes T >= 16 hold their two columns'
 ///     words swapped (prmt's selectors), so that each matrix covers rows
-///     of all eight residues mod 8 (conflict-free: eighteenth session).
+///     of all eight residues mod 8 (conflict-free).
 /// Every address is a per-lane base plus a constant: the reads' swizzle
 /// (chunk c0 + q xor the key's row % 8 = L % 8) is c0 xor the lane's own
 /// (L / 8 xor L % 8), and a step's key rows move in multiples of 8, so the
@@ -399,13 +399,12 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
 /// is not a multiple of 64) and h = 1's (the stores' key chunk 2w + h xor
 /// the row's residue). The xors touch bits 4-6 only: the bases below them
 /// are multiples of 128 (fa_smem is 1024-aligned, the plan's offsets and
-/// stage sizes multiples of 1024). The per-column-group form (four
-/// key groups of one chunk) needed a swizzle xor for every ldmatrix and
-/// held only one load in flight: the producer, the D256 kernel's
-/// bottleneck, spent +136 cycles an iteration on addresses against FA3's
-/// (ncu, eighteenth session). scripts/fp8-transpose-sim.py (a lit test)
-/// simulates it byte by byte with these address expressions against σ
-/// and counts the ways: a change here must be made there too.
+/// stage sizes multiples of 1024). The per-column-group form (four key
+/// groups of one chunk) needed a swizzle xor for every ldmatrix and held
+/// only one load in flight: the producer, the D256 kernel's bottleneck,
+/// spent its iterations on addresses. scripts/fp8-transpose-sim.py (a lit
+/// test) simulates it byte by byte with these address expressions against
+/// σ and counts the ways: a change here must be made there too.
 void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
                         Value stage, Value producerThread) {
   const AttentionKernelConfig &c = s.c;
@@ -523,9 +522,9 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
           [&](OpBuilder &then) { issueQuery(then, loc, s, args, q, at); });
   // The KV loop counts in i32 (ring positions, TMA coordinates): with
   // index (i64) ones the 24-register producer reloaded its bounds from
-  // local memory and compared in 64 bits every tile (ncu, eighteenth
-  // session). The consumers count in index: the two agree while a block
-  // has loaded fewer than 2^32 KV tiles (hours of one launch).
+  // local memory and compared in 64 bits every tile. The consumers count
+  // in index: the two agree while a block has loaded fewer than 2^32 KV
+  // tiles (hours of one launch).
   QueryTile tileI32 = q;
   tileI32.numBlocks = s.toI32(b, loc, q.numBlocks);
   tileI32.ringBase = s.toI32(b, loc, q.ringBase);
@@ -551,7 +550,7 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
                   one));
           // V_{j-1} landed, and its Vᵀ slot is free: the consumers
           // released Vᵀ_{j-1-stages} (implied when V's copy waited for it).
-          bool early = stagingReleasedByTranspose(s.c);
+          bool early = s.c.schedule.stagingReleasedByTranspose;
           waitParity(then, loc, s.barrier(then, loc, stage, ValueFull), parity);
           if (early)
             waitParity(then, loc, s.barrier(then, loc, stage, ValueEmpty),
@@ -735,7 +734,7 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
       },
       [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, init); });
   // Tiles [from, to) in one loop; `unmasked`: tiles every key of which
-  // every query sees, emitted without the mask (splitsUnmaskedTiles).
+  // every query sees, emitted without the mask (splits_unmasked_tiles).
   auto tilesIn = [&](Value from, Value to, ValueRange init, bool unmasked) {
     math.setTilesUnmasked(unmasked);
     auto loop = scf::ForOp::create(
@@ -761,7 +760,7 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   };
   ValueRange carried = first.getResults();
   Value maskedFrom = one; // the tiles after the unmasked ones
-  if (splitsUnmaskedTiles(c)) {
+  if (c.schedule.splitsUnmaskedTiles) {
     auto [unmaskedBegin, unmaskedEnd] = unmaskedTiles(b, loc, c, q);
     if (unmaskedBegin) // a window's left edge: its tiles come first
       carried = tilesIn(one, unmaskedBegin, carried, /*unmasked=*/false);
@@ -805,9 +804,9 @@ struct OutputStaging {
   const SharedState &s;
 
   /// This thread's warpgroup (i32), whether it is its leader (i1), and the
-  /// warpgroup's named barrier (i32), computed where they are used (as
-  /// in the kernels measured; hoisted before the tiles, ptxas schedules
-  /// the consumers differently, unmeasured).
+  /// warpgroup's named barrier (i32), computed where they are used
+  /// (hoisted before the tiles, ptxas would schedule the consumers
+  /// differently).
   struct Thread {
     Value group, leader, barrier;
   };
@@ -948,7 +947,7 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   SharedState s = buildSharedState(b, loc, module, c);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   initBarriers(b, loc, s, tid, consumerThreads);
-  BlockTiles tiles = BlockTiles::build(b, loc, args, c, tileOrder(c));
+  BlockTiles tiles = BlockTiles::build(b, loc, args, c, c.schedule.tileOrder);
 
   // One if/else, one role per branch: what setmaxnreg needs.
   Value isProducer = arith::CmpIOp::create(
@@ -957,7 +956,7 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   {
     OpBuilder::InsertionGuard roleGuard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    RegisterBudget budget = forwardRegisterBudget(c);
+    RegisterBudget budget = c.schedule.registerBudget;
     if (failed(checkRegisterBudget(loc, budget, consumerThreads, /*blocksPerSM=*/1)))
       return failure();
     setMaxRegisters(b, loc, budget.producer, /*increase=*/false);
