@@ -20,7 +20,7 @@ kernel of the same spec instead. bench/report.py ingest reads the output. Then t
 softcap and ALiBi: the D=128 kernel with each against the same kernel
 without, where KERNEL_DIR has them.
 
-usage: python3 bench/bench.py LIBFA_RUNTIME.so KERNEL_DIR [--quick] [--baseline DIR]
+usage: python3 bench/bench.py LIBFA_RUNTIME.so KERNEL_DIR [--quick] [--baseline DIR] [--flex]
        [--features-only]
 """
 import ctypes
@@ -149,6 +149,27 @@ def sdpa(backend, causal):
     return run
 
 
+def flex(b, h, n, causal):
+    """FlexAttention (torch.compile'd flex_attention; causal as a block mask,
+    built once per shape outside the timing), or None where this PyTorch has
+    none."""
+    try:
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    except ImportError:
+        return None
+    # One compiled graph per cell: past the recompile limit (8) dynamo
+    # would run flex_attention eagerly, orders of magnitude slower.
+    torch._dynamo.config.cache_size_limit = 256
+    torch._dynamo.config.accumulated_cache_size_limit = 4096
+    compiled = torch.compile(flex_attention, dynamic=False)
+    block_mask = (create_block_mask(lambda b_, h_, q, kv: q >= kv, b, h, n, n, device="cuda")
+                  if causal else None)
+
+    def run(s):
+        compiled(s[0], s[1], s[2], block_mask=block_mask)
+    return run
+
+
 def load(lib, path):
     kernel = lib.fa_kernel_load(path.encode())
     if not kernel:
@@ -167,7 +188,7 @@ def cross_check(fa_mlir, sets, causal):
     return ((o.float() - ref.float()).norm() / ref.float().norm()).item()
 
 
-def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
+def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80", with_flex=False):
     """fa-mlir's `chip` kernels beside SDPA; the second fa-mlir column is the
     baseline's kernel for sm80, or the sm80 kernel of the same spec for
     another chip, timed interleaved with it."""
@@ -197,9 +218,14 @@ def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
                 runs = [("fa_mlir", launcher(lib, kernel))]
                 runs += [("second", launcher(lib, old))] if old else []
                 runs += [("base", launcher(lib, base))] if base else []
-                for label, fn in (("fa2", sdpa(SDPBackend.FLASH_ATTENTION, causal)),
-                                  ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION, causal))):
+                peers = [("fa2", sdpa(SDPBackend.FLASH_ATTENTION, causal)),
+                         ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION, causal))]
+                if with_flex:
+                    peers.append(("flex", flex(b, h, n, causal)))
+                for label, fn in peers:
                     try:
+                        if fn is None:
+                            raise RuntimeError("not in this PyTorch")
                         fn(sets[0])
                         runs.append((label, fn))
                     except Exception as e:  # a backend may refuse a size
@@ -217,6 +243,7 @@ def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
                            f"{result['fa_mlir'] / result['base']:.3f}  ")
                 print(f"d={d:3d} causal={int(causal)} n={n:5d}  fa-mlir {result['fa_mlir']:6.1f}  {other}"
                       f"fa2 {result['fa2']:6.1f}  cudnn {result['cudnn']:6.1f}  "
+                      + (f"flex {result['flex']:6.1f}  " if with_flex else "") +
                       f"ratio/fa2 {result['fa_mlir'] / result['fa2']:.2f}  "
                       f"ratio/cudnn {result['fa_mlir'] / result['cudnn']:.2f}  rel_vs_sdpa {rel:.1e}",
                       flush=True)
@@ -265,7 +292,7 @@ def main():
     if "--features-only" in sys.argv:
         feature_costs(lib, kernel_dir, [4096, 8192], dtype)
         return
-    rows = speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip)
+    rows = speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip, "--flex" in sys.argv)
     second = "baseline" if chip == "sm80" else "sm80"
     print(f"\n| D | causal | N | fa-mlir {chip} | {second} | {chip}/{second} | fa2 | cudnn "
           f"| fa-mlir/fa2 | fa-mlir/cudnn |")

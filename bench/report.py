@@ -130,8 +130,11 @@ def parse_bench_py(text):
         if second and second.group(1) == "sm80" and this_chip != "sm80":
             chips.append("sm_80")
             values.append(("sm_80", "fa-mlir", second.group(2)))
+        flex = re.match(r"\s*flex\s+(\S+)", text[m.end():])
         for c in chips:  # the peers ran in the same rounds as every fa-mlir kernel of the cell
             values += [(c, "fa2", fa2), (c, "cudnn", cudnn)]
+            if flex:
+                values.append((c, "flex", flex.group(1)))
         d, n = int(d), int(n)
         for c, impl, v in values:
             rows.append(dict(suite="bench.py", chip=c, direction="forward", dtype="bf16",

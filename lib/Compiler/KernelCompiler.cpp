@@ -179,6 +179,10 @@ static std::string manifestText(const std::string &name,
   os << "  \"tile\": {\"block_m\": " << spec.blockM << ", \"block_n\": "
      << spec.blockN << ", \"stages\": " << stages << ", \"warps\": " << warps
      << "},\n";
+  os << "  \"schedule\": "
+     << scheduleJson(strategy.scheduleKnobs(KernelKind::Forward), config.schedule,
+                     config)
+     << ",\n";
   os << "  \"block\": [" << strategy.blockThreads(config) << ", 1, 1],\n";
   ::fa::abi::TileScheduler scheduler =
       strategy.persistentTiles(config) ? ::fa::abi::TileScheduler::Persistent
@@ -266,7 +270,8 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
                                     const std::string &target,
                                     const std::string &name,
                                     CompiledKernel &out, std::string &error,
-                                    bool &badInput, int64_t sharedMemoryBudgetKB) {
+                                    bool &badInput, int64_t sharedMemoryBudgetKB,
+                                    const ScheduleOverrides &schedule) {
   auto start = std::chrono::steady_clock::now();
   // Every front door checks the same ranges; the name becomes the PTX
   // entry's, and LLVM aborts on a name that is not an identifier.
@@ -279,18 +284,34 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
     error = "kernel name '" + name + "' is not a PTX identifier";
     return false;
   }
-  // The module states #fa.tile<..., stages and warps = the chip's>.
+  // The module states #fa.tile<..., stages and warps = the chip's, and
+  // the schedule's overrides>; `stages` among them is the tile's.
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
   AttentionGPUStrategy::Pipeline pipeline =
       strategy ? strategy->forwardPipeline(
                      spec.blockM, spec.blockN, spec.headDim, spec.valueDim,
                      spec.dtype == ::fa::ElementType::F8E4M3FN)
                : AttentionGPUStrategy::Pipeline{4, 2};
+  ScheduleOverrides knobs;
+  for (const auto &[knob, value] : schedule) {
+    if (knob != "stages") {
+      knobs.emplace_back(knob, value);
+      continue;
+    }
+    if (llvm::StringRef(value).getAsInteger(10, pipeline.stages)) {
+      error = "'stages' takes an integer, got '" + value + "'";
+      return false;
+    }
+  }
   AttentionKernelConfig config =
       configOfSpec(context, spec, pipeline.stages, pipeline.warps);
   config.sharedMemoryBudget = sharedMemoryBudgetKB * 1024;
+  config.scheduleOverrides = knobs;
   // What the chip cannot build is the user's to fix, said before any pass.
-  error = checkAttentionKernel(target, config);
+  if (strategy)
+    error = resolveSchedule(*strategy, config, KernelKind::Forward);
+  if (error.empty())
+    error = checkAttentionKernel(target, config);
   badInput = !error.empty();
   if (badInput)
     return false;
@@ -309,7 +330,8 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
   module->walk([&](func::FuncOp func) { func.setSymName(name); });
   module->walk([&](AttentionOp op) {
     op.setTileAttr(TileAttr::get(&context, spec.blockM, spec.blockN,
-                                 config.stages, config.warps));
+                                 config.stages, config.warps,
+                                 scheduleAttrOf(&context, knobs)));
   });
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
                   error, sharedMemoryBudgetKB))
@@ -339,6 +361,10 @@ static std::string backwardManifestText(const std::string &name,
   os << "  \"tile\": {\"block_m\": " << spec.blockM << ", \"block_n\": "
      << spec.blockN << ", \"stages\": " << config.stages
      << ", \"warps\": " << config.warps << "},\n";
+  os << "  \"schedule\": "
+     << scheduleJson(strategy.scheduleKnobs(KernelKind::Backward),
+                     config.schedule, config)
+     << ",\n";
   os << "  \"negative_control\": " << quote(omitRowDot ? "no-row-dot" : "none")
      << ",\n";
   // Built deterministic, the main kernel adds dQ in a fixed order through
@@ -387,7 +413,8 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
                                      CompiledKernel &out, std::string &error,
                                      bool &badInput, bool omitRowDot,
                                      bool deterministic,
-                                     int64_t sharedMemoryBudgetKB) {
+                                     int64_t sharedMemoryBudgetKB,
+                                     const ScheduleOverrides &schedule) {
   auto start = std::chrono::steady_clock::now();
   badInput = true;
   if (!::fa::checkSpec(spec, error))
@@ -410,7 +437,10 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
                                  spec.valueDim));
   config.deterministic = deterministic;
   config.sharedMemoryBudget = sharedMemoryBudgetKB * 1024;
-  error = strategy->unsupportedBackwardReason(config);
+  config.scheduleOverrides = schedule;
+  error = resolveSchedule(*strategy, config, KernelKind::Backward);
+  if (error.empty())
+    error = strategy->unsupportedBackwardReason(config);
   if (!error.empty())
     return false;
   // Generic in B, H, M and N like the forward; two query heads per KV head
@@ -434,7 +464,8 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
     func.erase();
   module->walk([&](AttentionGradOp op) {
     op.setTileAttr(TileAttr::get(&context, spec.blockM, spec.blockN,
-                                 config.stages, config.warps));
+                                 config.stages, config.warps,
+                                 scheduleAttrOf(&context, schedule)));
   });
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
                   error, sharedMemoryBudgetKB, omitRowDot, deterministic))
@@ -604,11 +635,13 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
                      ? ::fa::AlibiKind::Head
                      : ::fa::AlibiKind::BatchHead;
   int64_t stages = 2, warps = 4; // fa-tile's defaults without a #fa.tile
+  ScheduleOverrides schedule;
   if (TileAttr tile = op.getTileAttr()) {
     spec.blockM = tile.getBlockM();
     spec.blockN = tile.getBlockN();
     stages = tile.getStages();
     warps = tile.getWarps();
+    schedule = scheduleOverridesOf(tile.getSchedule());
   }
   // fa-tile shrinks the blocks for a static M or N below them (its rule).
   int64_t queryLen = op.getQuery().getType().getDimSize(2);
@@ -627,7 +660,12 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   if (!::fa::checkSpec(spec, error))
     return false;
   AttentionKernelConfig config = configOfSpec(context, spec, stages, warps);
-  error = checkAttentionKernel(target, config);
+  config.scheduleOverrides = schedule;
+  if (std::unique_ptr<AttentionGPUStrategy> strategy =
+          createAttentionStrategy(target))
+    error = resolveSchedule(*strategy, config, KernelKind::Forward);
+  if (error.empty())
+    error = checkAttentionKernel(target, config);
   if (!error.empty())
     return false;
   badInput = false;

@@ -143,9 +143,7 @@ void DistributedMath::findDeferredScores() {
   // FFMA) read it. ALiBi adds to the scaled value: no deferral. e4m3
   // scores defer their descale d with c (c·d, d > 0, is one multiply per
   // kernel) unless softcapped: tanh needs d inside. One FFMA a score instead
-  // of an FMUL and an FFMA, for one register (c·d) live across the loop:
-  // e4m3 D128 +5% (2026-11-25), D256 causal +2.4% and none level once its
-  // consumers had 240 registers (eighteenth session; at 232 it cost 3%).
+  // of an FMUL and an FFMA, for one register (c·d) live across the loop.
   QKScoresOp scores = attention.scores;
   double scale = scores.getScale().convertToDouble();
   if (!scores.getLog2Domain() || !(scale > 0))

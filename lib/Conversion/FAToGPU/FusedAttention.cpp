@@ -140,6 +140,7 @@ void mlir::fa::readNestTiling(Operation *loop, AttentionKernelConfig &c) {
     if (TileAttr tile = helper.getAttr(op)) {
       c.stages = tile.getStages();
       c.warps = tile.getWarps();
+      c.scheduleOverrides = scheduleOverridesOf(tile.getSchedule());
       return;
     }
 }

@@ -1,5 +1,5 @@
 // The sm_90a consumers run the KV tiles that need no mask in a loop of
-// their own (HopperStrategy.h: splitsUnmaskedTiles; MaskUtils:
+// their own (the splits_unmasked_tiles knob; MaskUtils:
 // buildUnmaskedKeyRange): a window with a left edge gets three pipelined
 // loops (its left-edge tiles masked, the unmasked tiles, the right-edge
 // tiles masked), in that order, carrying one another's values.

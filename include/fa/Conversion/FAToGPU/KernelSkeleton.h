@@ -80,7 +80,7 @@ struct GridCoords {
   /// grid's order: Q blocks fastest (the last first when masked), then
   /// heads, then batches. The blocks resident at once then share a few
   /// heads' K and V in L2; ordering by sections of heads that fit L2 (FA3's
-  /// swizzle) measured 3-7% slower (docs/perf-notes.md, sm_90a v3).
+  /// swizzle) was slower.
   static GridCoords forTile(OpBuilder &b, Location loc, const KernelArgs &args,
                             const AttentionKernelConfig &c, Value tile);
   /// Member `member` (0 or 1, i32) of Q-block pair `pair` (an index in
@@ -114,25 +114,6 @@ struct GridCoords {
   /// batch · stride_b + head · stride_h for tensor `prefix` ("q", "o", ...).
   Value tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
                    StringRef prefix, Value headIndex) const;
-};
-
-/// How a thread block walks the tiles (KernelAbi.h's TileScheduler).
-enum class TileOrder {
-  /// One tile per block: the grid's (x, y, z).
-  PerBlock,
-  /// Persistent: tiles first, first + step, ... below count (blockIdx.x,
-  /// gridDim.x, ceil(M / block_m) · Hq · B), in GridCoords::forTile's
-  /// order. Tiles of equal cost (no mask).
-  Strided,
-  /// Persistent over pairs of a head's Q blocks, the k-th from the end
-  /// and the k-th from the start (GridCoords::forPairedTile): under a
-  /// causal mask with M = N every pair sees T + 1 KV tiles (but an odd
-  /// T's middle one, (T + 1) / 2), so a static round robin over pairs is
-  /// balanced where one over tiles is not. Block b takes pairs b, b +
-  /// gridDim.x, ..., each as two tiles in a row (loop index n: pair
-  /// pairFirst + (n / 2)·pairStep, member n mod 2). A schedule must give
-  /// an odd T's null tile no KV tiles (BlockTiles::visibleKeyBlocks).
-  Paired,
 };
 
 /// The tiles one thread block computes: the loop `for n = first; n <

@@ -132,11 +132,12 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
   // fragment, halving the ldmatrix traffic per mma.
   int64_t mTiles = c.blockM / (16 * c.warps);
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, mTiles);
-  // Q's A fragments stay in registers for the whole loop when they fit;
-  // otherwise they are re-read from shared memory per KV tile.
+  // Q's A fragments stay in registers for the whole loop
+  // (query_in_registers); otherwise they are re-read from shared memory
+  // per KV tile.
   Value query = p.tile(b, loc, p.sharedQuery, Value(), c.blockM, c.headDim,
                        sharedRowElements(c.headDim));
-  if ((c.headDim + 15) / 16 * 16 * mTiles <= 128)
+  if (c.schedule.queryInRegisters)
     query = LoadOperandOp::create(
         b, loc,
         RankedTensorType::get({c.blockM, c.headDim}, c.elementType,

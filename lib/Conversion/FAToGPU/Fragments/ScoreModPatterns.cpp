@@ -51,6 +51,9 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
     auto layout = cast<FragmentLayoutAttr>(type.getEncoding());
     Value firstRow = adaptor.getQueryOffset();
     int64_t rows = type.getDimSize(0);
+    bool perWarp = this->perWarp;
+    if (auto knob = op->getAttrOfType<BoolAttr>(kMaskPerWarpAttrName))
+      perWarp = knob.getValue();
     if (perWarp) {
       rows = 16 * layout.getMTiles();
       // The warp's rows (its place among the warps of its column group);

@@ -115,19 +115,18 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   stagingPanels = (c.headDim + 31) / 32; // of 32 f32 columns
   stagingBufferBytes = stagingPanels / gradQueryParts * c.blockM * kPanelRowBytes;
   // dQ_i is always staged in f32 panels of 32 columns, for one TMA
-  // reduce-add per panel: added per element from registers, its atomics
-  // use a third of each L2 sector and bound the kernel (docs/perf-notes.md,
-  // sm_90a backward). The reduce-adds are the dQ writer's (a producer
-  // thread), so two staging buffers let the consumers write dQ_(i+1)
-  // while it still adds dQ_i (or, deterministic, waits for dQ_i's turn);
-  // in parts, a buffer holds one part, and one buffer is passed between
-  // the parts (the writer reads the first while the second is computed).
-  // One consumer warpgroup alone leaves the tensor cores idle, so where
-  // the staging costs the second block per SM, Q and dO get one stage
-  // first: the other block's work covers the copy. With dO on a ring of
-  // its own (released early), a second Q stage comes before a second dO
-  // stage: at D = 256 (208 KB) nothing is then exposed but the first
-  // step's copies (docs/perf-notes.md, the D256 backward's rings).
+  // reduce-add per panel: added per element from registers, its atomics use
+  // a third of each L2 sector and bound the kernel. The reduce-adds are the
+  // dQ writer's (a producer thread), so two staging buffers let the
+  // consumers write dQ_(i+1) while it still adds dQ_i (or, deterministic,
+  // waits for dQ_i's turn); in parts, a buffer holds one part, and one
+  // buffer is passed between the parts (the writer reads the first while the
+  // second is computed). One consumer warpgroup alone leaves the tensor
+  // cores idle, so where the staging costs the second block per SM, Q and dO
+  // get one stage first: the other block's work covers the copy. With dO on
+  // a ring of its own (released early), a second Q stage comes before a
+  // second dO stage: at D = 256 (208 KB) nothing is then exposed but the
+  // first step's copies.
   // Two dQ writers at most (gradQueryWriters; one extra dq_full set).
   auto writersFor = [&](int64_t buffers) {
     return c.deterministic && gradQueryParts > 1 && buffers == gradQueryParts ? 2 : 1;
@@ -177,28 +176,23 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   bytes = total(queryStages, gradOutStages, stagingStages);
 }
 
+int64_t hopper::backwardBlocksPerSM(const AttentionKernelConfig &c) {
+  int64_t groups = c.warps / 4; // consumer warpgroups
+  return groups == 1 && BackwardSharedMemoryPlan(c).bytes <= kHalfSharedMemoryBytes
+             ? 2
+             : 1;
+}
+
 namespace {
 
-/// Blocks per SM and their warpgroups' registers. One consumer warpgroup
-/// alone cannot keep the tensor cores busy: where two blocks fit the
-/// shared memory (half the SM's, less the reserve), the block asks for
-/// two, and its 64K / 2 registers go 24 to the producer, the rest (232)
-/// to the consumers.
+/// Blocks per SM (backwardBlocksPerSM) and their warpgroups' registers
+/// (the register_budget knob).
 struct BackwardOccupancy {
   int64_t blocksPerSM;
   RegisterBudget budget;
 };
 BackwardOccupancy backwardOccupancy(const AttentionKernelConfig &c) {
-  int64_t groups = c.warps / 4; // consumer warpgroups
-  if (groups == 1 && BackwardSharedMemoryPlan(c).bytes <= kHalfSharedMemoryBytes)
-    return {2, {24, 232}};
-  // With dQ_i in parts the consumers fit 232 registers (ptxas: no spill),
-  // and the producer warpgroup (the TMA issuer and the dQ writer), which
-  // spills 92 B at 24, none at 40 (40·128 + 232·256 = 168·384, what the
-  // block holds at entry). Elsewhere the consumers spill at 232.
-  if (gradQueryPartsOf(c) > 1)
-    return {1, {40, 232}};
-  return {1, registerBudget(groups)};
+  return {backwardBlocksPerSM(c), c.schedule.registerBudget};
 }
 
 /// The block's shared memory, its place in the problem, the barriers.
@@ -225,7 +219,8 @@ struct BackwardBlock {
                 const AttentionKernelConfig &c, Location loc)
       : c(c), args(args), loc(loc), plan(c) {
     threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    KeyBlockPlace place = KeyBlockPlace::build(b, loc, args, c, kBackwardSectionBytes);
+    KeyBlockPlace place = KeyBlockPlace::build(b, loc, args, c,
+                                               c.schedule.sectionMiB << 20);
     keyStart = place.keyStart;
     kvHead = place.kvHead;
     batch = place.batch;
@@ -402,15 +397,14 @@ struct BackwardBlock {
   /// Passes `turn` on once the bulk groups before the last `inFlight` have
   /// completed (the additions it orders).
   ///
-  /// The writer passes a Q block's turn only after the first reduce-adds
-  /// of its next Q block are issued, so that it does not wait for its own
-  /// additions to complete (~1-2 us, as long as a step at D128: waiting,
-  /// the deterministic writer fell behind the consumers, 1.24x the default
-  /// kernel against 1.16x). The next KV block sees the turn up to a step
-  /// later, but it arrives at this Q block steps after this one anyway
-  /// (BackwardOrder.cpp); at D256, two parts a step, after the whole next
-  /// step it waited (1.26x against 1.21x). No deadlock: a block only waits
-  /// on blocks ranked before it, at every Q block alike.
+  /// The writer passes a Q block's turn only after the first reduce-adds of
+  /// its next Q block are issued, so that it does not wait for its own
+  /// additions to complete (about as long as a step at D128: waiting, the
+  /// deterministic writer falls behind the consumers). The next KV block
+  /// sees the turn up to a step later, but it arrives at this Q block steps
+  /// after this one anyway (BackwardOrder.cpp); at D256, two parts a step,
+  /// after the whole next step it waits. No deadlock: a block only waits on
+  /// blocks ranked before it, at every Q block alike.
   void passTurn(OpBuilder &b, const GradQueryTurn &turn, int64_t inFlight) const {
     bulkWait(b, loc, inFlight, /*readOnly=*/false);
     fenceProxyAsyncAll(b, loc);
@@ -842,8 +836,7 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
               block.consumerBarrier(lb);
               // The LSE and D rows from global memory before S's and dP's
               // wgmmas issue: issued at their first use (P = exp(S - LSE),
-              // after S's wgmmas), their L2 latency stalled every step
-              // (ncu, D256: L1TEX scoreboard, 60% of the warps' stalls).
+              // after S's wgmmas), their L2 latency stalls every step.
               QueryRows rows{math.loadQueryRows(lb, loc, block.args, at, backward.lseRows),
                              math.loadQueryRows(lb, loc, block.args, at,
                                                 backward.rowDotRows)};
@@ -869,11 +862,11 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
               block.queryRing.release(lb, loc, stage);
               return results;
             };
-        if (!splitsUnmaskedQueryBlocks(c))
+        if (!c.schedule.splitsUnmaskedQueryBlocks)
           return block.forEachQueryBlock(mb, m, n, carried, stepBody);
         // The Q blocks that see all of K_j in a loop of their own, without
         // the mask's branch between S's and dP's wgmma issue and their
-        // waits (splitsUnmaskedQueryBlocks).
+        // waits (splits_unmasked_query_blocks).
         auto [first, last] = block.unmaskedQueryBlocks(mb, m);
         FailureOr<SmallVector<Value>> values = block.forQueryBlocks(
             mb, n, block.idx(mb, 0), first, carried, stepBody);

@@ -72,7 +72,7 @@ struct SharedState {
   /// producer's transpose reads), and V as the P·V reads it (e4m3: Vᵀ,
   /// written by the producer warpgroup, whose 128 threads arrive on its
   /// full barriers); the same ring for 16-bit inputs. Both release on V
-  /// empty, but for stagingReleasedByTranspose: then the transpose
+  /// empty, but for staging_released_by_transpose: then the transpose
   /// releases the staging slot (staging empty, its 128 threads), and TMA
   /// may refill it without waiting for the consumers.
   TmaRing valueLoad, valueOperand;
@@ -166,7 +166,8 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
   RingBarriers stagingEmpty{barriers + 8 * (2 + 5 * c.stages), 8, kWarpgroupThreads};
   s.valueLoad = TmaRing(s.base, c.stages, p.stagingOffset, p.stagingStageBytes,
                         perStage(2, 1),
-                        stagingReleasedByTranspose(c) ? stagingEmpty : valueEmpty);
+                        c.schedule.stagingReleasedByTranspose ? stagingEmpty
+                                                              : valueEmpty);
   s.valueOperand = TmaRing(s.base, c.stages, p.valueOffset, p.valueStageBytes,
                            transposed, valueEmpty);
   return s;
@@ -184,7 +185,7 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid) {
       s.valueOperand.initEmpty(then, loc, st);
       if (isE4M3(s.c.elementType)) {
         s.valueOperand.initFull(then, loc, st);
-        if (stagingReleasedByTranspose(s.c))
+        if (s.c.schedule.stagingReleasedByTranspose)
           s.valueLoad.initEmpty(then, loc, st);
       }
     }
@@ -279,7 +280,7 @@ void issueQuery(OpBuilder &b, Location loc, const SharedState &s,
 /// The issuing thread's copies of KV tile `j` into the rings: K, and V
 /// (into the e4m3 kernel's staging ring, where the producer transposes
 /// it), each once its stage was released: K's by the consumers, V's by
-/// the consumers or (stagingReleasedByTranspose) by the producer's own
+/// the consumers or (staging_released_by_transpose) by the producer's own
 /// transpose, so that V_j is in flight while the consumers still read
 /// Vᵀ_{j - stages}.
 void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
@@ -383,7 +384,7 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
                   one));
           // V_{j-1} landed, and its Vᵀ slot is free: the consumers
           // released Vᵀ_{j-1-stages} (implied when V's copy waited for it).
-          bool early = stagingReleasedByTranspose(s.c);
+          bool early = s.c.schedule.stagingReleasedByTranspose;
           s.valueLoad.wait(then, loc, stage, parity);
           if (early)
             s.valueOperand.acquire(then, loc, stage,
@@ -501,7 +502,7 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
       },
       [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, init); });
   // Tiles [from, to) in one loop; `unmasked`: tiles every key of which
-  // every query sees, emitted without the mask (splitsUnmaskedTiles).
+  // every query sees, emitted without the mask (splits_unmasked_tiles).
   auto tilesIn = [&](Value from, Value to, ValueRange init, bool unmasked) {
     math.setTilesUnmasked(unmasked);
     auto loop = scf::ForOp::create(
@@ -527,7 +528,7 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   };
   ValueRange carried = first.getResults();
   Value maskedFrom = one; // the tiles after the unmasked ones
-  if (splitsUnmaskedTiles(c)) {
+  if (c.schedule.splitsUnmaskedTiles) {
     auto [unmaskedBegin, unmaskedEnd] = unmaskedTiles(b, loc, c, q);
     if (unmaskedBegin) // a window's left edge: its tiles come first
       carried = tilesIn(one, unmaskedBegin, carried, /*unmasked=*/false);
@@ -648,7 +649,7 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   SharedState s = buildSharedState(b, loc, module, c);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   initBarriers(b, loc, s, tid);
-  BlockTiles tiles = BlockTiles::build(b, loc, args, c, tileOrder(c));
+  BlockTiles tiles = BlockTiles::build(b, loc, args, c, c.schedule.tileOrder);
 
   // One if/else, one role per branch: what setmaxnreg needs.
   Value isProducer = arith::CmpIOp::create(
@@ -657,7 +658,7 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   {
     OpBuilder::InsertionGuard roleGuard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    RegisterBudget budget = forwardRegisterBudget(c);
+    RegisterBudget budget = c.schedule.registerBudget;
     if (failed(checkRegisterBudget(loc, budget, consumerThreads, /*blocksPerSM=*/1)))
       return failure();
     setMaxRegisters(b, loc, budget.producer, /*increase=*/false);
