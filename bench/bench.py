@@ -2,7 +2,7 @@
 """Side-by-side forward timing on the GPU machine: fa-mlir's sm_80 kernels
 (through libfa_runtime.so's C API) against PyTorch SDPA's flash backend
 (FlashAttention-2) and its cuDNN backend, in one process, on the sizes of
-TARGETS.md: 16k tokens per batch (B = 16384/N), hidden 2048 (H = 2048/D).
+docs/targets.md: 16k tokens per batch (B = 16384/N), hidden 2048 (H = 2048/D).
 
 Every implementation is timed the same way, in the same interleaved
 rounds (the order rotating): after a 150 ms warm-up at full load (the
@@ -12,13 +12,15 @@ bursts and rounds, FLOPs = 4·B·H·N²·D (halved when causal). Before timing, 
 output is compared with SDPA's on the same inputs (a cross-check; the
 float64 verification is fa-run's job).
 
-With --baseline DIR, the same kernels from DIR (bench/baseline/v6: kernel
-v6's PTX, before the GPU lowering became passes) are timed in the same
-process, and the ratio new/baseline is printed per cell. Then the cost of
+With --baseline DIR, the same kernels from DIR (bench/baseline/sm80-fwd-0fa98a2:
+the sm_80 PTX of revision 0fa98a2, before the GPU lowering became passes)
+are timed in the same process, and the ratio new/baseline is printed per
+cell. With --chip sm90a, the sm_90a kernels are timed beside the sm_80
+kernel of the same spec instead. bench/report.py ingest reads the output. Then the cost of
 softcap and ALiBi: the D=128 kernel with each against the same kernel
 without, where KERNEL_DIR has them.
 
-usage: python3 bench/bench.py LIBFA_RUNTIME.so KERNEL_DIR [--quick] [--baseline DIR]
+usage: python3 bench/bench.py LIBFA_RUNTIME.so KERNEL_DIR [--quick] [--baseline DIR] [--flex]
        [--features-only]
 """
 import ctypes
@@ -75,7 +77,7 @@ def warm_up(launch, sets, seconds=0.15):
     follows its power draw within milliseconds: a kernel timed right after
     a lighter one (the sm80 kernel, an idle gap) runs on a higher clock.
     Three warm-up launches left a bias of 4-10% against the first kernel
-    of an A/A pair (docs/perf-notes.md, sm_90a v3); a warm-up this long
+    of an A/A pair (docs/performance.md); a warm-up this long
     removes it."""
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
@@ -107,7 +109,7 @@ def time_bursts(launch, sets, bursts=3, per_burst=None):
 
 
 def time_interleaved(launches, sets, rounds=6):
-    """Median ms of each launch over `rounds` rounds that take them in turn
+    """Median ms of each launch over `rounds` rounds that take them one after another
     (the order rotating each round; rounds a multiple of the launches, so
     each is first equally often), so that clock and thermal drift during a
     run falls on all of them alike: same-process comparisons."""
@@ -147,6 +149,27 @@ def sdpa(backend, causal):
     return run
 
 
+def flex(b, h, n, causal):
+    """FlexAttention (torch.compile'd flex_attention; causal as a block mask,
+    built once per shape outside the timing), or None where this PyTorch has
+    none."""
+    try:
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    except ImportError:
+        return None
+    # One compiled graph per cell: past the recompile limit (8) dynamo
+    # would run flex_attention eagerly, orders of magnitude slower.
+    torch._dynamo.config.cache_size_limit = 256
+    torch._dynamo.config.accumulated_cache_size_limit = 4096
+    compiled = torch.compile(flex_attention, dynamic=False)
+    block_mask = (create_block_mask(lambda b_, h_, q, kv: q >= kv, b, h, n, n, device="cuda")
+                  if causal else None)
+
+    def run(s):
+        compiled(s[0], s[1], s[2], block_mask=block_mask)
+    return run
+
+
 def load(lib, path):
     kernel = lib.fa_kernel_load(path.encode())
     if not kernel:
@@ -165,9 +188,9 @@ def cross_check(fa_mlir, sets, causal):
     return ((o.float() - ref.float()).norm() / ref.float().norm()).item()
 
 
-def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
+def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80", with_flex=False):
     """fa-mlir's `chip` kernels beside SDPA; the second fa-mlir column is the
-    baseline's kernel (v6) for sm80, or the sm80 kernel of the same spec for
+    baseline's kernel for sm80, or the sm80 kernel of the same spec for
     another chip, timed interleaved with it."""
     rows = []
     for d in (64, 128, 256):
@@ -193,11 +216,16 @@ def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
                 # Every kernel in the same interleaved rounds, SDPA's too:
                 # the clock each sees depends on what ran before it.
                 runs = [("fa_mlir", launcher(lib, kernel))]
-                runs += [("v6", launcher(lib, old))] if old else []
+                runs += [("second", launcher(lib, old))] if old else []
                 runs += [("base", launcher(lib, base))] if base else []
-                for label, fn in (("fa2", sdpa(SDPBackend.FLASH_ATTENTION, causal)),
-                                  ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION, causal))):
+                peers = [("fa2", sdpa(SDPBackend.FLASH_ATTENTION, causal)),
+                         ("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION, causal))]
+                if with_flex:
+                    peers.append(("flex", flex(b, h, n, causal)))
+                for label, fn in peers:
                     try:
+                        if fn is None:
+                            raise RuntimeError("not in this PyTorch")
                         fn(sets[0])
                         runs.append((label, fn))
                     except Exception as e:  # a backend may refuse a size
@@ -207,14 +235,15 @@ def speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip="sm80"):
                 for (label, _), ms in zip(runs, times):
                     result[label] = flops / (ms * 1e-3) / 1e12
                 rows.append(result)
-                second = "v6" if chip == "sm80" else "sm80"
-                v6 = (f"{second} {result['v6']:6.1f}  new/{second} "
-                      f"{result['fa_mlir'] / result['v6']:.3f}  ") if old else ""
+                second = "baseline" if chip == "sm80" else "sm80"
+                other = (f"{second} {result['second']:6.1f}  new/{second} "
+                         f"{result['fa_mlir'] / result['second']:.3f}  ") if old else ""
                 if base:
-                    v6 += (f"baseline {result['base']:6.1f}  new/baseline "
+                    other += (f"baseline {result['base']:6.1f}  new/baseline "
                            f"{result['fa_mlir'] / result['base']:.3f}  ")
-                print(f"d={d:3d} causal={int(causal)} n={n:5d}  fa-mlir {result['fa_mlir']:6.1f}  {v6}"
+                print(f"d={d:3d} causal={int(causal)} n={n:5d}  fa-mlir {result['fa_mlir']:6.1f}  {other}"
                       f"fa2 {result['fa2']:6.1f}  cudnn {result['cudnn']:6.1f}  "
+                      + (f"flex {result['flex']:6.1f}  " if with_flex else "") +
                       f"ratio/fa2 {result['fa_mlir'] / result['fa2']:.2f}  "
                       f"ratio/cudnn {result['fa_mlir'] / result['cudnn']:.2f}  rel_vs_sdpa {rel:.1e}",
                       flush=True)
@@ -251,26 +280,27 @@ def main():
     lib = load_runtime(sys.argv[1])
     kernel_dir = sys.argv[2]
     quick = "--quick" in sys.argv
-    # The last --baseline wins (bench/run.sh passes v6's first).
+    # The last --baseline wins (bench/run.sh passes its own first).
     baselines = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--baseline"]
     baseline_dir = baselines[-1] if baselines else None
     chip = sys.argv[sys.argv.index("--chip") + 1] if "--chip" in sys.argv else "sm80"
     dtype = torch.bfloat16
     seqs = [512, 1024, 2048, 4096, 8192, 16384] if not quick else [2048, 8192]
+    print("command: python3 " + " ".join(sys.argv))
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
           f"cudnn {torch.backends.cudnn.version()}")
     if "--features-only" in sys.argv:
         feature_costs(lib, kernel_dir, [4096, 8192], dtype)
         return
-    rows = speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip)
-    second = "v6" if chip == "sm80" else "sm80"
+    rows = speed_table(lib, kernel_dir, baseline_dir, seqs, dtype, chip, "--flex" in sys.argv)
+    second = "baseline" if chip == "sm80" else "sm80"
     print(f"\n| D | causal | N | fa-mlir {chip} | {second} | {chip}/{second} | fa2 | cudnn "
           f"| fa-mlir/fa2 | fa-mlir/cudnn |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        v6 = r.get("v6", float("nan"))
+        other = r.get("second", float("nan"))
         print(f"| {r['d']} | {'yes' if r['causal'] else 'no'} | {r['n']} | {r['fa_mlir']:.1f} | "
-              f"{v6:.1f} | {r['fa_mlir'] / v6:.3f} | "
+              f"{other:.1f} | {r['fa_mlir'] / other:.3f} | "
               f"{r['fa2']:.1f} | {r['cudnn']:.1f} | {r['fa_mlir'] / r['fa2']:.2f} | "
               f"{r['fa_mlir'] / r['cudnn']:.2f} |")
     if chip == "sm80":

@@ -157,7 +157,7 @@ def end_to_end():
     implementation = fa_mlir.register_transformers()
     ids = torch.randint(0, 32000, (1, 4096), device=DEV)
     # Twice in alternating order: the "sdpa" reading moved from 293 k to
-    # 450 k tokens/s between calls when it always ran second.
+    # 450 k tokens/s between runs when it always ran second.
     for name in (implementation, "sdpa", "sdpa", implementation):
         config = LlamaConfig(hidden_size=2048, intermediate_size=5632, num_hidden_layers=4,
                              num_attention_heads=16, num_key_value_heads=4,

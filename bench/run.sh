@@ -10,9 +10,10 @@
 # Usage: [FA_VERIFY_FILTER=text] [FA_SANITIZERS="memcheck ..."]
 #        [FA_SANITIZE_FEATURES=1] bash bench/run.sh [--steps 1234] [--quick]
 #   --steps: which of the steps to run (default all; 1, the build, always
-#   runs), so that verification and timing fit separate device calls.
+#   runs), so that verification and timing can run as separate jobs.
 #   --quick: fewer sizes in step 4.          Output: a log and tables on stdout.
 set -u
+command="$(env | grep -E '^FA_[A-Z_]+=' | sort | tr '\n' ' ')bash bench/run.sh $*"
 steps=1234
 if [ "${1:-}" = "--steps" ]; then steps="1$2"; shift 2; fi
 want() { [[ "$steps" == *"$1"* ]]; }
@@ -21,6 +22,7 @@ cd "$(dirname "$0")/.."
 OUT_DIR="${OUT:-/tmp/fa-bench}"
 mkdir -p "$OUT_DIR"
 echo "== revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "== command: $command"
 # The device machine's git HEAD can lag the copied working tree: the
 # kernels' own hash says which PTX ran.
 # In C collation, so that the hash matches the build machine's.
@@ -89,7 +91,7 @@ done
 # Every kernel of the set (and, with FA_SANITIZE_FEATURES=1, the feature
 # kernels) under the four compute-sanitizer tools, at a small and an
 # odd-sized GQA problem. FA_SANITIZERS narrows the tools, FA_VERIFY_FILTER
-# the kernels (to split the work over device calls).
+# the kernels (to split the work over separate jobs).
 san_fail=0; san_runs=0
 kernels=(kernels_generated/fa_fwd_*.json)
 [ "${FA_SANITIZE_FEATURES:-0}" = 1 ] && kernels+=(bench/feature-kernels/*.json)
@@ -118,4 +120,4 @@ fi
 
 want 4 || exit 0
 echo "== 4. speed: fa-mlir vs PyTorch SDPA (flash = FA2, cuDNN), bf16 forward, TFLOP/s"
-python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated --baseline bench/baseline/v6 "${bench_args[@]}"
+python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated --baseline bench/baseline/sm80-fwd-0fa98a2 "${bench_args[@]}"

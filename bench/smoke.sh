@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick GPU check while developing: build the runtime and fa-run without
 # MLIR, verify a few committed and feature kernels at two sizes, and time
-# the set against kernel v6 with bench.py --quick.
+# the set against bench/baseline/sm80-fwd-0fa98a2 with bench.py --quick.
 
 set -u
 cd "$(dirname "$0")/.."
@@ -12,4 +12,4 @@ for k in kernels_generated/fa_fwd_sm80_bf16_d128_causal kernels_generated/fa_fwd
     timeout 60 $R --device cuda --kernel $k.json --b 2 --hq 8 --hkv 2 --m $1 --n $2 --layout bshd --verify 2>&1 | grep -E "verdict|error|max_abs|FAIL|fa-run" | tr '\n' ' '; echo " <- $(basename $k) $1x$2"
   done
 done
-timeout 300 python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated --baseline bench/baseline/v6 --quick 2>&1 | tail -40
+timeout 300 python3 bench/bench.py build-gpu/runtime/libfa_runtime.so kernels_generated --baseline bench/baseline/sm80-fwd-0fa98a2 --quick 2>&1 | tail -40

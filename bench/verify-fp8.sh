@@ -14,12 +14,14 @@
 #   FA3_BENCH: step 4 also times FlashAttention-3 (bench/fa3/BENCH.md) at
 #   the non-causal shapes.
 set -u
+command="$(env | grep -E '^(FA3_BENCH|FA_FP8_[A-Z_]+)=' | sort | tr '\n' ' ')bash bench/verify-fp8.sh $*"
 steps=1234
 if [ "${1:-}" = "--steps" ]; then steps="1$2"; shift 2; fi
 want() { [[ "$steps" == *"$1"* ]]; }
 cd "$(dirname "$0")/.."
 OUT_DIR="${OUT:-/tmp/fa-fp8}"; mkdir -p "$OUT_DIR"
 echo "== revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "== command: $command"
 # The device machine's git HEAD can lag the copied working tree: the
 # kernels' own hash says which PTX ran.
 # In C collation, so that the hash matches the build machine's.

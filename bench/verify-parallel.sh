@@ -2,7 +2,7 @@
 # Runs `fa-run --device cuda ... --verify` jobs side by side: the float64
 # reference is single-threaded CPU work and each kernel a few milliseconds
 # of GPU, so on the GPU machine's 16 cores a table of several hundred runs
-# takes minutes instead of most of a device call. One job per line of
+# takes minutes instead of most of ten. One job per line of
 # stdin, the line being fa-run's arguments (shell quoting allowed, e.g.
 # --spec "d=96,mask=window(64,16)"); each job gets --seed <its line number>.
 # Prints each failure with the end of its log, then "verify: X of Y passed".

@@ -1,4 +1,4 @@
-# Simulates the e4m3 producer's V transpose (HopperSchedule.cpp,
+# Simulates the e4m3 producer's V transpose (E4M3Transpose.cpp,
 # transposeValueTile) byte by byte from the PTX ISA's ldmatrix.trans /
 # prmt / stmatrix definitions, lane by lane with the C++'s own address
 # expressions (readBase, row, writeBase, the selectors, piecesOf, the

@@ -11,7 +11,7 @@ V in its Q-block loop), each descriptor, each mask column. Every hoisted
 64-bit address is two registers live across the loop, and ptxas spills
 what does not fit. This found the wgmma descriptors and shared-store
 addresses of the sm_90a backward (450-830 B of spills) and the ldmatrix
-addresses of the sm_80 backward (112 of them; docs/perf-notes.md). A
+addresses of the sm_80 backward (112 of them; docs/performance.md). A
 heuristic: PTX registers are virtual, so these are counts before ptxas's
 allocation, not its peak.
 

@@ -53,13 +53,13 @@ std::unique_ptr<MLIRContext> mlir::fa::createCompilerContext() {
 static std::string maskTag(const ::fa::ref::Mask &mask) {
   auto bound = [](int64_t b) { return b < 0 ? std::string("inf") : std::to_string(b); };
   switch (mask.kind) {
-  case ::fa::ref::MaskKind::None:
+  case ::fa::MaskKind::None:
     return "none";
-  case ::fa::ref::MaskKind::Causal:
+  case ::fa::MaskKind::Causal:
     return "causal";
-  case ::fa::ref::MaskKind::CausalTopLeft:
+  case ::fa::MaskKind::CausalTopLeft:
     return "causal_tl";
-  case ::fa::ref::MaskKind::Window:
+  case ::fa::MaskKind::Window:
     return "win" + bound(mask.left) + "_" + bound(mask.right);
   }
   return "none";
@@ -179,6 +179,10 @@ static std::string manifestText(const std::string &name,
   os << "  \"tile\": {\"block_m\": " << spec.blockM << ", \"block_n\": "
      << spec.blockN << ", \"stages\": " << stages << ", \"warps\": " << warps
      << "},\n";
+  os << "  \"schedule\": "
+     << scheduleJson(strategy.scheduleKnobs(KernelKind::Forward), config.schedule,
+                     config)
+     << ",\n";
   os << "  \"block\": [" << strategy.blockThreads(config) << ", 1, 1],\n";
   ::fa::abi::TileScheduler scheduler =
       strategy.persistentTiles(config) ? ::fa::abi::TileScheduler::Persistent
@@ -237,9 +241,8 @@ static AttentionKernelConfig configOfSpec(MLIRContext &context,
   config.blockN = spec.blockN;
   config.stages = stages;
   config.warps = warps;
-  config.mask = MaskAttr::get(&context,
-                              static_cast<MaskKind>(spec.mask.kind),
-                              spec.mask.left, spec.mask.right);
+  config.mask = MaskAttr::get(&context, spec.mask.kind, spec.mask.left,
+                              spec.mask.right);
   config.scale = spec.scaleOrDefault();
   config.softcap = spec.softcap;
   config.alibi = specHasAlibi(spec);
@@ -267,7 +270,8 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
                                     const std::string &target,
                                     const std::string &name,
                                     CompiledKernel &out, std::string &error,
-                                    bool &badInput, int64_t sharedMemoryBudgetKB) {
+                                    bool &badInput, int64_t sharedMemoryBudgetKB,
+                                    const ScheduleOverrides &schedule) {
   auto start = std::chrono::steady_clock::now();
   // Every front door checks the same ranges; the name becomes the PTX
   // entry's, and LLVM aborts on a name that is not an identifier.
@@ -280,18 +284,34 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
     error = "kernel name '" + name + "' is not a PTX identifier";
     return false;
   }
-  // The module states #fa.tile<..., stages and warps = the chip's>.
+  // The module states #fa.tile<..., stages and warps = the chip's, and
+  // the schedule's overrides>; `stages` among them is the tile's.
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
   AttentionGPUStrategy::Pipeline pipeline =
       strategy ? strategy->forwardPipeline(
                      spec.blockM, spec.blockN, spec.headDim, spec.valueDim,
                      spec.dtype == ::fa::ElementType::F8E4M3FN)
                : AttentionGPUStrategy::Pipeline{4, 2};
+  ScheduleOverrides knobs;
+  for (const auto &[knob, value] : schedule) {
+    if (knob != "stages") {
+      knobs.emplace_back(knob, value);
+      continue;
+    }
+    if (llvm::StringRef(value).getAsInteger(10, pipeline.stages)) {
+      error = "'stages' takes an integer, got '" + value + "'";
+      return false;
+    }
+  }
   AttentionKernelConfig config =
       configOfSpec(context, spec, pipeline.stages, pipeline.warps);
   config.sharedMemoryBudget = sharedMemoryBudgetKB * 1024;
+  config.scheduleOverrides = knobs;
   // What the chip cannot build is the user's to fix, said before any pass.
-  error = checkAttentionKernel(target, config);
+  if (strategy)
+    error = resolveSchedule(*strategy, config, KernelKind::Forward);
+  if (error.empty())
+    error = checkAttentionKernel(target, config);
   badInput = !error.empty();
   if (badInput)
     return false;
@@ -310,7 +330,8 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
   module->walk([&](func::FuncOp func) { func.setSymName(name); });
   module->walk([&](AttentionOp op) {
     op.setTileAttr(TileAttr::get(&context, spec.blockM, spec.blockN,
-                                 config.stages, config.warps));
+                                 config.stages, config.warps,
+                                 scheduleAttrOf(&context, knobs)));
   });
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
                   error, sharedMemoryBudgetKB))
@@ -340,6 +361,10 @@ static std::string backwardManifestText(const std::string &name,
   os << "  \"tile\": {\"block_m\": " << spec.blockM << ", \"block_n\": "
      << spec.blockN << ", \"stages\": " << config.stages
      << ", \"warps\": " << config.warps << "},\n";
+  os << "  \"schedule\": "
+     << scheduleJson(strategy.scheduleKnobs(KernelKind::Backward),
+                     config.schedule, config)
+     << ",\n";
   os << "  \"negative_control\": " << quote(omitRowDot ? "no-row-dot" : "none")
      << ",\n";
   // Built deterministic, the main kernel adds dQ in a fixed order through
@@ -388,7 +413,8 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
                                      CompiledKernel &out, std::string &error,
                                      bool &badInput, bool omitRowDot,
                                      bool deterministic,
-                                     int64_t sharedMemoryBudgetKB) {
+                                     int64_t sharedMemoryBudgetKB,
+                                     const ScheduleOverrides &schedule) {
   auto start = std::chrono::steady_clock::now();
   badInput = true;
   if (!::fa::checkSpec(spec, error))
@@ -411,7 +437,10 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
                                  spec.valueDim));
   config.deterministic = deterministic;
   config.sharedMemoryBudget = sharedMemoryBudgetKB * 1024;
-  error = strategy->unsupportedBackwardReason(config);
+  config.scheduleOverrides = schedule;
+  error = resolveSchedule(*strategy, config, KernelKind::Backward);
+  if (error.empty())
+    error = strategy->unsupportedBackwardReason(config);
   if (!error.empty())
     return false;
   // Generic in B, H, M and N like the forward; two query heads per KV head
@@ -435,7 +464,8 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
     func.erase();
   module->walk([&](AttentionGradOp op) {
     op.setTileAttr(TileAttr::get(&context, spec.blockM, spec.blockN,
-                                 config.stages, config.warps));
+                                 config.stages, config.warps,
+                                 scheduleAttrOf(&context, schedule)));
   });
   if (!lowerToPTX(context, *module, target, spec.blockM, spec.blockN, out.ptx,
                   error, sharedMemoryBudgetKB, omitRowDot, deterministic))
@@ -469,7 +499,7 @@ void mlir::fa::applyTunedTile(::fa::AttentionSpec &spec,
   if (!strategy)
     return; // checkAttentionKernel names the unknown chip
   AttentionGPUStrategy::Tile tile = strategy->tunedTile(
-      spec.headDim, spec.valueDim, static_cast<MaskKind>(spec.mask.kind),
+      spec.headDim, spec.valueDim, spec.mask.kind,
       spec.dtype == ::fa::ElementType::F8E4M3FN);
   spec.blockM = tile.blockM;
   spec.blockN = tile.blockN;
@@ -483,7 +513,7 @@ void mlir::fa::applyTunedBackwardTile(::fa::AttentionSpec &spec,
   if (!strategy)
     return; // checkAttentionKernel names the unknown chip
   AttentionGPUStrategy::Tile tile = strategy->tunedBackwardTile(
-      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::ref::MaskKind::None,
+      spec.headDim, spec.valueDim, spec.mask.kind != ::fa::MaskKind::None,
       deterministic, sharedMemoryBudgetKB * 1024);
   spec.blockM = tile.blockM;
   spec.blockN = tile.blockN;
@@ -509,7 +539,7 @@ void mlir::fa::applyTunedTileUnlessGiven(::fa::AttentionSpec &spec,
 }
 
 static ::fa::AttentionSpec standardSpec(::fa::ElementType dtype, int64_t d,
-                                        ::fa::ref::MaskKind mask) {
+                                        ::fa::MaskKind mask) {
   ::fa::AttentionSpec spec;
   spec.headDim = spec.valueDim = d;
   spec.dtype = dtype;
@@ -530,19 +560,19 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
     for (::fa::ElementType dtype :
          {::fa::ElementType::F16, ::fa::ElementType::BF16})
       for (int64_t d : {64, 128, 256})
-        for (::fa::ref::MaskKind mask :
-             {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
+        for (::fa::MaskKind mask :
+             {::fa::MaskKind::None, ::fa::MaskKind::Causal})
           add(standardSpec(dtype, d, mask), chip, /*withBackward=*/true);
   };
   addGrid("sm_80");
   ::fa::AttentionSpec window;
   window.headDim = window.valueDim = 128;
-  window.mask = {::fa::ref::MaskKind::Window, 256, 0};
+  window.mask = {::fa::MaskKind::Window, 256, 0};
   add(window, "sm_80");
   ::fa::AttentionSpec narrowValue;
   narrowValue.headDim = 128;
   narrowValue.valueDim = 64;
-  narrowValue.mask.kind = ::fa::ref::MaskKind::Causal;
+  narrowValue.mask.kind = ::fa::MaskKind::Causal;
   add(narrowValue, "sm_80");
   // A head dim that is not a power of two (padded to 128 in shared memory,
   // to 96 in the MMAs), and the score modifications of the L2 IR.
@@ -561,8 +591,8 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
   // e4m3 (FP8) forward: D {128, 256} x {none, causal}, per-tensor descales
   // (the same kernel takes per-head ones: the launch's descale strides).
   for (int64_t d : {128, 256})
-    for (::fa::ref::MaskKind mask :
-         {::fa::ref::MaskKind::None, ::fa::ref::MaskKind::Causal})
+    for (::fa::MaskKind mask :
+         {::fa::MaskKind::None, ::fa::MaskKind::Causal})
       add(standardSpec(::fa::ElementType::F8E4M3FN, d, mask), "sm_90a");
   for (StandardKernel &kernel : kernels)
     applyTunedTile(kernel.spec, kernel.target);
@@ -597,8 +627,7 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   spec.headDim = op.getQuery().getType().getDimSize(3);
   spec.valueDim = op.getValue().getType().getDimSize(3);
   MaskAttr mask = op.getMaskOrDefault();
-  spec.mask = {static_cast<::fa::ref::MaskKind>(mask.getKind()), mask.getLeft(),
-               mask.getRight()};
+  spec.mask = {mask.getKind(), mask.getLeft(), mask.getRight()};
   spec.scale = op.getScaleOrDefault();
   spec.softcap = op.getSoftcapOrZero();
   if (Value slopes = op.getAlibiSlopes())
@@ -606,11 +635,13 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
                      ? ::fa::AlibiKind::Head
                      : ::fa::AlibiKind::BatchHead;
   int64_t stages = 2, warps = 4; // fa-tile's defaults without a #fa.tile
+  ScheduleOverrides schedule;
   if (TileAttr tile = op.getTileAttr()) {
     spec.blockM = tile.getBlockM();
     spec.blockN = tile.getBlockN();
     stages = tile.getStages();
     warps = tile.getWarps();
+    schedule = scheduleOverridesOf(tile.getSchedule());
   }
   // fa-tile shrinks the blocks for a static M or N below them (its rule).
   int64_t queryLen = op.getQuery().getType().getDimSize(2);
@@ -629,7 +660,12 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   if (!::fa::checkSpec(spec, error))
     return false;
   AttentionKernelConfig config = configOfSpec(context, spec, stages, warps);
-  error = checkAttentionKernel(target, config);
+  config.scheduleOverrides = schedule;
+  if (std::unique_ptr<AttentionGPUStrategy> strategy =
+          createAttentionStrategy(target))
+    error = resolveSchedule(*strategy, config, KernelKind::Forward);
+  if (error.empty())
+    error = checkAttentionKernel(target, config);
   if (!error.empty())
     return false;
   badInput = false;

@@ -17,16 +17,25 @@ from ._kernels import KernelSpec, KernelStore
 from ._runtime import FaMlirError, NoGpuError, Runtime
 
 try:
-    import torch as _torch  # noqa: F401
+    import torch as _torch
 except ImportError:  # the kernel store and runtime work without PyTorch
     _torch = None
 
-if _torch is not None:
+# The ops are torch.library custom ops (PyTorch 2.4 and later).
+if _torch is None:
+    _NO_OPS = "PyTorch is not installed"
+elif not hasattr(_torch.library, "custom_op"):
+    _NO_OPS = (f"PyTorch {_torch.__version__} has no torch.library.custom_op "
+               "(PyTorch 2.4 or later)")
+else:
+    _NO_OPS = None
+
+if _NO_OPS is None:
     from ._ops import flash_attn_func, sdpa, target_of
     from ._transformers import fa_mlir_attention, register as register_transformers
 else:
     def _needs_torch(*args, **kwargs):
-        raise ImportError("fa_mlir: PyTorch is not installed; flash_attn_func, sdpa and "
+        raise ImportError(f"fa_mlir: {_NO_OPS}; flash_attn_func, sdpa and "
                           "register_transformers need it")
 
     flash_attn_func = sdpa = register_transformers = _needs_torch

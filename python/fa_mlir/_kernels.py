@@ -21,16 +21,16 @@ holds: sm_80's D256 backward on 64 x 64 on an H100), and without a compiler
 any shipped kernel whose shared memory the device holds serves.
 """
 
+import functools
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._runtime import FaMlirError
+from ._runtime import FaMlirError, format_spec, parse_spec, spec_of
 
 _ROOT = Path(__file__).resolve().parent
 
@@ -51,15 +51,15 @@ class KernelSpec:
         return self.scale if self.scale else self.head_dim ** -0.5
 
     def spec_string(self):
-        """fa-compile's --spec form (runtime/lib/Spec.cpp)."""
-        parts = [f"d={self.head_dim}", f"dv={self.value_dim}",
-                 f"dtype={self.dtype}", f"mask={self.mask}"]
-        if self.softcap:
-            parts.append(f"softcap={self.softcap!r}")
-        if self.alibi != "none":
-            parts.append(f"alibi={self.alibi}")
-        parts.append(f"scale={self.resolved_scale()!r}")
-        return ",".join(parts)
+        """The spec's text as the runtime prints it (fa_spec_format): what
+        fa-compile's --spec and the manifests say. FaMlirError, with the
+        runtime's one-line reason, for a value no kernel can have."""
+        return _spec_text(self)
+
+    def runtime_spec(self):
+        """The runtime's Spec (fa_spec) of this spec, Dv and the scale
+        resolved."""
+        return _runtime_spec(self)
 
     def compile_flags(self):
         flags = ["--d", str(self.head_dim), "--dv", str(self.value_dim),
@@ -88,8 +88,21 @@ def mask_of(causal, window_size, top_left=False):
     return f"window({left},{right})"
 
 
-def _normal_mask(text):
-    return text.replace(" ", "")
+@functools.lru_cache(maxsize=None)
+def _spec_text(spec):
+    # Each field is read by the runtime as spec text reads that key (a mask
+    # is never pasted into spec text, so "causal,d=64" is a bad mask).
+    pairs = [("d", spec.head_dim), ("dv", spec.value_dim), ("dtype", spec.dtype),
+             ("mask", spec.mask), ("softcap", repr(float(spec.softcap))),
+             ("alibi", spec.alibi)]
+    if spec.scale:
+        pairs.append(("scale", repr(float(spec.scale))))
+    return format_spec(spec_of(pairs))
+
+
+@functools.lru_cache(maxsize=None)
+def _runtime_spec(spec):
+    return parse_spec(_spec_text(spec))
 
 
 def _shared_memory_used(manifest):
@@ -122,20 +135,22 @@ def _manifest_matches(manifest, spec, target, kind, deterministic, budget_kb=0, 
     if kind == "backward" and (bool(manifest.get("deterministic_mode")) != deterministic
                                or manifest.get("negative_control", "none") != "none"):
         return False
-    # Commas inside a window's parentheses do not separate fields.
-    items = re.split(r",(?![^()]*\))", manifest.get("spec", ""))
-    fields = dict(item.split("=", 1) for item in items if "=" in item)
     try:
-        return (fields.get("dtype") == spec.dtype
-                and int(fields.get("d", -1)) == spec.head_dim
-                and int(fields.get("dv", -1)) == spec.value_dim
-                and _normal_mask(fields.get("mask", "")) == _normal_mask(spec.mask)
-                and abs(float(fields.get("softcap", 0.0)) - spec.softcap) <= 1e-6 * max(1.0, spec.softcap)
-                and fields.get("alibi", "none") == spec.alibi
-                and abs(float(fields.get("scale", 0.0)) - spec.resolved_scale())
-                <= 1e-7 * spec.resolved_scale())
-    except ValueError:
+        found = parse_spec(manifest.get("spec", ""))
+    except FaMlirError:
         return False
+    want = spec.runtime_spec()
+    # The scale and softcap within rounding: a caller's D ** -0.5 may differ
+    # from the compiler's 1 / sqrt(D) in the last bit.
+    return (found.dtype == want.dtype
+            and found.head_dim == want.head_dim
+            and found.value_dim == want.value_dim
+            and (found.mask, found.window_left, found.window_right)
+            == (want.mask, want.window_left, want.window_right)
+            and abs(found.softcap - want.softcap) <= 1e-6 * max(1.0, want.softcap)
+            and found.alibi == want.alibi
+            and found.descale == want.descale
+            and abs(found.scale - want.scale) <= 1e-7 * abs(want.scale))
 
 
 def _find_compiler():

@@ -33,7 +33,7 @@ _reason = None  # why there is no op, once tried
 
 
 def _header_dir():
-    """The directory holding fa/runtime/fa_runtime.h (the C API)."""
+    """The directory holding fa/runtime/fa_runtime.h and fa_spec.h (the C API)."""
     for candidate in (_HERE / "include", _HERE.parent.parent / "runtime" / "include"):
         if (candidate / "fa" / "runtime" / "fa_runtime.h").is_file():
             return candidate
@@ -43,7 +43,8 @@ def _header_dir():
 
 def _build_dir(library, headers):
     digest = hashlib.sha256()
-    for part in (_SOURCE.read_bytes(), (headers / "fa" / "runtime" / "fa_runtime.h").read_bytes(),
+    c_api = [headers / "fa" / "runtime" / name for name in ("fa_runtime.h", "fa_spec.h")]
+    for part in (_SOURCE.read_bytes(), *(path.read_bytes() for path in c_api),
                  torch.__version__.encode(), str(library).encode()):
         digest.update(part)
     root = Path(os.environ.get("FA_MLIR_CACHE_DIR", Path.home() / ".cache" / "fa-mlir"))

@@ -9,8 +9,10 @@ any (batch, head, sequence) strides with a contiguous last dimension and
 16-byte-aligned rows, so such inputs are never copied. Kernels run on
 PyTorch's current CUDA stream. The forward launches through the C++
 function of _native.py where it is built (flash_attn_func's calls that
-record no graph go straight to it, its checks replacing _check), else
-through ctypes; the backward through ctypes (kernel-bound).
+record no graph go straight to it, which checks the tensors as _check
+does), else through ctypes; the backward through ctypes (kernel-bound).
+The checks are the runtime's (fa_check_forward, fa_check_backward), here
+and in the C++ function alike.
 """
 
 import os
@@ -20,6 +22,7 @@ from typing import Optional, Tuple
 import torch
 
 from . import _native
+from ._checks import check_backward_tensors, check_forward_tensors as _check
 from ._kernels import KernelSpec, KernelStore, mask_of
 from ._runtime import BackwardArgs, FaMlirError, ForwardArgs, Runtime
 
@@ -90,32 +93,6 @@ def _stream(device):
         return torch._C._cuda_getCurrentRawStream(device.index or 0)
     except AttributeError:  # a PyTorch without the raw getter
         return torch.cuda.current_stream(device).cuda_stream
-
-
-def _check(q, k, v, alibi_slopes):
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if t.dim() != 4:
-            raise FaMlirError(f"fa_mlir: {name} must be [batch, seqlen, heads, head_dim], got {tuple(t.shape)}")
-        if not t.is_cuda:
-            raise FaMlirError(f"fa_mlir: {name} is on {t.device}; fa-mlir runs on CUDA devices")
-        if t.device != q.device:
-            raise FaMlirError(f"fa_mlir: {name} is on {t.device}, q on {q.device}")
-    if q.device.index not in (None, 0):
-        # libfa_runtime binds device 0's context (runtime/lib/Cuda.cpp).
-        raise FaMlirError(f"fa_mlir: tensors on {q.device}: the runtime runs on cuda:0 only")
-    if q.dtype not in _DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
-        raise FaMlirError(f"fa_mlir: q, k, v must all be bfloat16 or float16, got {q.dtype}, {k.dtype}, {v.dtype}")
-    (B, _, Hq, D), (Bk, N, Hkv, Dk), (Bv, Nv, Hv, _) = q.shape, k.shape, v.shape
-    if (Bk, Dk) != (B, D) or (Bv, Nv, Hv) != (Bk, N, Hkv):
-        raise FaMlirError(f"fa_mlir: shapes do not agree: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
-    if Hkv == 0 or Hq % Hkv:
-        raise FaMlirError(f"fa_mlir: query heads ({Hq}) must be a multiple of key/value heads ({Hkv})")
-    if alibi_slopes is not None:
-        if alibi_slopes.device != q.device:
-            raise FaMlirError(f"fa_mlir: alibi_slopes is on {alibi_slopes.device}, q on {q.device}")
-        if alibi_slopes.dtype != torch.float32 or alibi_slopes.shape not in ((Hq,), (B, Hq)):
-            raise FaMlirError(f"fa_mlir: alibi_slopes must be float32 [{Hq}] or [{B}, {Hq}], got "
-                              f"{alibi_slopes.dtype} {tuple(alibi_slopes.shape)}")
 
 
 def _spec(q, v, scale, mask, softcap, alibi_slopes):
@@ -208,6 +185,9 @@ def forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, 
 
 @forward_op.register_fake
 def _(q, k, v, scale, mask, softcap, alibi_slopes, deterministic):
+    # Under torch.compile the checks run here, on the traced shapes: a
+    # ctypes call in the traced Python would break the graph.
+    _check(q, k, v, alibi_slopes)
     B, M, Hq, _ = q.shape
     return (q.new_empty((B, M, Hq, v.shape[3])),
             q.new_empty((B, Hq, M), dtype=torch.float32))
@@ -215,6 +195,7 @@ def _(q, k, v, scale, mask, softcap, alibi_slopes, deterministic):
 
 def _backward_impl(d_out, q, k, v, out, lse, scale, mask, softcap, alibi_slopes,
                    deterministic):
+    check_backward_tensors(q, k, v, alibi_slopes, out, lse, d_out)
     d_out, q, k, v, out = (_usable(t) for t in (d_out, q, k, v, out))
     if alibi_slopes is not None:
         alibi_slopes = alibi_slopes.contiguous()
@@ -247,6 +228,7 @@ def backward_op(d_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.
 
 @backward_op.register_fake
 def _(d_out, q, k, v, out, lse, scale, mask, softcap, alibi_slopes, deterministic):
+    check_backward_tensors(q, k, v, alibi_slopes, out, lse, d_out)
     # Contiguous, as the real op allocates them (not empty_like's strides).
     return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
 
@@ -333,7 +315,8 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
                 q.requires_grad or k.requires_grad or v.requires_grad)):
             out, lse = _native_forward(op, q, k, v, alibi_slopes, kernel)
             return (out, lse, None) if return_attn_probs else out
-    _check(q, k, v, alibi_slopes)
+    if not torch.compiler.is_compiling():  # compiled, forward_op's fake checks
+        _check(q, k, v, alibi_slopes)
     scale = float(softmax_scale if softmax_scale is not None else q.shape[-1] ** -0.5)
     mask = mask_of(causal, tuple(window_size))
     softcap = float(softcap or 0.0)
@@ -356,7 +339,8 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scal
         raise FaMlirError(f"fa_mlir.sdpa: {query.shape[1]} query heads and {key.shape[1]} "
                           "key/value heads need enable_gqa=True")
     q, k, v = (t.transpose(1, 2) for t in (query, key, value))
-    _check(q, k, v, None)
+    if not torch.compiler.is_compiling():  # compiled, forward_op's fake checks
+        _check(q, k, v, None)
     s = scale if scale is not None else query.shape[-1] ** -0.5
     mask = mask_of(is_causal, (-1, -1), top_left=True)
     out, _ = _attention(q, k, v, float(s), mask, 0.0, None, False)

@@ -1,15 +1,21 @@
-"""ctypes bindings to libfa_runtime's C API (runtime/include/fa/runtime/fa_runtime.h).
+"""ctypes bindings to libfa_runtime's C API (runtime/include/fa/runtime/fa_runtime.h
+and fa_spec.h).
 
-The structures mirror fa_forward_args and fa_backward_args field for field;
-every call reports failure through its return value and fa_last_error(),
-which become FaMlirError (NoGpuError where fa_no_gpu() says so).
+The structures mirror fa_forward_args, fa_backward_args, fa_spec and
+fa_tensor_desc field for field; every call reports failure through its
+return value and fa_last_error(), which become FaMlirError (NoGpuError where
+fa_no_gpu() says so). The spec language (parse_spec, spec_of, format_spec)
+and the checks of a call's tensors (check_forward, check_backward) are the
+runtime's: the package has no parser or checks of its own.
 """
 
 import ctypes
 import os
+import threading
 from pathlib import Path
 
 _I64 = ctypes.c_int64
+_I32 = ctypes.c_int32
 _P = ctypes.c_void_p
 
 
@@ -47,6 +53,36 @@ class BackwardArgs(ctypes.Structure):
     ]
 
 
+class Spec(ctypes.Structure):
+    """fa_spec (fa_spec.h): enumerated fields hold fa_dtype, fa_mask_kind,
+    fa_alibi_kind and fa_descale_kind values; zeros in value_dim, scale,
+    block_m and block_n mean "not stated"."""
+
+    _fields_ = [
+        ("head_dim", _I64), ("value_dim", _I64),
+        ("dtype", _I32), ("mask", _I32),
+        ("window_left", _I64), ("window_right", _I64),
+        ("scale", ctypes.c_double), ("softcap", ctypes.c_double),
+        ("alibi", _I32), ("descale", _I32),
+        ("block_m", _I64), ("block_n", _I64),
+    ]
+
+
+class TensorDesc(ctypes.Structure):
+    """fa_tensor_desc: a tensor as the checks see it."""
+
+    _fields_ = [
+        ("shape", ctypes.POINTER(_I64)), ("rank", _I64),
+        ("dtype", _I32), ("device", _I32),
+        ("dtype_name", ctypes.c_char_p), ("device_name", ctypes.c_char_p),
+    ]
+
+
+# fa_dtype and fa_layout (fa_spec.h), as the checks take them.
+DTYPE_F16, DTYPE_BF16, DTYPE_F8E4M3FN, DTYPE_F32, DTYPE_OTHER = 0, 1, 2, 3, -1
+LAYOUT_BSHD, LAYOUT_BHSD = 0, 1
+
+
 def _library_candidates():
     env = os.environ.get("FA_MLIR_RUNTIME_LIB")
     if env:
@@ -71,27 +107,110 @@ def find_library():
         "ninja -C build-gpu, or set FA_MLIR_RUNTIME_LIB")
 
 
+_SIGNATURES = {
+    "fa_kernel_load": (_P, [ctypes.c_char_p]),
+    "fa_kernel_forward": (ctypes.c_int, [_P, ctypes.POINTER(ForwardArgs), _P]),
+    "fa_kernel_free": (None, [_P]),
+    "fa_backward_kernel_load": (_P, [ctypes.c_char_p]),
+    "fa_backward_workspace_size": (_I64, [_P, _I64, _I64, _I64]),
+    "fa_kernel_backward": (ctypes.c_int, [_P, ctypes.POINTER(BackwardArgs), _P]),
+    "fa_backward_kernel_free": (None, [_P]),
+    "fa_spec_init": (None, [ctypes.POINTER(Spec)]),
+    "fa_spec_parse": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(Spec)]),
+    "fa_spec_set": (ctypes.c_int, [ctypes.POINTER(Spec), ctypes.c_char_p, ctypes.c_char_p]),
+    "fa_spec_format": (_I64, [ctypes.POINTER(Spec), ctypes.c_char_p, _I64]),
+    "fa_check_forward": (ctypes.c_int, [_I32] + [ctypes.POINTER(TensorDesc)] * 4),
+    "fa_check_backward": (ctypes.c_int, [_I32] + [ctypes.POINTER(TensorDesc)] * 7),
+    "fa_last_error": (ctypes.c_char_p, []),
+    "fa_no_gpu": (ctypes.c_int, []),
+}
+
+_libraries = {}
+_libraries_lock = threading.Lock()
+
+
+def library(path=None):
+    """libfa_runtime.so (find_library's, or `path`), loaded once per path,
+    its functions typed."""
+    path = Path(path) if path else find_library()
+    with _libraries_lock:
+        lib = _libraries.get(str(path))
+        if lib is None:
+            lib = ctypes.CDLL(str(path))
+            for name, (restype, argtypes) in _SIGNATURES.items():
+                fn = getattr(lib, name)
+                fn.restype, fn.argtypes = restype, argtypes
+            _libraries[str(path)] = lib
+        return lib
+
+
+def _refusal(lib):
+    """FaMlirError with the runtime's reason, as the package words it."""
+    return FaMlirError("fa_mlir: " + (lib.fa_last_error() or b"").decode(errors="replace"))
+
+
+def parse_spec(text):
+    """The Spec of spec text ("d=128,dtype=bf16,mask=causal"), as fa-compile
+    reads it: Dv and the scale resolved, an unstated block 0. FaMlirError
+    with the one-line reason if the runtime refuses it."""
+    lib = library()
+    spec = Spec()
+    if lib.fa_spec_parse(text.encode(), ctypes.byref(spec)) != 0:
+        raise _refusal(lib)
+    return spec
+
+
+def spec_of(pairs):
+    """The Spec of (key, value) pairs, each value read as spec text reads it
+    (never pasted into spec text), unstated keys at their defaults."""
+    lib = library()
+    spec = Spec()
+    lib.fa_spec_init(ctypes.byref(spec))
+    for key, value in pairs:
+        if lib.fa_spec_set(ctypes.byref(spec), key.encode(), str(value).encode()) != 0:
+            raise _refusal(lib)
+    return spec
+
+
+def format_spec(spec):
+    """A Spec's text, which parse_spec reads back exactly (FaMlirError if the
+    runtime refuses the spec)."""
+    lib = library()
+    text = ctypes.create_string_buffer(256)
+    length = lib.fa_spec_format(ctypes.byref(spec), text, len(text))
+    if length < 0:
+        raise _refusal(lib)
+    if length >= len(text):
+        text = ctypes.create_string_buffer(length + 1)
+        lib.fa_spec_format(ctypes.byref(spec), text, len(text))
+    return text.value.decode()
+
+
+def check_forward(layout, q, k, v, alibi_slopes=None):
+    """fa_check_forward on TensorDescs (alibi_slopes None: none); FaMlirError
+    with the first violation."""
+    lib = library()
+    alibi = None if alibi_slopes is None else ctypes.byref(alibi_slopes)
+    if lib.fa_check_forward(layout, ctypes.byref(q), ctypes.byref(k), ctypes.byref(v),
+                            alibi) != 0:
+        raise _refusal(lib)
+
+
+def check_backward(layout, q, k, v, alibi_slopes, out, lse, d_out):
+    """fa_check_backward on TensorDescs; FaMlirError with the first violation."""
+    lib = library()
+    alibi = None if alibi_slopes is None else ctypes.byref(alibi_slopes)
+    if lib.fa_check_backward(layout, ctypes.byref(q), ctypes.byref(k), ctypes.byref(v), alibi,
+                             ctypes.byref(out), ctypes.byref(lse), ctypes.byref(d_out)) != 0:
+        raise _refusal(lib)
+
+
 class Runtime:
     """One loaded libfa_runtime; kernels are loaded once each (by path)."""
 
     def __init__(self, path=None):
         self.path = Path(path) if path else find_library()
-        lib = ctypes.CDLL(str(self.path))
-        sig = {
-            "fa_kernel_load": (_P, [ctypes.c_char_p]),
-            "fa_kernel_forward": (ctypes.c_int, [_P, ctypes.POINTER(ForwardArgs), _P]),
-            "fa_kernel_free": (None, [_P]),
-            "fa_backward_kernel_load": (_P, [ctypes.c_char_p]),
-            "fa_backward_workspace_size": (_I64, [_P, _I64, _I64, _I64]),
-            "fa_kernel_backward": (ctypes.c_int, [_P, ctypes.POINTER(BackwardArgs), _P]),
-            "fa_backward_kernel_free": (None, [_P]),
-            "fa_last_error": (ctypes.c_char_p, []),
-            "fa_no_gpu": (ctypes.c_int, []),
-        }
-        for name, (restype, argtypes) in sig.items():
-            fn = getattr(lib, name)
-            fn.restype, fn.argtypes = restype, argtypes
-        self.lib = lib
+        self.lib = library(self.path)
         self._forward = {}
         self._backward = {}
 

@@ -3,7 +3,7 @@ against a float64 reference over a table of shapes, SDPA's entry,
 torch.compile, a training step against SDPA's, and a transformers model
 with attn_implementation="fa_mlir" against "sdpa".
 
-Tolerance (DESIGN.md's policy): fa-mlir's error against the float64
+Tolerance (docs/design.md's policy): fa-mlir's error against the float64
 reference at most 2x that of the same attention computed naively in the
 input dtype (plus a floor of 1e-5). Inputs are fresh random tensors and the
 outputs fresh allocations; fully masked rows and odd lengths are in the

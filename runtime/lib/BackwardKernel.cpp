@@ -201,11 +201,6 @@ int64_t BackwardKernel::workspaceBytes(int64_t batch, int64_t queryHeads,
 bool BackwardKernel::checkArgs(const BackwardArgs &a,
                                std::string &error) const {
   const ForwardArgs &f = a.forward;
-  if (f.batch < 1 || f.queryHeads < 1 || f.kvHeads < 1 || f.queryLen < 1 ||
-      f.keyLen < 1 || f.queryHeads % f.kvHeads) {
-    error = "bad problem size (need sizes >= 1 and hq a multiple of hkv)";
-    return false;
-  }
   ProblemSize size{f.batch, f.queryHeads, f.kvHeads, f.queryLen, f.keyLen};
   if (!validateProblem(info.spec, size, error) ||
       !info.checkLaunch(size, error))

@@ -9,8 +9,12 @@
 #include "fa/runtime/BackwardKernel.h"
 #include "fa/runtime/Cuda.h"
 #include "fa/runtime/Kernel.h"
+#include "fa/runtime/Spec.h"
 
+#include <algorithm>
+#include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 thread_local std::string lastError;
@@ -177,6 +181,178 @@ extern "C" int64_t fa_device_shared_memory_per_block(void) {
     return fail(error);
   lastError.clear();
   return bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// The spec language and the call checks (fa_spec.h)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The C struct of `spec`, its unstated blocks 0.
+void specToC(const fa::AttentionSpec &spec, bool blockMStated,
+             bool blockNStated, fa_spec &out) {
+  out.head_dim = spec.headDim;
+  out.value_dim = spec.valueDim;
+  out.dtype = static_cast<int32_t>(spec.dtype);
+  out.mask = static_cast<int32_t>(spec.mask.kind);
+  out.window_left = spec.mask.left;
+  out.window_right = spec.mask.right;
+  out.scale = spec.scale ? *spec.scale : 0.0;
+  out.softcap = spec.softcap;
+  out.alibi = static_cast<int32_t>(spec.alibi);
+  out.descale = static_cast<int32_t>(spec.descale);
+  out.block_m = blockMStated ? spec.blockM : 0;
+  out.block_n = blockNStated ? spec.blockN : 0;
+}
+
+/// The runtime's spec of the C struct (a zero scale unset, an unstated
+/// block the default) and which blocks it states; false with the reason
+/// for an enumerator that is none of its enum's. The ranges are checkSpec's
+/// to check.
+bool specOfC(const fa_spec &in, fa::AttentionSpec &spec, bool &blockMStated,
+             bool &blockNStated, std::string &error) {
+  auto enumerator = [&](const char *field, int32_t value, int32_t last) {
+    if (value >= 0 && value <= last)
+      return true;
+    error = std::string("fa_spec.") + field + " is " + std::to_string(value) +
+            ", not one of its enum's (0 to " + std::to_string(last) + ")";
+    return false;
+  };
+  if (!enumerator("dtype", in.dtype, FA_DTYPE_F8E4M3FN) ||
+      !enumerator("mask", in.mask, FA_MASK_WINDOW) ||
+      !enumerator("alibi", in.alibi, FA_ALIBI_BATCH_HEAD) ||
+      !enumerator("descale", in.descale, FA_DESCALE_HEAD))
+    return false;
+  spec = fa::AttentionSpec();
+  spec.headDim = in.head_dim;
+  spec.valueDim = in.value_dim;
+  spec.dtype = static_cast<fa::ElementType>(in.dtype);
+  spec.mask = {static_cast<fa::MaskKind>(in.mask), in.window_left,
+               in.window_right};
+  if (in.scale != 0.0)
+    spec.scale = in.scale;
+  spec.softcap = in.softcap;
+  spec.alibi = static_cast<fa::AlibiKind>(in.alibi);
+  spec.descale = static_cast<fa::DescaleKind>(in.descale);
+  blockMStated = in.block_m != 0;
+  blockNStated = in.block_n != 0;
+  if (blockMStated)
+    spec.blockM = in.block_m;
+  if (blockNStated)
+    spec.blockN = in.block_n;
+  return true;
+}
+
+/// `spec` resolved (Dv = D where 0) and checked; false (the reason in
+/// lastError) if refused.
+bool checkedSpec(const char *function, const fa_spec *in,
+                 fa::AttentionSpec &spec, bool &blockMStated,
+                 bool &blockNStated) {
+  std::string error;
+  if (!in)
+    error = std::string(function) + ": null spec";
+  else if (specOfC(*in, spec, blockMStated, blockNStated, error)) {
+    if (spec.valueDim == 0)
+      spec.valueDim = spec.headDim;
+    if (fa::checkSpec(spec, error))
+      return true;
+  }
+  fail(error);
+  return false;
+}
+} // namespace
+
+extern "C" void fa_spec_init(fa_spec *spec) {
+  if (spec)
+    specToC(fa::AttentionSpec(), false, false, *spec);
+}
+
+extern "C" int fa_spec_parse(const char *text, fa_spec *spec) {
+  if (!text || !spec)
+    return fail("fa_spec_parse: null text or spec");
+  fa::AttentionSpec parsed;
+  std::string error;
+  std::vector<std::string> keys;
+  if (!fa::parseSpec(text, parsed, error, &keys))
+    return fail(error);
+  auto stated = [&](const char *key) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+  };
+  parsed.scale = parsed.scaleOrDefault();
+  specToC(parsed, stated("block_m"), stated("block_n"), *spec);
+  lastError.clear();
+  return 0;
+}
+
+extern "C" int fa_spec_set(fa_spec *spec, const char *key, const char *value) {
+  if (!spec || !key || !value)
+    return fail("fa_spec_set: null spec, key or value");
+  // Through the runtime's spec, so that each key is read as parseSpec
+  // reads it; the other fields come back as they were, zeros included.
+  fa::AttentionSpec parsed;
+  bool blockMStated = false, blockNStated = false;
+  std::string error;
+  if (!specOfC(*spec, parsed, blockMStated, blockNStated, error) ||
+      !fa::setSpecValue(parsed, key, value, error))
+    return fail(error);
+  std::string name = key;
+  specToC(parsed, blockMStated || name == "block_m",
+          blockNStated || name == "block_n", *spec);
+  lastError.clear();
+  return 0;
+}
+
+extern "C" int fa_spec_check(const fa_spec *spec) {
+  fa::AttentionSpec checked;
+  bool blockMStated = false, blockNStated = false;
+  if (!checkedSpec("fa_spec_check", spec, checked, blockMStated, blockNStated))
+    return -1;
+  lastError.clear();
+  return 0;
+}
+
+extern "C" int64_t fa_spec_format(const fa_spec *spec, char *text,
+                                  int64_t capacity) {
+  fa::AttentionSpec checked;
+  bool blockMStated = false, blockNStated = false;
+  if (!checkedSpec("fa_spec_format", spec, checked, blockMStated,
+                   blockNStated))
+    return -1;
+  std::string formatted = fa::specText(checked, blockMStated, blockNStated);
+  int64_t length = static_cast<int64_t>(formatted.size());
+  if (text && capacity > length)
+    std::memcpy(text, formatted.c_str(), formatted.size() + 1);
+  lastError.clear();
+  return length;
+}
+
+extern "C" int fa_check_forward(int32_t layout, const fa_tensor_desc *q,
+                                const fa_tensor_desc *k,
+                                const fa_tensor_desc *v,
+                                const fa_tensor_desc *alibiSlopes) {
+  if (!q || !k || !v)
+    return fail("fa_check_forward: null q, k or v");
+  std::string error;
+  if (!fa::checkForwardTensors(static_cast<fa_layout>(layout), *q, *k, *v,
+                               alibiSlopes, error))
+    return fail(error);
+  return 0;
+}
+
+extern "C" int fa_check_backward(int32_t layout, const fa_tensor_desc *q,
+                                 const fa_tensor_desc *k,
+                                 const fa_tensor_desc *v,
+                                 const fa_tensor_desc *alibiSlopes,
+                                 const fa_tensor_desc *out,
+                                 const fa_tensor_desc *lse,
+                                 const fa_tensor_desc *gradOut) {
+  if (!q || !k || !v || !out || !lse || !gradOut)
+    return fail("fa_check_backward: null q, k, v, out, lse or d_out");
+  std::string error;
+  if (!fa::checkBackwardTensors(static_cast<fa_layout>(layout), *q, *k, *v,
+                                alibiSlopes, *out, *lse, *gradOut, error))
+    return fail(error);
+  return 0;
 }
 
 extern "C" const char *fa_last_error(void) { return lastError.c_str(); }

@@ -173,11 +173,6 @@ static bool tensorMapOf(const Driver &d, const Manifest &info,
 bool Kernel::forward(const ForwardArgs &a, CUstream stream,
                      std::string &error) const {
   cuda::makeCurrent(*cu);
-  if (a.batch < 1 || a.queryHeads < 1 || a.kvHeads < 1 || a.queryLen < 1 ||
-      a.keyLen < 1 || a.queryHeads % a.kvHeads) {
-    error = "bad problem size (need sizes >= 1 and hq a multiple of hkv)";
-    return false;
-  }
   ProblemSize size{a.batch, a.queryHeads, a.kvHeads, a.queryLen, a.keyLen};
   if (!validateProblem(info.spec, size, error) ||
       !info.checkLaunch(size, error))

@@ -184,6 +184,16 @@ const char *fa::abi::backwardStepName(BackwardStep step) {
   return "";
 }
 
+std::string fa::abi::backwardKernelNameOf(const std::string &forwardName,
+                                          bool deterministic) {
+  const std::string forwardPrefix = "fa_fwd_";
+  std::string name =
+      forwardName.rfind(forwardPrefix, 0) == 0
+          ? "fa_bwd_" + forwardName.substr(forwardPrefix.size())
+          : forwardName + "_bwd";
+  return deterministic ? name + "_det" : name;
+}
+
 BackwardWorkspace BackwardWorkspace::of(int64_t batch, int64_t queryHeads,
                                         int64_t queryLen, int64_t headDim) {
   auto align = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };

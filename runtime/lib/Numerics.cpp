@@ -416,10 +416,11 @@ ErrorStats fa::compare(const std::vector<double> &actual,
   return compare(actual.data(), expected.data(), actual.size());
 }
 
-double fa::toleranceBound(const ErrorStats &naive) {
-  return 2.0 * naive.maxAbs + 1e-5;
+double fa::toleranceBound(const ErrorStats &naive, double floor) {
+  return std::max(2.0 * naive.maxAbs + 1e-5, floor);
 }
 
-bool fa::withinTolerance(const ErrorStats &kernel, const ErrorStats &naive) {
-  return kernel.nonFinite == 0 && kernel.maxAbs <= toleranceBound(naive);
+bool fa::withinTolerance(const ErrorStats &kernel, const ErrorStats &naive,
+                         double floor) {
+  return kernel.nonFinite == 0 && kernel.maxAbs <= toleranceBound(naive, floor);
 }

@@ -78,10 +78,10 @@ Score score(const Problem &p, const double *qRow, const double *kRow) {
 
 /// Softmax probabilities of one query row over all keys (0 where masked), and
 /// the row's LSE. Plain max-subtracted softmax over the full row.
-double rowProbabilities(const Problem &p, const double *query,
-                        const double *key, int64_t b, int64_t h, int64_t i,
-                        std::vector<double> &probs,
-                        std::vector<double> *derivatives) {
+double probabilitiesOfRow(const Problem &p, const double *query,
+                          const double *key, int64_t b, int64_t h, int64_t i,
+                          std::vector<double> &probs,
+                          std::vector<double> *derivatives) {
   Indexer at{p};
   int64_t kvHead = p.kvHeadOf(h);
   const double *qRow = query + at.q(b, h, i);
@@ -117,13 +117,19 @@ double rowProbabilities(const Problem &p, const double *query,
 }
 } // namespace
 
+double fa::ref::rowProbabilities(const Problem &p, const double *query,
+                                 const double *key, int64_t b, int64_t h,
+                                 int64_t i, std::vector<double> &probs) {
+  return probabilitiesOfRow(p, query, key, b, h, i, probs, nullptr);
+}
+
 void fa::ref::forwardRow(const Problem &p, const double *query,
                          const double *key, const double *value, int64_t b,
                          int64_t h, int64_t i, double *outputRow,
                          double *lse) {
   Indexer at{p};
   std::vector<double> probs;
-  *lse = rowProbabilities(p, query, key, b, h, i, probs, nullptr);
+  *lse = probabilitiesOfRow(p, query, key, b, h, i, probs, nullptr);
   int64_t kvHead = p.kvHeadOf(h);
   for (int64_t e = 0; e < p.valueDim; ++e)
     outputRow[e] = 0.0;
@@ -168,8 +174,8 @@ BackwardResult fa::ref::backward(const Problem &p,
     for (int64_t h = 0; h < p.queryHeads; ++h) {
       int64_t kvHead = p.kvHeadOf(h);
       for (int64_t i = 0; i < p.queryLen; ++i) {
-        rowProbabilities(p, query.data(), key.data(), b, h, i, probs,
-                         &derivatives);
+        probabilitiesOfRow(p, query.data(), key.data(), b, h, i, probs,
+                           &derivatives);
         const double *dO = gradOutput.data() + at.o(b, h, i);
         // dP_j = dO . V_j, and the softmax Jacobian: dS_j = P_j (dP_j - sum_k P_k dP_k).
         double weighted = 0.0;

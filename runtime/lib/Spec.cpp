@@ -77,16 +77,9 @@ bool fa::parseMask(const std::string &text, ref::Mask &mask,
                    std::string &error) {
   const char *expected = "none, causal, causal_top_left or window(L,R) with "
                          "L, R >= -1";
-  if (text == "none") {
-    mask = {};
-    return true;
-  }
-  if (text == "causal") {
-    mask = {ref::MaskKind::Causal};
-    return true;
-  }
-  if (text == "causal_top_left") {
-    mask = {ref::MaskKind::CausalTopLeft};
+  std::optional<MaskKind> kind = faMaskKindOfKeyword(text);
+  if (kind && *kind != MaskKind::Window) {
+    mask = {*kind};
     return true;
   }
   std::string bounds;
@@ -99,7 +92,7 @@ bool fa::parseMask(const std::string &text, ref::Mask &mask,
     return false;
   }
   size_t sep = bounds.find_first_of(",:");
-  ref::Mask window{ref::MaskKind::Window};
+  ref::Mask window{MaskKind::Window};
   if (sep == std::string::npos || !parseInt(bounds.substr(0, sep), window.left) ||
       !parseInt(bounds.substr(sep + 1), window.right) || window.left < -1 ||
       window.right < -1) {
@@ -157,7 +150,11 @@ bool fa::checkSpec(const AttentionSpec &spec, std::string &error) {
     os << "softcap " << exactDouble(spec.softcap)
        << " is out of range (0 for none, or in [" << formatBound(kMinSoftcap)
        << ", " << formatBound(kMaxSoftcap) << "], see docs/dialect.md)";
-  else if (spec.mask.kind == ref::MaskKind::Window &&
+  else if (spec.mask.kind != MaskKind::Window &&
+           (spec.mask.left != -1 || spec.mask.right != -1))
+    os << "only a window mask takes bounds, but " << maskName(spec.mask)
+       << " has (" << spec.mask.left << ", " << spec.mask.right << ")";
+  else if (spec.mask.kind == MaskKind::Window &&
            (spec.mask.left < -1 || spec.mask.right < -1 ||
             spec.mask.left > kMaxSequence || spec.mask.right > kMaxSequence))
     os << "window bounds (" << spec.mask.left << ", " << spec.mask.right
@@ -189,7 +186,8 @@ std::string fa::exactDouble(double value) {
   return text;
 }
 
-std::string fa::specText(const AttentionSpec &spec) {
+std::string fa::specText(const AttentionSpec &spec, bool blockMStated,
+                         bool blockNStated) {
   std::ostringstream os;
   os << "d=" << spec.headDim << ",dv=" << spec.valueDim
      << ",dtype=" << elementTypeName(spec.dtype)
@@ -200,11 +198,60 @@ std::string fa::specText(const AttentionSpec &spec) {
     os << ",alibi=" << alibiName(spec.alibi);
   if (spec.descale == DescaleKind::Head)
     os << ",descale=head";
-  os << ",scale=" << exactDouble(spec.scaleOrDefault())
-     << ",block_m=" << spec.blockM << ",block_n=" << spec.blockN;
+  os << ",scale=" << exactDouble(spec.scaleOrDefault());
+  if (blockMStated)
+    os << ",block_m=" << spec.blockM;
+  if (blockNStated)
+    os << ",block_n=" << spec.blockN;
   std::string text = os.str();
   text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
   return text;
+}
+
+/// The keys of spec text, in the order specText prints them.
+static const char *const kSpecKeys[] = {"d",     "dv",    "dtype",   "mask",
+                                        "softcap", "alibi", "descale", "scale",
+                                        "block_m", "block_n"};
+
+bool fa::setSpecValue(AttentionSpec &spec, const std::string &key,
+                      const std::string &value, std::string &error) {
+  if (std::find(std::begin(kSpecKeys), std::end(kSpecKeys), key) ==
+      std::end(kSpecKeys)) {
+    error = "unknown spec key '" + key +
+            "' (expected d, dv, dtype, mask, softcap, alibi, descale, scale, "
+            "block_m, block_n)";
+    return false;
+  }
+  if (key == "dtype")
+    return parseSpecDtype(value, spec.dtype, error);
+  if (key == "mask")
+    return parseMask(value, spec.mask, error);
+  if (key == "alibi")
+    return parseAlibi(value, spec.alibi, error);
+  bool ok = true;
+  std::string expected;
+  if (key == "descale") {
+    ok = value == "tensor" || value == "head";
+    spec.descale = value == "head" ? DescaleKind::Head : DescaleKind::Tensor;
+    expected = "tensor or head";
+  } else if (key == "d")
+    ok = parseInt(value, spec.headDim) && spec.headDim > 0;
+  else if (key == "dv")
+    ok = parseInt(value, spec.valueDim) && spec.valueDim > 0;
+  else if (key == "softcap")
+    ok = parseDouble(value, spec.softcap);
+  else if (key == "scale") {
+    double scale = 0.0;
+    ok = parseDouble(value, scale);
+    spec.scale = scale;
+  } else if (key == "block_m" || key == "block_n") {
+    int64_t &block = key == "block_m" ? spec.blockM : spec.blockN;
+    ok = parseInt(value, block) && limits::blockSizeValid(block);
+    expected = limits::blockSizeRule();
+  }
+  if (!ok)
+    error = badValue(key, value, expected);
+  return ok;
 }
 
 bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
@@ -220,56 +267,17 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
       return false;
     }
     std::string key = field.substr(0, eq), value = field.substr(eq + 1);
-    static const std::set<std::string> keys = {
-        "d", "dv", "dtype", "mask", "softcap", "alibi", "descale", "scale",
-        "block_m", "block_n"};
-    if (!keys.count(key)) {
-      error = "unknown spec key '" + key +
-              "' (expected d, dv, dtype, mask, softcap, alibi, descale, scale, "
-              "block_m, block_n)";
-      return false;
-    }
     // A repeated key is a request that says two things: refuse it rather
     // than let the last one win silently.
-    if (!seen.insert(key).second) {
+    if (seen.count(key)) {
       error = "spec key '" + key + "' is given twice";
       return false;
     }
+    if (!setSpecValue(spec, key, value, error))
+      return false;
+    seen.insert(key);
     if (keysGiven)
       keysGiven->push_back(key);
-    bool ok = true;
-    std::string expected;
-    if (key == "dtype" || key == "mask" || key == "alibi") {
-      bool parsed = key == "dtype"  ? parseSpecDtype(value, spec.dtype, error)
-                    : key == "mask" ? parseMask(value, spec.mask, error)
-                                    : parseAlibi(value, spec.alibi, error);
-      if (!parsed)
-        return false;
-      continue;
-    }
-    if (key == "descale") {
-      ok = value == "tensor" || value == "head";
-      spec.descale = value == "head" ? DescaleKind::Head : DescaleKind::Tensor;
-      expected = "tensor or head";
-    } else if (key == "d")
-      ok = parseInt(value, spec.headDim) && spec.headDim > 0;
-    else if (key == "dv")
-      ok = parseInt(value, spec.valueDim) && spec.valueDim > 0;
-    else if (key == "softcap")
-      ok = parseDouble(value, spec.softcap);
-    else if (key == "scale") {
-      double scale = 0.0;
-      ok = parseDouble(value, scale);
-      spec.scale = scale;
-    } else if (key == "block_m" || key == "block_n") {
-      int64_t &block = key == "block_m" ? spec.blockM : spec.blockN;
-      ok = parseInt(value, block) && limits::blockSizeValid(block);
-      expected = limits::blockSizeRule();
-    }
-    if (!ok) {
-      error = badValue(key, value, expected);
-      return false;
-    }
   }
   if (spec.headDim <= 0) {
     error = "spec needs d=<head dimension>";
@@ -281,20 +289,11 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
 }
 
 std::string fa::maskName(const ref::Mask &mask) {
-  switch (mask.kind) {
-  case ref::MaskKind::None:
-    return "none";
-  case ref::MaskKind::Causal:
-    return "causal";
-  case ref::MaskKind::CausalTopLeft:
-    return "causal_top_left";
-  case ref::MaskKind::Window: {
-    std::ostringstream os;
-    os << "window(" << mask.left << ", " << mask.right << ")";
-    return os.str();
-  }
-  }
-  return "none";
+  std::string name = faMaskKindKeyword(mask.kind);
+  if (mask.kind == MaskKind::Window)
+    name += "(" + std::to_string(mask.left) + ", " +
+            std::to_string(mask.right) + ")";
+  return name;
 }
 
 bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
@@ -315,9 +314,14 @@ bool fa::validateProblem(const AttentionSpec &spec, const ProblemSize &size,
       os << "sizes must be >= 1 (got b=" << B << " hq=" << Hq << " hkv=" << Hkv
          << " m=" << M << " n=" << N << ")";
     });
+  if (D < 1 || Dv < 1)
+    return refuse([&](std::ostream &os) {
+      os << "head dimensions must be >= 1 (got d=" << D << " dv=" << Dv << ")";
+    });
   if (Hq % Hkv != 0)
     return refuse([&](std::ostream &os) {
-      os << "hq (" << Hq << ") is not a multiple of hkv (" << Hkv << ")";
+      os << "query heads (" << Hq << ") must be a multiple of key/value heads ("
+         << Hkv << ")";
     });
   if (M > limits::kMaxSequence || N > limits::kMaxSequence)
     return refuse([&](std::ostream &os) {

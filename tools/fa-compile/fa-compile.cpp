@@ -7,6 +7,8 @@
 //   fa-compile --standard-set -o kernels_generated/
 //
 // Writes NAME.ptx and NAME.json (the manifest fa-run and the runtime load).
+// --schedule / --bwd-schedule override the chip's schedule knobs
+// (docs/tuning.md).
 // Exit codes: 0 written, 1 compiler failure, 2 bad input.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +18,7 @@
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/Utils/ParseGuard.h"
 #include "fa/Version.h"
+#include "fa/runtime/KernelAbi.h"
 #include "fa/runtime/Limits.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -69,7 +72,7 @@ static const std::string scaleHelp =
 static cl::opt<double> scale(cl::cat(compileOptions), "scale", cl::desc(scaleHelp), cl::init(0));
 static cl::opt<int64_t> blockM(cl::cat(compileOptions), "block-m",
                                cl::desc("query rows per block (default: tuned "
-                                        "per D, see docs/perf-notes.md)"),
+                                        "per D, see docs/tuning.md)"),
                                cl::init(0));
 static cl::opt<int64_t> blockN(cl::cat(compileOptions), "block-n",
                                cl::desc("key rows per block (default: tuned)"),
@@ -88,6 +91,17 @@ static cl::opt<int64_t> sharedMemoryBudget(cl::cat(compileOptions),
              "grows within it, and a kernel past a device's maximum is "
              "refused when loaded"),
     cl::init(0));
+static cl::opt<std::string> schedule(cl::cat(compileOptions),
+    "schedule",
+    cl::desc("name=value[,name=value...]: the forward's schedule knobs over "
+             "the chip's tuned ones, and its stages (docs/tuning.md; the "
+             "manifest's \"schedule\" lists a kernel's knobs)"),
+    cl::init(""));
+static cl::opt<std::string> backwardSchedule(cl::cat(compileOptions),
+    "bwd-schedule",
+    cl::desc("name=value[,name=value...]: the backward's schedule knobs "
+             "(docs/tuning.md)"),
+    cl::init(""));
 static cl::opt<std::string> alibi(cl::cat(compileOptions), "alibi",
                                   cl::desc("ALiBi slopes: none, head ([Hq]) or "
                                            "batch_head ([B, Hq])"),
@@ -155,6 +169,7 @@ static bool specOfFlags(fa::AttentionSpec &spec, std::string &error) {
 /// the user can fix) with the reason on stderr.
 static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec &spec,
                              const std::string &chip, bool conventionalName,
+                             const mlir::fa::ScheduleOverrides &knobs,
                              mlir::fa::CompiledKernel &gradients) {
   fa::AttentionSpec backwardSpec = spec;
   mlir::fa::applyTunedBackwardTile(backwardSpec, chip, deterministic,
@@ -170,11 +185,11 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
   }
   std::string backwardName =
       conventionalName ? mlir::fa::backwardKernelName(spec, chip, deterministic)
-                       : std::string(name) + "_bwd" + (deterministic ? "_det" : "");
+                       : ::fa::abi::backwardKernelNameOf(name, deterministic);
   bool rejected = false;
   if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip, backwardName,
                                        gradients, error, rejected, omitRowDot,
-                                       deterministic, sharedMemoryBudget)) {
+                                       deterministic, sharedMemoryBudget, knobs)) {
     llvm::errs() << "fa-compile: " << backwardName << ": " << error << "\n";
     return rejected ? 2 : 1;
   }
@@ -191,7 +206,8 @@ static std::string flagConflict() {
            &outputDir, &headDim, &valueDim, &dtype, &mask,
            &softcap, &scale, &blockM, &blockN, &alibi, &target, &name,
            &standardSetFlag, &backward, &omitRowDot, &deterministic,
-           &backwardBlockM, &backwardBlockN, &sharedMemoryBudget})
+           &backwardBlockM, &backwardBlockN, &sharedMemoryBudget, &schedule,
+           &backwardSchedule})
     if (option->getNumOccurrences() > 1)
       return "--" + option->ArgStr.str() + " is given more than once";
   if (omitRowDot && !backward)
@@ -201,6 +217,8 @@ static std::string flagConflict() {
   if ((backwardBlockM.getNumOccurrences() || backwardBlockN.getNumOccurrences()) &&
       !backward)
     return "--bwd-block-m and --bwd-block-n tile a backward: give --bwd";
+  if (backwardSchedule.getNumOccurrences() && !backward)
+    return "--bwd-schedule tunes a backward: give --bwd";
   if (backward && !inputFile.empty())
     return "--bwd takes a kernel built from flags (--d ...) or --standard-set";
   return "";
@@ -235,6 +253,14 @@ int main(int argc, char **argv) {
   if (std::string budget = mlir::fa::unsupportedSharedMemoryBudget(sharedMemoryBudget);
       !budget.empty())
     return badInput(budget);
+  mlir::fa::ScheduleOverrides forwardKnobs, backwardKnobs;
+  for (auto [option, knobs] :
+       {std::pair{&schedule, &forwardKnobs}, {&backwardSchedule, &backwardKnobs}}) {
+    std::string error;
+    if (option->getNumOccurrences() &&
+        !mlir::fa::parseScheduleOverrides(*option, *knobs, error))
+      return badInput("--" + option->ArgStr.str() + ": " + error);
+  }
   if (!llvm::sys::fs::is_directory(outputDir) &&
       llvm::sys::fs::create_directories(outputDir))
     return badInput("cannot create output directory " + outputDir);
@@ -267,7 +293,7 @@ int main(int argc, char **argv) {
     for (cl::Option *option : std::initializer_list<cl::Option *>{
              &headDim, &valueDim, &dtype, &mask, &softcap, &scale, &blockM,
              &blockN, &backwardBlockM, &backwardBlockN, &alibi, &name,
-             &sharedMemoryBudget})
+             &sharedMemoryBudget, &schedule, &backwardSchedule})
       if (option->getNumOccurrences())
         return badInput("--" + option->ArgStr.str() +
                         " describes a kernel built from flags; " +
@@ -321,7 +347,7 @@ int main(int argc, char **argv) {
                                  : std::string(name);
     if (!mlir::fa::compileForwardKernel(context, spec, chip, kernelName,
                                         kernel, error, rejected,
-                                        sharedMemoryBudget)) {
+                                        sharedMemoryBudget, forwardKnobs)) {
       llvm::errs() << "fa-compile: " << kernelName << ": " << error << "\n";
       return rejected ? 2 : 1;
     }
@@ -330,7 +356,8 @@ int main(int argc, char **argv) {
       continue;
     mlir::fa::CompiledKernel gradients;
     if (int failure = compileBackwardOf(context, spec, chip,
-                                        name.empty() || standardSetFlag, gradients))
+                                        name.empty() || standardSetFlag,
+                                        backwardKnobs, gradients))
       return failure;
     emit(gradients);
   }

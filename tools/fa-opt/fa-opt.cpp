@@ -29,10 +29,32 @@
 // FA_GENERATOR_REVISION (lib/Compiler/GeneratorRevision.cmake).
 #include "GeneratorRevision.inc"
 
+// The test passes (test/lib): one part of a schedule on hand-written IR.
+namespace mlir {
+namespace fa {
+namespace test {
+void registerTestE4M3TransposePass();
+void registerTestIrMotionPass();
+void registerTestOutputStagingPass();
+void registerTestPingpongPass();
+void registerTestTmaRingPass();
+} // namespace test
+} // namespace fa
+} // namespace mlir
+
+static void registerTestPasses() {
+  mlir::fa::test::registerTestE4M3TransposePass();
+  mlir::fa::test::registerTestIrMotionPass();
+  mlir::fa::test::registerTestOutputStagingPass();
+  mlir::fa::test::registerTestPingpongPass();
+  mlir::fa::test::registerTestTmaRingPass();
+}
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::fa::registerFAPasses();
   mlir::fa::registerFAConversionPassesAndPipelines();
+  registerTestPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::fa::FADialect>();

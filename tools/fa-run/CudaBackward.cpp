@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <iostream>
 #include <tuple>
+#include <unistd.h>
 
 using namespace fa;
 using namespace fa::cuda;
@@ -41,15 +42,6 @@ struct Gradients {
 };
 
 } // namespace
-
-/// fa_fwd_X's backward, fa_bwd_X (fa-compile's names); empty for a name
-/// not of that form.
-static std::string backwardNameOf(const std::string &forwardName) {
-  const std::string prefix = "fa_fwd_";
-  if (forwardName.rfind(prefix, 0) != 0)
-    return "";
-  return "fa_bwd_" + forwardName.substr(prefix.size());
-}
 
 static std::string directoryOf(const std::string &path) {
   size_t slash = path.rfind('/');
@@ -96,12 +88,16 @@ int fa::cudarun::readBackwardManifest(const Options &o, const Manifest &forward,
                                       BackwardManifest &out) {
   path = o.bwdKernel;
   if (path.empty()) {
-    std::string name = backwardNameOf(forward.kernelName);
-    if (name.empty())
-      return fail("cannot name the backward kernel of " + forward.kernelName +
-                      " (not fa_fwd_...): give --bwd-kernel B.json",
-                  kBadInput);
-    path = directoryOf(o.kernel) + "/" + name + ".json";
+    // fa-compile's name for the backward beside the forward; under
+    // --deterministic its _det kernel where there is one.
+    std::string directory = directoryOf(o.kernel) + "/";
+    path = directory + abi::backwardKernelNameOf(forward.kernelName) + ".json";
+    std::string deterministicPath =
+        directory +
+        abi::backwardKernelNameOf(forward.kernelName, /*deterministic=*/true) +
+        ".json";
+    if (o.deterministic && ::access(deterministicPath.c_str(), R_OK) == 0)
+      path = deterministicPath;
   }
   std::string error;
   if (!BackwardManifest::read(path, out, error)) {
@@ -280,8 +276,8 @@ static int checkDeterministic(const BackwardKernel &kernel,
 static std::unique_ptr<BackwardKernel>
 loadDefaultBackward(const Options &o, const Kernel &forward,
                     const BackwardKernel &given) {
-  std::string name = backwardNameOf(forward.manifest().kernelName);
-  if (name.empty() || name == given.manifest().kernelName)
+  std::string name = abi::backwardKernelNameOf(forward.manifest().kernelName);
+  if (name == given.manifest().kernelName)
     return nullptr;
   std::string error;
   bool noDevice = false;

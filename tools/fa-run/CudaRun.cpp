@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <sys/stat.h>
 
 using namespace fa;
 using namespace fa::cuda;
@@ -111,10 +112,10 @@ double fa::cudarun::forwardFlops(const AttentionSpec &spec,
   // the (query, key) pairs it keeps, counted row by row (bottom-right
   // aligned: query i sits on key i + N - M), or its TFLOP/s would count
   // the keys it skips.
-  if (spec.mask.kind == ref::MaskKind::Causal ||
-      spec.mask.kind == ref::MaskKind::CausalTopLeft)
+  if (spec.mask.kind == MaskKind::Causal ||
+      spec.mask.kind == MaskKind::CausalTopLeft)
     flops /= 2;
-  if (spec.mask.kind == ref::MaskKind::Window) {
+  if (spec.mask.kind == MaskKind::Window) {
     int64_t shift = size.keyLen - size.queryLen, pairs = 0;
     for (int64_t i = 0; i < size.queryLen; ++i) {
       int64_t first = spec.mask.left < 0 ? 0 : i + shift - spec.mask.left;
@@ -454,18 +455,23 @@ static int runBench(const Options &o, const Kernel &kernel,
 }
 
 /// --dump DIR: writes Q, K, V, O and LSE (logical [B, H, S, D] order, f32)
-/// as .npy files. kPass, or the exit code.
+/// and, with ALiBi, the slopes ([Hq] or [B, Hq]) as .npy files, the same
+/// set --device cpu writes. kPass, or the exit code.
 static int writeDump(const std::string &dir, const AttentionSpec &spec,
                      const ProblemSize &size, const Tensors &t) {
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
           M = size.queryLen, N = size.keyLen, D = spec.headDim,
           Dv = spec.valueDim;
+  ::mkdir(dir.c_str(), 0755);
   std::string e;
   bool ok = writeNpyF32(dir + "/q.npy", {B, Hq, M, D}, t.q.logical, e) &&
             writeNpyF32(dir + "/k.npy", {B, Hkv, N, D}, t.k.logical, e) &&
             writeNpyF32(dir + "/v.npy", {B, Hkv, N, Dv}, t.v.logical, e) &&
             writeNpyF32(dir + "/o.npy", {B, Hq, M, Dv}, t.output, e) &&
             writeNpyF32(dir + "/lse.npy", {B, Hq, M}, t.lseValues, e);
+  if (ok && !t.alibiSlopes.empty())
+    ok = writeNpyF32(dir + "/slopes.npy", alibiShape(spec, size),
+                     t.alibiSlopes, e);
   if (!ok)
     return fail(e, kBadInput);
   return kPass;

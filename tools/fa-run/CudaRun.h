@@ -119,7 +119,7 @@ int64_t benchSets(size_t setBytes);
 /// The median of `times` (which it sorts).
 float median(std::vector<float> &times);
 
-/// DESIGN.md's forward FLOPs: 4·B·Hq·M·N·D, halved for the causal masks.
+/// docs/design.md's forward FLOPs: 4·B·Hq·M·N·D, halved for the causal masks.
 double forwardFlops(const AttentionSpec &spec, const ProblemSize &size);
 
 /// One run's tensors: their layouts, the host copies and the device

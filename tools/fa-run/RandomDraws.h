@@ -2,7 +2,7 @@
 //
 // Part of fa-mlir.
 //
-// fa-run draws its inputs fresh each run (DESIGN.md), up to ~10^8 values at
+// fa-run draws its inputs fresh each run (docs/design.md), up to ~10^8 values at
 // the benchmark sizes: one thread drawing and rounding them took most of a
 // --bench run's ~9 s on the GPU machine. The draws here are split into
 // fixed chunks, each with its own generator seeded in order from the run's

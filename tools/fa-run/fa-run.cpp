@@ -10,7 +10,7 @@
 //
 // Fresh random normal inputs (rounded to the dtype), outputs poisoned with
 // NaN before every launch, every element checked against the float64
-// reference under DESIGN.md's tolerance policy.
+// reference under docs/design.md's tolerance policy.
 //
 // Exit codes: 0 pass, 1 numerical mismatch, 2 bad input, 77 no GPU.
 //
@@ -55,7 +55,9 @@ const char *kUsage =
     "--bwd with --device cuda: runs the forward kernel, then the backward\n"
     "      kernel on its O and LSE, and checks dQ, dK, dV (--verify);\n"
     "      --bench times both. The backward kernel: --bwd-kernel B.json,\n"
-    "      else fa_bwd_X.json beside the forward's fa_fwd_X.json, or with\n"
+    "      else the one fa-compile --bwd wrote beside the forward: fa_bwd_X\n"
+    "      beside fa_fwd_X, X_bwd beside a --name X (with --deterministic\n"
+    "      its _det kernel where there is one), or with\n"
     "      --spec (no --kernel) compiled here. Its negative control:\n"
     "      --negative-control no-row-dot (a kernel built so; must FAIL).\n"
     "dtype=f8e4m3fn: Q, K, V quantised to e4m3 over descales (one per\n"

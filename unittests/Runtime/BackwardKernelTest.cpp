@@ -356,7 +356,7 @@ TEST(BackwardManifestTest, ReadsWhatTheCompilerWrites) {
   EXPECT_EQ(m.kernelName, "fa_bwd_k");
   EXPECT_EQ(m.target, "sm_80");
   EXPECT_EQ(m.spec.headDim, 64);
-  EXPECT_EQ(m.spec.mask.kind, ref::MaskKind::Causal);
+  EXPECT_EQ(m.spec.mask.kind, MaskKind::Causal);
   EXPECT_EQ(m.negativeControl, "none");
   EXPECT_FALSE(m.takesAlibiSlopes());
   EXPECT_NE(m.ptxFile.find("bwd.ptx"), std::string::npos);

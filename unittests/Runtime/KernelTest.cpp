@@ -58,7 +58,7 @@ TEST(Manifest, ReadsACommittedKernel) {
   EXPECT_EQ(m.target, "sm_80");
   EXPECT_EQ(m.spec.headDim, 128);
   EXPECT_EQ(m.spec.dtype, ElementType::BF16);
-  EXPECT_EQ(m.spec.mask.kind, ref::MaskKind::Causal);
+  EXPECT_EQ(m.spec.mask.kind, MaskKind::Causal);
   EXPECT_EQ(m.blockThreads, 128);
   EXPECT_EQ(m.params.size(), 24u);
   EXPECT_GT(m.dynamicSharedMemory, 48 * 1024); // needs the opt-in attribute
@@ -238,7 +238,7 @@ TEST(Manifest, SchedulerIsReadAndChecked) {
 }
 
 /// The committed sm_90a kernels are persistent (strided without a mask,
-/// over pairs of Q blocks under one: docs/perf-notes.md); sm_80's one
+/// over pairs of Q blocks under one: docs/performance.md); sm_80's one
 /// tile per block.
 TEST(Manifest, CommittedHopperSchedulers) {
   std::string error;

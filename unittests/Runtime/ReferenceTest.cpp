@@ -18,6 +18,7 @@
 #include <random>
 
 using namespace fa::ref;
+using fa::MaskKind;
 
 namespace {
 

@@ -11,6 +11,7 @@
 #ifndef FA_COMPILER_KERNELCOMPILER_H
 #define FA_COMPILER_KERNELCOMPILER_H
 
+#include "fa/Conversion/FAToGPU/Tuning.h"
 #include "fa/runtime/Spec.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -41,11 +42,14 @@ std::string kernelName(const ::fa::AttentionSpec &spec,
 /// a spec the target cannot do (exit 2) from a compiler failure.
 /// `sharedMemoryBudgetKB`: the shared memory a block may take (0: the
 /// chip's default; AttentionKernelConfig::sharedMemoryBudget), recorded in
-/// the manifest as "shared_memory_budget" (bytes).
+/// the manifest as "shared_memory_budget" (bytes). `schedule` overrides
+/// the chip's schedule knobs (Tuning.h; "stages" among them is the tile's
+/// stages); the manifest's "schedule" lists the kernel's knobs.
 bool compileForwardKernel(MLIRContext &context, const ::fa::AttentionSpec &spec,
                           const std::string &target, const std::string &name,
                           CompiledKernel &out, std::string &error,
-                          bool &badInput, int64_t sharedMemoryBudgetKB = 0);
+                          bool &badInput, int64_t sharedMemoryBudgetKB = 0,
+                          const ScheduleOverrides &schedule = {});
 
 /// The conventional backward name: fa_bwd_sm80_bf16_d128_causal, with
 /// `_det` for a kernel built deterministic.
@@ -58,14 +62,16 @@ std::string backwardKernelName(const ::fa::AttentionSpec &spec,
 /// BackwardStep) and a manifest of kind "backward" describing each.
 /// `omitRowDot` builds the negative control (dS = P ∘ dP, no D term);
 /// `deterministic` a kernel that adds dQ in a fixed order when launched
-/// with "deterministic" (manifest "deterministic_mode": true).
+/// with "deterministic" (manifest "deterministic_mode": true). `schedule`
+/// overrides the chip's backward schedule knobs.
 bool compileBackwardKernel(MLIRContext &context,
                            const ::fa::AttentionSpec &spec,
                            const std::string &target, const std::string &name,
                            CompiledKernel &out, std::string &error,
                            bool &badInput, bool omitRowDot = false,
                            bool deterministic = false,
-                           int64_t sharedMemoryBudgetKB = 0);
+                           int64_t sharedMemoryBudgetKB = 0,
+                           const ScheduleOverrides &schedule = {});
 
 /// Compiles the module of a .mlir file holding one fa.attention in a
 /// function (the kernel is named after the function).
@@ -78,7 +84,7 @@ bool writeKernel(const CompiledKernel &kernel, const std::string &directory,
                  std::string &error);
 
 /// The tile fa-compile uses for `target` when none is given: the chip
-/// strategy's tuned tile (measured; see docs/perf-notes.md). `target` must
+/// strategy's tuned tile (the chip's Tuning.cpp). `target` must
 /// be a registered chip.
 void applyTunedTile(::fa::AttentionSpec &spec, const std::string &target);
 

@@ -113,7 +113,7 @@ def ConvertFAGPUToLLVM : Pass<"convert-fa-gpu-to-llvm"> {
   let summary = "Lower the fa instruction ops (fa.wgmma, fa.wgmma_wait) to inline PTX";
   let description = [{
     The late lowering of the instructions the NVVM dialect does not give in
-    the form the sm_90a schedule needs (docs/nvvm-ops.md): each
+    the form the sm_90a schedule needs (docs/toolchain.md): each
     `fa.wgmma` becomes one `wgmma.mma_async` (its descriptor offsets added
     and its scale-d predicate set inside the PTX), each `fa.wgmma_wait` one
     `wgmma.wait_group` whose f32 operands are tied to its results. Both are

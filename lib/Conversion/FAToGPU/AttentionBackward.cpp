@@ -44,8 +44,7 @@ FailureOr<AttentionBackward> mlir::fa::analyzeAttentionBackward(func::FuncOp fun
                                  "matmul in fa-recompute-backward's form");
   for (auto op : body->getOps<ExpShiftedOp>())
     a.lseRows = op.getShift();
-  for (auto bias : body->getOps<AlibiBiasOp>())
-    a.alibiSlope = bias.getSlope();
+  a.headInputs = findHeadScoreInputs(body);
   a.queryTile = a.scores.getQuery();
   a.keyTile = a.scores.getKey();
   a.valueTile = a.gradProbs.getRhs();
@@ -82,7 +81,7 @@ FailureOr<AttentionBackward> mlir::fa::analyzeAttentionBackward(func::FuncOp fun
 AttentionKernelConfig mlir::fa::configOf(const AttentionBackward &backward) {
   AttentionBackward a = backward; // op handles are not const-correct
   AttentionKernelConfig c = configOfTiles(
-      a.scores, a.valueTile, a.queryLoop.getBody(), static_cast<bool>(a.alibiSlope));
+      a.scores, a.valueTile, a.queryLoop.getBody(), readsAlibiSlopes(a.headInputs));
   readNestTiling(a.queryLoop, c);
   return c;
 }

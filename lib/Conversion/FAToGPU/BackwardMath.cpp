@@ -309,8 +309,7 @@ LogicalResult BackwardMath::emitGradQueryParts(OpBuilder &b, Operation *op,
 
 FailureOr<SmallVector<Value>>
 BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
-                       ValueRange gradients, Value alibiSlope,
-                       const Sources &bodySources) {
+                       ValueRange gradients, const Sources &bodySources) {
   grid = &coords;
   keyStart = tileStart;
   sources = &bodySources;
@@ -325,8 +324,8 @@ BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
   sharedOf.clear();
   Block *body = backward.queryLoop.getBody();
   mapping.map(body->getArguments().slice(1, 2), gradients);
-  if (backward.alibiSlope)
-    mapping.map(backward.alibiSlope, alibiSlope);
+  for (auto [input, value] : llvm::zip(backward.headInputs, headInputValues))
+    mapping.map(input.l2Value, value);
   for (Operation &op : body->without_terminator())
     if (failed(cloneOp(b, &op)))
       return failure();

@@ -18,30 +18,27 @@
 //   KV block j's first turn comes after blocks 0 .. j-1 have each added
 //   theirs (a chain of hand-offs: a reduce's completion, a fence, an
 //   atomic). With KV blocks fastest in launch order a head's blocks all
-//   start together, in every wave, and the chain cost 1.45-2.5x
-//   (docs/perf-notes.md); so the (KV head, batch) pairs are fastest, and a
-//   wave holds only a few KV blocks of each pair, whose predecessors ran
-//   in earlier waves.
+//   start together, in every wave, and the chain serialises them; so the
+//   (KV head, batch) pairs are fastest, and a wave holds only a few KV
+//   blocks of each pair, whose predecessors ran in earlier waves.
 // - Under a causal or window mask KV block j walks the Q blocks from its
 //   diagonal, so at Q block i the block with the largest visible j
 //   arrives first (it started there) and block j after i - diagonal(j)
 //   steps: the turns go in decreasing j, and the blocks are launched last
 //   KV block first. In increasing order every block's first turn waited
-//   for its predecessors to walk down to its diagonal (2.08x the default
-//   kernel at D256 on the H100).
+//   for its predecessors to walk down to its diagonal.
 // The default kernel under a mask is launched in the same sections, first
 // KV block first: KV block j sees Q blocks from its diagonal on, so the
 // longest blocks start first and the last wave holds the shortest (in the
 // grid's own order, KV blocks fastest, the last pairs' longest blocks
-// started in the last waves: forward + backward B4 H16 N4k causal on the
-// H100 ran 2-4% faster this way, docs/perf-notes.md, twelfth session).
+// would start in the last waves).
 // Either way the pairs are taken in sections of as many as keep their Q,
 // dO and dq_acc rows within a few tens of MB of L2 (with every pair in
 // flight at once those rows are far past L2 at long sequences). A section
 // trades L2 reuse against the chain: the fewer its pairs, the more KV
 // blocks of one pair a wave holds, each a turn behind the one before it.
-// Each chip's schedule measures its own size (AmpereSchedule.h,
-// HopperStrategy.h).
+// Each chip tunes its own size (the section_mib knob, Ampere/Tuning.cpp
+// and Hopper/Tuning.cpp).
 //
 //===----------------------------------------------------------------------===//
 

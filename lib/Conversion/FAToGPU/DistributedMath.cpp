@@ -143,9 +143,7 @@ void DistributedMath::findDeferredScores() {
   // FFMA) read it. ALiBi adds to the scaled value: no deferral. e4m3
   // scores defer their descale d with c (c·d, d > 0, is one multiply per
   // kernel) unless softcapped: tanh needs d inside. One FFMA a score instead
-  // of an FMUL and an FFMA, for one register (c·d) live across the loop:
-  // e4m3 D128 +5% (2026-11-25), D256 causal +2.4% and none level once its
-  // consumers had 240 registers (eighteenth session; at 232 it cost 3%).
+  // of an FMUL and an FFMA, for one register (c·d) live across the loop.
   QKScoresOp scores = attention.scores;
   double scale = scores.getScale().convertToDouble();
   if (!scores.getLog2Domain() || !(scale > 0))
@@ -298,19 +296,18 @@ void DistributedMath::mapRunTimeScalars() {
     mapping.map(attention.scoreDescale, scoreDescale);
   if (attention.valueDescale && valueDescale)
     mapping.map(attention.valueDescale, valueDescale);
+  for (auto [input, value] : llvm::zip(attention.headInputs, headInputValues))
+    mapping.map(input.l2Value, value);
 }
 
 void DistributedMath::beginBody(const GridCoords &coords, Value tileStart,
-                                ValueRange carried, Value queryTile,
-                                Value alibiSlope) {
+                                ValueRange carried, Value queryTile) {
   grid = &coords;
   keyStart = tileStart;
   // Each iteration's values are its own: forget the previous body's.
   mapping.clear();
   fullRowsOf.clear();
   mapping.map(attention.queryTile, queryTile);
-  if (attention.alibiSlope)
-    mapping.map(attention.alibiSlope, alibiSlope);
   mapRunTimeScalars();
   Block *body = attention.kvLoop.getBody();
   mapping.map(body->getArguments().drop_front(),
@@ -321,8 +318,8 @@ FailureOr<SmallVector<Value>>
 DistributedMath::emitLoopBody(OpBuilder &b, const GridCoords &coords,
                               Value tileStart, ValueRange carried,
                               Value queryTile, TileSource keyTile,
-                              TileSource valueTile, Value alibiSlope) {
-  beginBody(coords, tileStart, carried, queryTile, alibiSlope);
+                              TileSource valueTile) {
+  beginBody(coords, tileStart, carried, queryTile);
   tileFor = [&](OpBuilder &builder, Value tile) {
     return tile == attention.keyTile ? keyTile(builder) : valueTile(builder);
   };
@@ -358,8 +355,8 @@ RankedTensorType DistributedMath::deferredProbsType() const {
 FailureOr<SmallVector<Value>> DistributedMath::emitPipelinedBody(
     OpBuilder &b, const GridCoords &coords, Value tileStart, ValueRange carried,
     Value queryTile, TileSource keyTile, const DeferredProduct &previous,
-    Value alibiSlope, const PipelineHooks &hooks) {
-  beginBody(coords, tileStart, carried, queryTile, alibiSlope);
+    const PipelineHooks &hooks) {
+  beginBody(coords, tileStart, carried, queryTile);
   tileFor = [&](OpBuilder &builder, Value) { return keyTile(builder); };
   Block *body = attention.kvLoop.getBody();
   TileMatmulOp matmul = attention.probsTimesValue;

@@ -4,7 +4,7 @@
 //
 // The one place where an fa instruction op becomes PTX text: the register-A
 // and offset-taking wgmma and the wait that ties accumulators, which the
-// NVVM dialect does not give (docs/nvvm-ops.md). Everything else the
+// NVVM dialect does not give (docs/toolchain.md). Everything else the
 // kernels issue is an NVVM or LLVM op.
 //
 //===----------------------------------------------------------------------===//

@@ -23,6 +23,26 @@ static Value storedTile(Value yielded) {
   return source;
 }
 
+SmallVector<HeadScoreInput> mlir::fa::findHeadScoreInputs(Block *body) {
+  SmallVector<HeadScoreInput> inputs;
+  auto add = [&](Value value, StringRef values, StringRef strideB) {
+    if (llvm::none_of(inputs, [&](const HeadScoreInput &input) {
+          return input.l2Value == value;
+        }))
+      inputs.push_back({value, values, strideB});
+  };
+  // The kernel parameters are the ABI table's (fa/runtime/KernelAbi.h).
+  for (auto bias : body->getOps<AlibiBiasOp>())
+    add(bias.getSlope(), "alibi_slopes", "alibi_stride_b");
+  return inputs;
+}
+
+bool mlir::fa::readsAlibiSlopes(ArrayRef<HeadScoreInput> inputs) {
+  return llvm::any_of(inputs, [](const HeadScoreInput &input) {
+    return input.values == "alibi_slopes";
+  });
+}
+
 FailureOr<FusedAttention> mlir::fa::analyzeFusedAttention(func::FuncOp func) {
   // The fused KV loop: carries (m, l, acc) and makes log2-unit scores.
   SmallVector<std::pair<scf::ForOp, QKScoresOp>> loops;
@@ -48,10 +68,11 @@ FailureOr<FusedAttention> mlir::fa::analyzeFusedAttention(func::FuncOp func) {
   if (std::distance(matmuls.begin(), matmuls.end()) != 1)
     return a.kvLoop.emitError("fused attention loop without exactly one P·V");
   a.probsTimesValue = *matmuls.begin();
-  for (auto bias : a.kvLoop.getBody()->getOps<AlibiBiasOp>())
-    a.alibiSlope = bias.getSlope();
-  if (a.alibiSlope && a.kvLoop->isAncestor(a.alibiSlope.getParentBlock()->getParentOp()))
-    return a.kvLoop.emitError("the ALiBi slope must be loop-invariant");
+  a.headInputs = findHeadScoreInputs(a.kvLoop.getBody());
+  for (HeadScoreInput input : a.headInputs) // (Value is not const-correct)
+    if (a.kvLoop->isAncestor(input.l2Value.getParentBlock()->getParentOp()))
+      return a.kvLoop.emitError("the per-head score input ")
+             << input.values << " must be loop-invariant";
   a.queryTile = a.scores.getQuery();
   a.keyTile = a.scores.getKey();
   a.valueTile = a.probsTimesValue.getRhs();
@@ -119,6 +140,7 @@ void mlir::fa::readNestTiling(Operation *loop, AttentionKernelConfig &c) {
     if (TileAttr tile = helper.getAttr(op)) {
       c.stages = tile.getStages();
       c.warps = tile.getWarps();
+      c.scheduleOverrides = scheduleOverridesOf(tile.getSchedule());
       return;
     }
 }
@@ -126,7 +148,7 @@ void mlir::fa::readNestTiling(Operation *loop, AttentionKernelConfig &c) {
 AttentionKernelConfig mlir::fa::configOf(FusedAttention a) {
   AttentionKernelConfig c = configOfTiles(a.scores, a.valueTile,
                                           a.kvLoop.getBody(),
-                                          static_cast<bool>(a.alibiSlope));
+                                          readsAlibiSlopes(a.headInputs));
   readNestTiling(a.kvLoop, c);
   return c;
 }

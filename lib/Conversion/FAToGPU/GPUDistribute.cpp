@@ -23,6 +23,35 @@ namespace fa {
 using namespace mlir;
 using namespace mlir::fa;
 
+/// The gpu.funcs `build` adds to `module`, or failure.
+static FailureOr<SmallVector<gpu::GPUFuncOp>>
+kernelsBuiltBy(gpu::GPUModuleOp module, llvm::function_ref<LogicalResult()> build) {
+  llvm::SmallPtrSet<Operation *, 4> before;
+  for (gpu::GPUFuncOp func : module.getOps<gpu::GPUFuncOp>())
+    before.insert(func);
+  if (failed(build()))
+    return failure();
+  SmallVector<gpu::GPUFuncOp> built;
+  for (gpu::GPUFuncOp func : module.getOps<gpu::GPUFuncOp>())
+    if (!before.contains(func))
+      built.push_back(func);
+  return built;
+}
+
+/// The mask_per_warp knob, where it is not the chip's: on the kernels'
+/// fa.apply_mask ops, for fa-gpu-lower-fragments.
+static void markMaskGranularity(ArrayRef<gpu::GPUFuncOp> kernels,
+                                const AttentionGPUStrategy &strategy,
+                                const AttentionKernelConfig &c) {
+  bool perWarp = c.schedule.maskPerWarp;
+  if (perWarp == strategy.fragmentLoweringOptions().maskPerWarp)
+    return;
+  for (gpu::GPUFuncOp kernel : kernels)
+    kernel.walk([&](ApplyMaskOp op) {
+      op->setAttr(kMaskPerWarpAttrName, BoolAttr::get(op.getContext(), perWarp));
+    });
+}
+
 LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
                                                  StringRef chip,
                                                  bool deterministic,
@@ -77,12 +106,18 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
       AttentionKernelConfig config = configOf(*backward);
       config.deterministic = deterministic;
       config.sharedMemoryBudget = budgetBytes;
-      std::string reason = strategy->unsupportedBackwardReason(config);
+      std::string reason = resolveSchedule(*strategy, config, KernelKind::Backward);
+      if (reason.empty())
+        reason = strategy->unsupportedBackwardReason(config);
       if (!reason.empty())
         return func.emitError() << chip << ": " << reason;
-      if (failed(strategy->buildBackwardKernels(builder, gpuModule, *backward,
-                                                config, func.getSymName())))
+      auto built = kernelsBuiltBy(gpuModule, [&] {
+        return strategy->buildBackwardKernels(builder, gpuModule, *backward,
+                                              config, func.getSymName());
+      });
+      if (failed(built))
         return failure();
+      markMaskGranularity(*built, *strategy, config);
       func.erase();
       continue;
     }
@@ -91,12 +126,18 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
       return failure();
     AttentionKernelConfig config = configOf(*attention);
     config.sharedMemoryBudget = budgetBytes;
-    std::string reason = strategy->unsupportedReason(config);
+    std::string reason = resolveSchedule(*strategy, config, KernelKind::Forward);
+    if (reason.empty())
+      reason = strategy->unsupportedReason(config);
     if (!reason.empty())
       return func.emitError() << chip << ": " << reason;
-    if (failed(strategy->buildForwardKernel(builder, gpuModule, *attention,
-                                            config, func.getSymName())))
+    auto built = kernelsBuiltBy(gpuModule, [&] {
+      return strategy->buildForwardKernel(builder, gpuModule, *attention, config,
+                                          func.getSymName());
+    });
+    if (failed(built))
       return failure();
+    markMaskGranularity(*built, *strategy, config);
     func.erase();
   }
   return success();

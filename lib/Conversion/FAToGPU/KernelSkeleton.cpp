@@ -337,12 +337,18 @@ GridCoords::visibleQueryBlocks(OpBuilder &b, Location loc,
   return {begin, arith::CeilDivUIOp::create(b, loc, span, cst(c.blockM))};
 }
 
-Value GridCoords::alibiSlope(OpBuilder &b, Location loc,
-                             const KernelArgs &args) const {
-  Value index = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, batch, args.index(b, "alibi_stride_b")),
-      head);
-  return memref::LoadOp::create(b, loc, args["alibi_slopes"], ValueRange{index});
+SmallVector<Value>
+GridCoords::headScoreInputs(OpBuilder &b, Location loc, const KernelArgs &args,
+                            ArrayRef<HeadScoreInput> inputs) const {
+  SmallVector<Value> values;
+  for (const HeadScoreInput &input : inputs) {
+    Value index = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, batch, args.index(b, input.strideB)),
+        head);
+    values.push_back(
+        memref::LoadOp::create(b, loc, args[input.values], ValueRange{index}));
+  }
+  return values;
 }
 
 std::pair<Value, Value> GridCoords::descales(OpBuilder &b, Location loc,
@@ -363,7 +369,7 @@ Value mlir::fa::sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module,
                                  Location loc, int64_t bytes) {
   // A public zero-sized workgroup global becomes `.extern .shared .align
   // 1024 .b8 fa_smem[]`: what gpu.dynamic_shared_memory should be, and in
-  // MLIR 22 is not (TOOLCHAIN.md).
+  // MLIR 22 is not (docs/toolchain.md).
   MLIRContext *ctx = b.getContext();
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto globalType = MemRefType::get({0}, b.getI8Type(), nullptr, workgroup);

@@ -15,14 +15,14 @@
 // that runs it (it needs PyTorch's headers, which the package's build does
 // not); without it the package launches through ctypes (_runtime.py).
 //
-// The checks are _ops.py's _check, message for message (the package's
-// tests hold both to the same refusals): flash_attn_func's fast path relies
-// on them. A refusal raises ValueError and a failed launch RuntimeError,
-// each one line, which the package re-raises as FaMlirError. Messages are
+// The checks are the runtime's (fa_check_forward, fa_spec.h), as for
+// _ops.py's _check: one copy, so both paths refuse the same calls with the
+// same one-line messages. A refusal raises ValueError and a failed launch
+// RuntimeError, which the package re-raises as FaMlirError. Messages are
 // built with std::string, not streams: TORCH_CHECK's message (c10::str,
 // an ostringstream) segfaulted formatting an integer in this extension on
-// the device (2026-11-25; the same formatting inside libtorch works; the
-// cause is not known), and a check's message costs nothing until it fails.
+// the device (the same formatting inside libtorch works; the cause is not
+// known).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,39 +38,8 @@
 
 namespace {
 
-/// The pieces of a message, as one string.
-void append(std::string &) {}
-template <typename T, typename... Rest>
-void append(std::string &out, const T &piece, const Rest &...rest) {
-  if constexpr (std::is_integral_v<T>)
-    out += std::to_string(piece);
-  else
-    out += piece;
-  append(out, rest...);
-}
-
-/// Refuses the call with one line (ValueError in Python).
-template <typename... Pieces>
-[[noreturn]] void refuse(const Pieces &...pieces) {
-  std::string message;
-  append(message, pieces...);
-  throw std::invalid_argument(message);
-}
-
-// The message is built only when the check fails (calls are launch-bound).
-#define FA_REQUIRE(condition, ...)                                             \
-  do {                                                                         \
-    if (!(condition))                                                          \
-      refuse(__VA_ARGS__);                                                     \
-  } while (false)
-
-std::string shapeOf(const at::Tensor &t) {
-  std::string text = "(";
-  for (int64_t i = 0; i < t.dim(); ++i)
-    text += (i ? ", " : "") + std::to_string(t.size(i));
-  return text + (t.dim() == 1 ? ",)" : ")");
-}
-
+/// The name PyTorch gives a dtype in Python, for the runtime's messages
+/// (_ops.py passes str(dtype)).
 const char *dtypeName(const at::Tensor &t) {
   switch (t.scalar_type()) {
   case at::kBFloat16:
@@ -84,46 +53,51 @@ const char *dtypeName(const at::Tensor &t) {
   }
 }
 
+int32_t dtypeCode(const at::Tensor &t) {
+  switch (t.scalar_type()) {
+  case at::kBFloat16:
+    return FA_DTYPE_BF16;
+  case at::kHalf:
+    return FA_DTYPE_F16;
+  case at::kFloat:
+    return FA_DTYPE_F32;
+  default:
+    return FA_DTYPE_OTHER;
+  }
+}
+
+/// The runtime's view of `t` (fa_tensor_desc); `deviceName` holds a
+/// non-CUDA device's name (formatted only then) for as long as the view.
+fa_tensor_desc describe(const at::Tensor &t, std::string &deviceName) {
+  fa_tensor_desc d{};
+  d.shape = t.sizes().data();
+  d.rank = t.dim();
+  d.dtype = dtypeCode(t);
+  d.dtype_name = dtypeName(t);
+  if (t.is_cuda()) {
+    d.device = static_cast<int32_t>(t.get_device());
+  } else {
+    d.device = -1;
+    deviceName = t.device().str();
+    d.device_name = deviceName.c_str();
+  }
+  return d;
+}
+
+/// Refuses the call with the runtime's one line (ValueError in Python).
+[[noreturn]] void refuse(const char *reason) {
+  throw std::invalid_argument(std::string("fa_mlir: ") + reason);
+}
+
 void checkInputs(const at::Tensor &q, const at::Tensor &k, const at::Tensor &v,
                  const std::optional<at::Tensor> &alibi) {
-  for (auto [name, t] : {std::pair<const char *, const at::Tensor *>{"q", &q},
-                         {"k", &k},
-                         {"v", &v}}) {
-    FA_REQUIRE(t->dim() == 4, "fa_mlir: ", name,
-                " must be [batch, seqlen, heads, head_dim], got ", shapeOf(*t));
-    FA_REQUIRE(t->is_cuda(), "fa_mlir: ", name, " is on ", t->device().str(),
-                "; fa-mlir runs on CUDA devices");
-    FA_REQUIRE(t->device() == q.device(), "fa_mlir: ", name, " is on ",
-                t->device().str(), ", q on ", q.device().str());
-  }
-  // libfa_runtime binds device 0's context (runtime/lib/Cuda.cpp).
-  FA_REQUIRE(q.device().index() == 0, "fa_mlir: tensors on ", q.device().str(),
-              ": the runtime runs on cuda:0 only");
-  bool sixteenBit = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
-  FA_REQUIRE(sixteenBit && k.scalar_type() == q.scalar_type() &&
-                  v.scalar_type() == q.scalar_type(),
-              "fa_mlir: q, k, v must all be bfloat16 or float16, got ",
-              dtypeName(q), ", ", dtypeName(k), ", ", dtypeName(v));
-  int64_t batch = q.size(0), queryHeads = q.size(2), keyLen = k.size(1),
-          kvHeads = k.size(2);
-  FA_REQUIRE(k.size(0) == batch && k.size(3) == q.size(3) &&
-                  v.size(0) == batch && v.size(1) == keyLen &&
-                  v.size(2) == kvHeads,
-              "fa_mlir: shapes do not agree: q ", shapeOf(q), ", k ", shapeOf(k),
-              ", v ", shapeOf(v));
-  FA_REQUIRE(kvHeads != 0 && queryHeads % kvHeads == 0, "fa_mlir: query heads (",
-              queryHeads, ") must be a multiple of key/value heads (", kvHeads, ")");
-  if (!alibi)
-    return;
-  FA_REQUIRE(alibi->device() == q.device(), "fa_mlir: alibi_slopes is on ",
-              alibi->device().str(), ", q on ", q.device().str());
-  bool perHead = alibi->dim() == 1 && alibi->size(0) == queryHeads;
-  bool perBatchHead = alibi->dim() == 2 && alibi->size(0) == batch &&
-                      alibi->size(1) == queryHeads;
-  FA_REQUIRE(alibi->scalar_type() == at::kFloat && (perHead || perBatchHead),
-              "fa_mlir: alibi_slopes must be float32 [", queryHeads, "] or [",
-              batch, ", ", queryHeads, "], got ", dtypeName(*alibi), " ",
-              shapeOf(*alibi));
+  std::string names[4];
+  fa_tensor_desc dq = describe(q, names[0]), dk = describe(k, names[1]),
+                 dv = describe(v, names[2]), da{};
+  if (alibi)
+    da = describe(*alibi, names[3]);
+  if (fa_check_forward(FA_LAYOUT_BSHD, &dq, &dk, &dv, alibi ? &da : nullptr))
+    refuse(fa_last_error());
 }
 
 /// `t`, or a contiguous copy where the runtime cannot take its strides (a
@@ -148,7 +122,8 @@ std::tuple<at::Tensor, at::Tensor>
 forward(const at::Tensor &qIn, const at::Tensor &kIn, const at::Tensor &vIn,
         const std::optional<at::Tensor> &alibiIn, int64_t kernel) {
   checkInputs(qIn, kIn, vIn, alibiIn);
-  FA_REQUIRE(kernel != 0, "fa_mlir: no kernel");
+  if (kernel == 0)
+    refuse("no kernel");
   at::Tensor q = usable(qIn), k = usable(kIn), v = usable(vIn);
   int64_t batch = q.size(0), queryLen = q.size(1), queryHeads = q.size(2);
   at::Tensor out = at::empty({batch, queryLen, queryHeads, v.size(3)}, q.options());

@@ -54,7 +54,7 @@
 // LOWER-COUNT-64: red.global.add.f32
 // LOWER-NOT: red.global.add.f32
 // dK_j, dV_j staged in the Q and dO rings between two barriers
-// (storesGradientsThroughShared), then 8 rounds of 16-byte stores each
+// (stores_gradients_through_shared), then 8 rounds of 16-byte stores each
 // (64 rows x 256 columns over 256 threads); no store from the fragments.
 // LOWER: gpu.barrier
 // LOWER-NOT: vector<4xi32>, !llvm.ptr<1>
@@ -72,7 +72,7 @@
 
 // Each copy (K_j, V_j once; Q_i and dO_i before the loop and in it) is
 // 8 rounds of 256 16-byte chunks, emitted twice: unchecked under a uniform
-// branch on the whole tile existing (copiesInteriorFast), and checked.
+// branch on the whole tile existing (copies_interior_fast), and checked.
 // COPIES: {{^}}96{{$}}
 // UNCHECKED: {{^}}48{{$}}
 

@@ -14,7 +14,7 @@
 // swizzled column (WarpMma::ldmatrix); each group adds its part from the
 // fragment, in dq_acc's MMA-block order.
 // dK_j's and dV_j's head dims are split over two groups too (32 each,
-// also XORed in), each warp 32 keys (ampereBackwardColumnGroups).
+// also XORed in), each warp 32 keys (column_groups).
 // CHECK-LABEL: gpu.func @grad_main(
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK: fa.qk_scores {{.*}} -> tensor<64x128xf32, #fa.fragment<warps = 8, mTiles = 2, deferredScale = 1.250000e-01 : f32, columnGroups = 4>>

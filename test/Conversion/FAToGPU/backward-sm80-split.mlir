@@ -42,11 +42,11 @@
 // (2 × 64) and dQ_i on its 32 rows and its group's 32 head dims over all
 // 128 keys (64), 32 reductions (red.global.add.f32: four row slots of
 // 8, one address each); no fa op left. LSE_i and D_i a Q block ahead
-// (loadsQueryRowsAhead), 4 row slots a thread each (2 m-tiles × 2 halves),
+// (loads_query_rows_ahead), 4 row slots a thread each (2 m-tiles × 2 halves),
 // predicated at immediate offsets (8 and 16 rows: 32 bytes a slot): block
 // 0's before the loop, block i + 1's in step i after its barrier; the
-// copies and the dK / dV stores as before (copiesInteriorFast and
-// storesGradientsThroughShared off).
+// copies and the dK / dV stores as before (copies_interior_fast and
+// stores_gradients_through_shared off).
 // LOWER-LABEL: gpu.func @grad_main
 // LOWER-COUNT-8: @p ld.global.f32 $0, [$1+{{0|32|64|96}}];
 // LOWER-NOT: ld.global.f32
@@ -70,7 +70,7 @@
 // LOWER: gpu.return
 
 // The deterministic kernel keeps S's keys over two groups (16 query rows
-// a warp): with four it ran 4% slower (ampereBackwardColumnGroups).
+// a warp), whose turns four groups slow (the column_groups knob).
 // DET-LABEL: gpu.func @grad_main(
 // DET: fa.qk_scores {{.*}} -> tensor<64x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = 0.0883883461 : f32, columnGroups = 2>>
 // DET: fa.accumulate_fragment {{.*}} mma_blocks : tensor<64x128xf32, #fa.fragment<warps = 8, mTiles = 1, columnGroups = 2>>

@@ -17,7 +17,7 @@
 // CHECK: %[[DQ:.+]] = fa.matmul %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x128xbf16, #fa.shared<rowElements = 128>>, tensor<128x64xbf16, #fa.shared<rowElements = 64>>, tensor<128x64xf32, [[WIDE:#fa.fragment<warps = 8, mTiles = 2, columnGroups = 2>]]>
 // CHECK: fa.accumulate_fragment %[[DQ]], {{.*}} mma_blocks : tensor<128x64xf32, [[WIDE]]>
 
-// Lowered: LSE_i and D_i a Q block ahead (loadsQueryRowsAhead), 8 row
+// Lowered: LSE_i and D_i a Q block ahead (loads_query_rows_ahead), 8 row
 // slots a thread each, as predicated loads at immediate offsets from one
 // address (16 rows an m-tile, 8 the second half: 32 bytes a slot), block
 // 0's before the loop, block i + 1's in step i after its barrier. Per warp
@@ -25,7 +25,7 @@
 // m16n8k16), then dV, dK and dQ_i at 32 x 32 over 128 (3 × 64), then dQ_i
 // added: 2 m-tiles × 2 row slots × 4 n-tiles × 2 registers. Last, dK_j and
 // dV_j staged in the Q and dO rings, 4 rounds of 16-byte stores each
-// (storesGradientsThroughShared).
+// (stores_gradients_through_shared).
 // LOWER-LABEL: gpu.func @grad_main
 // LOWER-COUNT-16: @p ld.global.f32 $0, [$1+{{0|32|64|96|128|160|192|224}}];
 // LOWER: scf.for

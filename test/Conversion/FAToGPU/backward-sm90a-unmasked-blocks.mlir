@@ -1,5 +1,5 @@
 // The sm_90a backward's consumers run the Q blocks that see every key of
-// K_j in a loop of their own (HopperStrategy.h: splitsUnmaskedQueryBlocks;
+// K_j in a loop of their own (the splits_unmasked_query_blocks knob;
 // MaskUtils: buildUnmaskedQueryRange), the transpose of the forward's
 // unmasked KV tiles: under a window with a left edge, the diagonal's Q
 // blocks masked, then the unmasked ones, then those past the left edge

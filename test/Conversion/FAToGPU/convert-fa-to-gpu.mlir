@@ -5,7 +5,7 @@
 // pipeline, S = QKᵀ and O += PV are mma.sync, row reductions are shuffles.
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @fa_kernels
-// Dynamic shared memory through a public zero-sized global (TOOLCHAIN.md).
+// Dynamic shared memory through a public zero-sized global (docs/toolchain.md).
 // CHECK: memref.global "public" @fa_smem : memref<0xi8, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
 // CHECK: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: i64
 // CHECK-SAME: kernel

@@ -16,7 +16,7 @@
 // Causal, D = 64, the default tile (block_m = 64, 4 warps: one m16 tile
 // per warp).
 // CHECK-LABEL: gpu.module @fa_kernels
-// Dynamic shared memory through a public zero-sized global (TOOLCHAIN.md).
+// Dynamic shared memory through a public zero-sized global (docs/toolchain.md).
 // CHECK: memref.global "public" @fa_smem : memref<0xi8, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
 // The ABI (runtime/lib/KernelAbi.cpp): q, k, v, o, lse; batch, q_heads,
 // kv_heads, q_len, kv_len; q/k/v/o strides (b, h, s); lse strides (b, h).

@@ -2,8 +2,8 @@
 
 // e4m3 at Dv 256 defers the scores' run-time descale d with the scale c
 // (one FFMA a score, c·d computed once), as at Dv 128: with 240 registers
-// for each consumer the register it keeps live costs nothing, and the
-// causal kernel runs +2.4% (eighteenth session; at 232 it cost 3%).
+// for each consumer the register it keeps live costs nothing
+// (docs/performance.md has the measurements).
 // CHECK-LABEL: gpu.func @fp8_d256
 // CHECK: fa.qk_scores
 // CHECK-SAME: -> tensor<128x128xf32, #fa.fragment<warps = 8, mTiles = 1, deferredScale = 0.0901684388 : f32, deferredDescale = true>>

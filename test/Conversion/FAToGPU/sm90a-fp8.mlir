@@ -23,10 +23,10 @@
 // the producer warpgroup copies each V tile into a Vᵀ tile
 // (#fa.tma_shared<keyMajor = true>) and the consumers read that. At Dv <=
 // 128 its producer takes 40 registers, with 232 for each of the two
-// consumers (forwardRegisterBudget: 1.5% faster than 24 / 240; 40 +
-// 2·232 fits the 64512 registers the block holds at entry, more and
-// setmaxnreg.inc waits forever). At D256 the consumers need FA3's 240,
-// so the producer transposes in 24.
+// consumers (the register_budget knob; 40 + 2·232 fits the 64512
+// registers the block holds at entry, more and setmaxnreg.inc waits
+// forever). At D256 the consumers need FA3's 240, so the producer
+// transposes in 24.
 // BUDGET256: setmaxnreg.dec.sync.aligned.u32 24;
 // BUDGET256: setmaxnreg.inc.sync.aligned.u32 240;
 // CHECK-LABEL: gpu.func @fp8_d128
@@ -118,7 +118,7 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // stage, two stages; S is one m64n224 wgmma chain of D / 32 steps. That
 // leaves room for O (bf16, 32 KB) before the barriers: each consumer
 // warpgroup writes its 64 rows there, and its first thread stores them with
-// TMA through o_tmap, a box per 64-column panel (storesOutputThroughShared),
+// TMA through o_tmap, a box per 64-column panel (output_staging),
 // waiting before the next tile's write (and before exit) until the store
 // has read them; only LSE leaves by 4-byte stores (the two row slots).
 // N224: "tile": {"block_m": 128, "block_n": 224, "stages": 2, "warps": 8}
@@ -168,7 +168,7 @@ func.func @fp8_d128(%q: tensor<1x2x300x128xf8E4M3FN>, %k: tensor<1x2x500x128xf8E
 // STAGES2: "dynamic_shared_memory": 229496,
 // STAGES2: {"name": "o_tmap", "type": "tensormap"},
 // At Dv 256 V's staging slot is released by the producer's transpose
-// (stagingReleasedByTranspose): 2 + 6 · 2 barriers, and output empty. The
+// (staging_released_by_transpose): 2 + 6 · 2 barriers, and output empty. The
 // issuer's first V copy of a tile waits for it; each consumer warpgroup's
 // first thread stores its four O panels, waits for the read and arrives.
 // STAGING256-COUNT-15: mbarrier.init.shared.b64

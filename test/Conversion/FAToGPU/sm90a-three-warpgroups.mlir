@@ -38,5 +38,6 @@ func.func @d64_three_warpgroups(%q: tensor<1x1x384x64xbf16>, %k: tensor<1x1x256x
 
 // The manifest names the persistent scheduler; the runtime sizes the grid.
 // MANIFEST: "tile": {"block_m": 192, "block_n": 128, "stages": 2, "warps": 12},
+// MANIFEST-NEXT: "schedule": {{{.*}}"tile_order": "strided", "register_budget": "32/160"},
 // MANIFEST-NEXT: "block": [512, 1, 1],
 // MANIFEST-NEXT: "scheduler": "persistent",

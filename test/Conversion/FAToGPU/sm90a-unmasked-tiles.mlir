@@ -1,5 +1,5 @@
 // The sm_90a consumers run the KV tiles that need no mask in a loop of
-// their own (HopperStrategy.h: splitsUnmaskedTiles; MaskUtils:
+// their own (the splits_unmasked_tiles knob; MaskUtils:
 // buildUnmaskedKeyRange): a window with a left edge gets three pipelined
 // loops (its left-edge tiles masked, the unmasked tiles, the right-edge
 // tiles masked), in that order, carrying one another's values.
@@ -21,9 +21,8 @@
 
 // One `wgmma.wait_group 1` per pipelined loop (S_j waited for with P·V in
 // flight). Where the split measured slower it is off: bf16 at Dv > 128.
-// e4m3 splits at Dv <= 128 and at Dv 256, masked or not (its producer
-// keeps up since the nineteenth session: -4 to -5% cycles at D256, -1.2%
-// at D128 causal).
+// e4m3 splits at Dv <= 128 and at Dv 256, masked or not, since its
+// producer keeps up (docs/performance.md).
 // RUN: rm -rf %t && fa-compile %s --target sm_90a -o %t > /dev/null
 // RUN: grep -c "wgmma.wait_group.sync.aligned 1;" %t/window_d128.ptx | FileCheck %s --check-prefix=THREE
 // RUN: fa-compile --target sm_90a -d 128 --mask causal -o %t > /dev/null

@@ -661,3 +661,27 @@ func.func @attention_grad$zero_scale(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x
       -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
   return
 }
+
+// -----
+
+// A result may not leave open a size its operands fix: the passes build O
+// and LSE at Q's sizes.
+func.func @attention$dynamic_result_static_operands(%q: tensor<1x2x64x64xbf16>,
+    %k: tensor<1x2x64x64xbf16>, %v: tensor<1x2x64x64xbf16>) -> tensor<?x2x?x64xbf16> {
+  // expected-error @+1 {{'fa.attention' op B of output is dynamic, but B of query is static (1): a result's size must be static wherever the operands give it}}
+  %o = fa.attention %q, %k, %v
+      : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) -> tensor<?x2x?x64xbf16>
+  return %o : tensor<?x2x?x64xbf16>
+}
+
+// -----
+
+func.func @attention$dynamic_lse_static_operands(%q: tensor<1x2x64x64xbf16>,
+    %k: tensor<1x2x64x64xbf16>, %v: tensor<1x2x64x64xbf16>)
+    -> (tensor<1x2x64x64xbf16>, tensor<1x2x?xf32>) {
+  // expected-error @+1 {{'fa.attention' op M of lse is dynamic, but M of query is static (64): a result's size must be static wherever the operands give it}}
+  %o, %lse = fa.attention %q, %k, %v
+      : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>)
+      -> (tensor<1x2x64x64xbf16>, tensor<1x2x?xf32>)
+  return %o, %lse : tensor<1x2x64x64xbf16>, tensor<1x2x?xf32>
+}

@@ -2,7 +2,7 @@
 //
 // Part of fa-mlir.
 //
-// The GPU lowering is split the way DESIGN.md states ("a schedule per chip,
+// The GPU lowering is split the way docs/design.md states ("a schedule per chip,
 // the math from the IR"):
 //
 //   fa-gpu-distribute{chip}       the chip's strategy builds the kernel's
@@ -25,6 +25,7 @@
 #define FA_CONVERSION_FATOGPU_ATTENTIONKERNEL_H
 
 #include "fa/Conversion/FAToGPU/FragmentPatterns.h"
+#include "fa/Conversion/FAToGPU/Tuning.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,6 +40,26 @@
 namespace mlir {
 namespace fa {
 
+/// A per-head input of the score modification (ALiBi's slope today): an
+/// f32 scalar of the L2 loop nest, defined outside its loops, that a kernel
+/// loads once per (batch, query head) from a parameter, as
+/// values[batch · strideB + head]. No chip schedule names one: the grid
+/// loads them all (GridCoords::headScoreInputs) where a schedule has its
+/// coordinates, and the math maps them into each body. A new input touches
+/// findHeadScoreInputs, the kernel ABI table and its op's lowering.
+struct HeadScoreInput {
+  Value l2Value;
+  StringRef values;  ///< the kernel parameter holding the values
+  StringRef strideB; ///< the one holding their batch stride (0: shared)
+};
+
+/// The per-head score inputs the ops of `body` read, in the order of
+/// their ops (fa.alibi_bias's slope).
+SmallVector<HeadScoreInput> findHeadScoreInputs(Block *body);
+
+/// Whether `inputs` include ALiBi's slopes (the kernel takes them).
+bool readsAlibiSlopes(ArrayRef<HeadScoreInput> inputs);
+
 /// One fused online-softmax attention, as fa-tile + fa-fuse-online-softmax
 /// left it: the KV loop (carrying m, l, acc), the tiles it reads, and the
 /// epilogue values the Q-block loop stores.
@@ -52,7 +73,7 @@ struct FusedAttention {
   Value valueTile;        ///< [BN, Dv], defined in the loop
   Value outputTile;       ///< [BM, Dv] in the output dtype, stored to O
   Value lseRows;          ///< [BM] f32, stored to LSE (null without LSE)
-  Value alibiSlope;       ///< the head's slope (f32 scalar), or null
+  SmallVector<HeadScoreInput> headInputs; ///< loop-invariant, per head
   /// f8E4M3FN: Q's · K's descale on S (fa.qk_scores' operand) and V's on
   /// O (the epilogue's splat), f32 scalars defined outside the Q-block
   /// loop; null for 16-bit inputs.
@@ -79,13 +100,19 @@ struct AttentionKernelConfig {
   double softcap = 0.0;
   bool alibi = false;
   /// Backward: dQ added in a fixed order when the launch asks (KernelAbi.h's
-  /// "deterministic"); without it the kernel has no ordering code at all
-  /// (it cost the default path 2.7x when present: docs/perf-notes.md).
+  /// "deterministic"); without it the kernel has no ordering code at all,
+  /// which would slow the default path.
   bool deterministic = false;
   /// Bytes of shared memory a block may take (fa-compile
   /// --shared-memory-budget); 0: the chip's default
   /// (AttentionGPUStrategy::defaultSharedMemoryBudget).
   int64_t sharedMemoryBudget = 0;
+  /// The schedule's knobs (Tuning.h), set by resolveSchedule: the chip's
+  /// tuned ones, then `scheduleOverrides`.
+  ScheduleKnobs schedule;
+  /// The knobs the build names (#fa.tile's schedule, fa-compile
+  /// --schedule), as text.
+  ScheduleOverrides scheduleOverrides;
 };
 
 /// `c`'s shared-memory budget in bytes: its own, or `chipDefault` where it
@@ -112,8 +139,9 @@ std::string unsupportedSharedMemoryBudget(int64_t kilobytes);
 AttentionKernelConfig configOfTiles(QKScoresOp scores, Value valueTile,
                                     Block *body, bool alibi);
 
-/// The stages and warps of the #fa.tile its tiling pass recorded on
-/// `loop` or an enclosing op (fa-tile, fa-recompute-backward), if any.
+/// The stages, warps and schedule overrides of the #fa.tile its tiling pass
+/// recorded on `loop` or an enclosing op (fa-tile, fa-recompute-backward),
+/// if any.
 void readNestTiling(Operation *loop, AttentionKernelConfig &c);
 
 /// The configuration of a fused attention (the tile from `fa.tile` on the
@@ -218,9 +246,27 @@ public:
                                              const AttentionKernelConfig &c,
                                              StringRef name) const;
   /// How the chip-neutral patterns of fa-gpu-lower-fragments should lower
-  /// for this chip (FragmentPatterns.h).
+  /// for this chip (FragmentPatterns.h); a kernel whose mask_per_warp knob
+  /// differs says so on its fa.apply_mask ops (kMaskPerWarpAttrName).
   virtual FragmentLoweringOptions fragmentLoweringOptions() const {
     return {};
+  }
+  /// The knobs of the chip's `kind` kernels (Tuning.h), in manifest order.
+  virtual ArrayRef<ScheduleKnob> scheduleKnobs(KernelKind kind) const {
+    return {};
+  }
+  /// The tuned knobs of the `kind` kernel of `c` (the chip's Tuning.cpp).
+  virtual ScheduleKnobs tunedSchedule(const AttentionKernelConfig &c,
+                                      KernelKind kind) const {
+    ScheduleKnobs knobs;
+    knobs.maskPerWarp = fragmentLoweringOptions().maskPerWarp;
+    return knobs;
+  }
+  /// Empty if the chip builds the `kind` kernel of `c` with c.schedule;
+  /// otherwise the reason, one line, naming the knob.
+  virtual std::string unsupportedSchedule(const AttentionKernelConfig &c,
+                                          KernelKind kind) const {
+    return "";
   }
   /// The chip's patterns for fa-gpu-lower-fragments: the MMAs, the
   /// shared-memory operands.
@@ -248,6 +294,13 @@ std::string unsupported16BitOperands(StringRef chip,
 std::string unsupportedBackwardOperands(StringRef chip,
                                         const AttentionKernelConfig &c,
                                         int64_t maxHeadDim);
+
+/// Sets c.schedule to `strategy`'s tuned knobs for the `kind` kernel of
+/// `c`, then to c.scheduleOverrides. Empty, or why not (one line): an
+/// unknown knob, a bad value, one that means nothing for `c`, or one the
+/// chip cannot build (unsupportedSchedule).
+std::string resolveSchedule(const AttentionGPUStrategy &strategy,
+                            AttentionKernelConfig &c, KernelKind kind);
 
 /// Why `chip` cannot build `config` ("" if it can): an unknown chip, or the
 /// strategy's reason. The one check fa-compile and the passes share.

@@ -41,7 +41,7 @@ struct AttentionBackward {
   Value queryTile, keyTile, valueTile, gradOutTile; ///< [BM|BN, D|Dv]
   Value lseRows, rowDotRows;  ///< [BM] f32
   Value gradQueryTile;        ///< gradQuery's accumulator: dQ's slice
-  Value alibiSlope;           ///< the head's slope (f32), or null
+  SmallVector<HeadScoreInput> headInputs; ///< per head (ALiBi's slope)
 };
 
 /// Finds the backward nest in `func`; a diagnostic on `func` if it is not
@@ -51,21 +51,9 @@ FailureOr<AttentionBackward> analyzeAttentionBackward(func::FuncOp func);
 /// The configuration of the backward nest (its block sizes, mask, scale).
 AttentionKernelConfig configOf(const AttentionBackward &backward);
 
-/// How the backward's warps share a tile, 16 rows per warp: the column
-/// groups (#fa.fragment's columnGroups) of the fragments with block_m
-/// query rows (S, dP, dS, dQ_i) and of those with block_n key rows (dK_j,
-/// dV_j). A side with fewer rows than 16 per warp splits its columns:
-/// sm_90a's 64 x 128 (S's keys over two warpgroups) and 64 x 64 with 8
-/// warps (D above 128: S's keys and dK's and dV's head dims), sm_80's
-/// 64 x 128 with 8 warps (S's keys over two groups of four warps). With
-/// S's keys split, dQ_i = dS·K_j reads dS from shared memory
-/// (BackwardMath::Sources::gradQueryFromShared), and so may take column
-/// groups of its own (`gradQuery`; 0: as S's).
-struct BackwardColumnGroups {
-  int64_t queryRows, keyRows;
-  int64_t gradQuery = 0;
-  int64_t gradQueryGroups() const { return gradQuery ? gradQuery : queryRows; }
-};
+/// The column groups (Tuning.h's BackwardColumnGroups) that 16 rows per
+/// warp give a tile: a side with fewer rows than the warps' splits its
+/// columns.
 inline BackwardColumnGroups backwardColumnGroups(const AttentionKernelConfig &c) {
   auto groupsOver = [&](int64_t rows) {
     return rows < 16 * c.warps ? 16 * c.warps / rows : 1;
@@ -143,8 +131,19 @@ public:
   /// to the MMA type, instead of to each product.
   FailureOr<SmallVector<Value>> emitBody(OpBuilder &b, const GridCoords &grid,
                                          Value keyStart, ValueRange gradients,
-                                         Value alibiSlope,
                                          const Sources &sources);
+
+  /// The kernel's values of the backward's per-head score inputs
+  /// (AttentionBackward::headInputs, as GridCoords::headScoreInputs loads
+  /// them), for the bodies emitted next.
+  void setHeadScoreInputs(ValueRange values) {
+    headInputValues.assign(values.begin(), values.end());
+  }
+  /// The same, loaded here at `grid`'s batch and head.
+  void loadHeadScoreInputs(OpBuilder &b, Location loc, const GridCoords &grid,
+                           const KernelArgs &args) {
+    setHeadScoreInputs(grid.headScoreInputs(b, loc, args, backward.headInputs));
+  }
 
   /// The bodies emitted next cover Q blocks that see every key of the KV
   /// block (a schedule's interior steps): their masks are not emitted.
@@ -200,6 +199,7 @@ private:
   const Sources *sources = nullptr;
   const GridCoords *grid = nullptr;
   Value keyStart;
+  SmallVector<Value> headInputValues; ///< setHeadScoreInputs
   bool tilesUnmasked = false; ///< setTilesUnmasked
 };
 
@@ -207,8 +207,8 @@ private:
 /// batch, from the grid (ceil(N / block_n), Hkv, B). Built deterministic
 /// or under a mask, the blocks are taken in launch order with the (KV
 /// head, batch) pairs fastest within sections of as many pairs as keep
-/// their Q, dO and dq_acc rows within `sectionBytes` of L2 (each chip's
-/// schedule measures its own); under a mask the last KV block first when
+/// their Q, dO and dq_acc rows within `sectionBytes` of L2 (the chip's
+/// section_mib knob); under a mask the last KV block first when
 /// deterministic, else the first (BackwardOrder.cpp says why).
 struct KeyBlockPlace {
   Value keyStart, kvHead, batch;

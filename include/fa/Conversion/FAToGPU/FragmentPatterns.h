@@ -89,10 +89,14 @@ bool isDistributed(Operation *op);
 /// fragmentLoweringOptions).
 struct FragmentLoweringOptions {
   /// fa.apply_mask decided per warp (a warp-uniform branch) instead of
-  /// per tile. Faster where registers allow (sm_90a); on sm_80 the warp's
-  /// first row is a register too many (docs/perf-notes.md).
+  /// per tile: the chip's mask_per_warp knob (Tuning.h).
   bool maskPerWarp = false;
 };
+
+/// A kernel's mask_per_warp knob where it is not its chip's, as a bool on
+/// each of its fa.apply_mask ops (fa-gpu-distribute sets it, the lowering
+/// reads it before FragmentLoweringOptions::maskPerWarp).
+constexpr llvm::StringLiteral kMaskPerWarpAttrName = "fa.mask_per_warp";
 
 /// The chip-neutral patterns (one per op; see the .cpp's list).
 void populateFragmentPatterns(const TypeConverter &converter,
@@ -105,7 +109,7 @@ void populateFragmentPatterns(const TypeConverter &converter,
 /// words instead. LLVM's type legalization splits such a vector into one
 /// scalar per element where it crosses a block (a phi), and ptxas gives
 /// each 16-bit scalar a 32-bit register: P took twice its registers and
-/// the consumer spilled (docs/perf-notes.md, 2026-11-25). The vectors of
+/// the consumer spilled. The vectors of
 /// power-of-two size are left as they are (LLVM keeps them packed).
 /// Rewrites only the scf ops in `ops` and the bitcasts it makes.
 LogicalResult packCarriedSubwordVectors(MLIRContext *context,

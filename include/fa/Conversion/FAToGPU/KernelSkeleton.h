@@ -80,7 +80,7 @@ struct GridCoords {
   /// grid's order: Q blocks fastest (the last first when masked), then
   /// heads, then batches. The blocks resident at once then share a few
   /// heads' K and V in L2; ordering by sections of heads that fit L2 (FA3's
-  /// swizzle) measured 3-7% slower (docs/perf-notes.md, sm_90a v3).
+  /// swizzle) was slower.
   static GridCoords forTile(OpBuilder &b, Location loc, const KernelArgs &args,
                             const AttentionKernelConfig &c, Value tile);
   /// Member `member` (0 or 1, i32) of Q-block pair `pair` (an index in
@@ -102,8 +102,11 @@ struct GridCoords {
   std::pair<Value, Value> visibleQueryBlocks(OpBuilder &b, Location loc,
                                              const AttentionKernelConfig &c,
                                              Value keyStart) const;
-  /// The ALiBi slope of this block's head: slopes[batch · stride_b + head].
-  Value alibiSlope(OpBuilder &b, Location loc, const KernelArgs &args) const;
+  /// Each per-head score input of this block's head, loaded from its
+  /// parameter: values[batch · strideB + head] (ALiBi's slope).
+  SmallVector<Value> headScoreInputs(OpBuilder &b, Location loc,
+                                     const KernelArgs &args,
+                                     ArrayRef<HeadScoreInput> inputs) const;
   /// e4m3: (Q's · K's, V's) descale of this block's (batch, KV head):
   /// each X_descale[batch · descale_stride_b + kvHead · descale_stride_h].
   std::pair<Value, Value> descales(OpBuilder &b, Location loc,
@@ -111,25 +114,6 @@ struct GridCoords {
   /// batch · stride_b + head · stride_h for tensor `prefix` ("q", "o", ...).
   Value tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,
                    StringRef prefix, Value headIndex) const;
-};
-
-/// How a thread block walks the tiles (KernelAbi.h's TileScheduler).
-enum class TileOrder {
-  /// One tile per block: the grid's (x, y, z).
-  PerBlock,
-  /// Persistent: tiles first, first + step, ... below count (blockIdx.x,
-  /// gridDim.x, ceil(M / block_m) · Hq · B), in GridCoords::forTile's
-  /// order. Tiles of equal cost (no mask).
-  Strided,
-  /// Persistent over pairs of a head's Q blocks, the k-th from the end
-  /// and the k-th from the start (GridCoords::forPairedTile): under a
-  /// causal mask with M = N every pair sees T + 1 KV tiles (but an odd
-  /// T's middle one, (T + 1) / 2), so a static round robin over pairs is
-  /// balanced where one over tiles is not. Block b takes pairs b, b +
-  /// gridDim.x, ..., each as two tiles in a row (loop index n: pair
-  /// pairFirst + (n / 2)·pairStep, member n mod 2). A schedule must give
-  /// an odd T's null tile no KV tiles (BlockTiles::visibleKeyBlocks).
-  Paired,
 };
 
 /// The tiles one thread block computes: the loop `for n = first; n <
@@ -164,7 +148,7 @@ void inFirstThread(OpBuilder &b, Location loc, Value threadId,
                    function_ref<void(OpBuilder &)> body);
 
 /// `bytes` of dynamic shared memory as an i8 memref at a 1024-byte aligned
-/// base (TOOLCHAIN.md: gpu.dynamic_shared_memory is misaligned in MLIR 22).
+/// base (docs/toolchain.md: gpu.dynamic_shared_memory is misaligned in MLIR 22).
 Value sharedMemoryBase(OpBuilder &b, gpu::GPUModuleOp module, Location loc,
                        int64_t bytes);
 
@@ -212,7 +196,7 @@ public:
   FailureOr<SmallVector<Value>>
   emitLoopBody(OpBuilder &b, const GridCoords &grid, Value keyStart,
                ValueRange carried, Value queryTile, TileSource keyTile,
-               TileSource valueTile, Value alibiSlope);
+               TileSource valueTile);
 
   /// The P·V a pipelined body leaves for the next one: P (16-bit) and
   /// where its V tile comes from. `probs` null: none (the first body).
@@ -238,7 +222,7 @@ public:
   FailureOr<SmallVector<Value>>
   emitPipelinedBody(OpBuilder &b, const GridCoords &grid, Value keyStart,
                     ValueRange carried, Value queryTile, TileSource keyTile,
-                    const DeferredProduct &previous, Value alibiSlope,
+                    const DeferredProduct &previous,
                     const PipelineHooks &hooks);
 
   /// The last tile's deferred acc + P·V, waited for: the loop's values
@@ -259,6 +243,18 @@ public:
     valueDescale = value;
   }
 
+  /// The kernel's values of the attention's per-head score inputs
+  /// (FusedAttention::headInputs, as GridCoords::headScoreInputs loads
+  /// them), for the bodies that follow.
+  void setHeadScoreInputs(ValueRange values) {
+    headInputValues.assign(values.begin(), values.end());
+  }
+  /// The same, loaded here at `grid`'s batch and head.
+  void loadHeadScoreInputs(OpBuilder &b, Location loc, const GridCoords &grid,
+                           const KernelArgs &args) {
+    setHeadScoreInputs(grid.headScoreInputs(b, loc, args, attention.headInputs));
+  }
+
   /// The bodies emitted next cover tiles every key of which every query
   /// sees (a schedule's interior tiles): their masks are not emitted.
   void setTilesUnmasked(bool unmasked) { tilesUnmasked = unmasked; }
@@ -276,7 +272,7 @@ private:
   Value lookup(OpBuilder &b, Value l2Value);
   /// Sets up the mapping for one body (coordinates, tiles, carried values).
   void beginBody(const GridCoords &coords, Value tileStart, ValueRange carried,
-                 Value queryTile, Value alibiSlope);
+                 Value queryTile);
   /// Index of the accumulator among the loop's carried values.
   unsigned accumulatorIndex() const;
   Value fullRows(OpBuilder &b, Value value);
@@ -304,6 +300,7 @@ private:
   const GridCoords *grid = nullptr;
   Value keyStart;
   Value scoreDescale, valueDescale; ///< the kernel's (setDescales)
+  SmallVector<Value> headInputValues; ///< setHeadScoreInputs
   bool tilesUnmasked = false;       ///< setTilesUnmasked
   /// Maps the attention's run-time scalars to the kernel's.
   void mapRunTimeScalars();

@@ -17,7 +17,7 @@
 //     (ldmatrix.trans of P, dS)
 //   On 64 x 128 with 8 warps (D = 64 and 128), S's keys are split over two
 //   groups of four warps and dK_j's and dV_j's head dims over two groups
-//   of 32 keys (ampereBackwardColumnGroups): dQ_i, which needs every key,
+//   of 32 keys (ScheduleKnobs::columnGroups): dQ_i, which needs every key,
 //   comes after the barrier from the shared dS (ldmatrix), each group half
 //   of D's columns, added from its fragment.
 //   (the next iteration's barrier orders P/dS's reuse and the ring's)
@@ -75,7 +75,8 @@ struct BackwardBlock {
                 const AttentionKernelConfig &c, Location loc)
       : c(c), args(args), loc(loc), plan(c) {
     threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    KeyBlockPlace place = KeyBlockPlace::build(b, loc, args, c, kBackwardSectionBytes);
+    KeyBlockPlace place = KeyBlockPlace::build(b, loc, args, c,
+                                               c.schedule.sectionMiB << 20);
     keyStart = place.keyStart;
     kvHead = place.kvHead;
     batch = place.batch;
@@ -118,10 +119,10 @@ struct BackwardBlock {
   }
   void copy(OpBuilder &b, const GlobalTile &src, Value rowStart, Value dst,
             Value stage, int64_t rows, int64_t width) const {
-    // copiesInteriorFast: every tile but a ragged last one copied without
+    // copies_interior_fast: every tile but a ragged last one copied without
     // row checks.
     copyTileAsync(b, loc, src, rowStart, dst, stage, rows, width, 32 * c.warps,
-                  threadId, copiesInteriorFast(c));
+                  threadId, c.schedule.copiesInteriorFast);
   }
 };
 
@@ -187,8 +188,8 @@ void emitGradQueryAdd(OpBuilder &b, const BackwardBlock &block,
     return;
   }
   // Built here again rather than kept from peekTurn: built at the step's
-  // start, the masked kernels' turn arithmetic moved and D64 causal ran
-  // 1.4% slower in one round (bench/results/2026-11-26d-review-verify-h100.log).
+  // start, the masked kernels' turn arithmetic moves into the step and
+  // slows it.
   GradQueryTurn turn = GradQueryTurn::build(b, loc, args, c, at, block.keyStart);
   turn.whenEnabled(b, loc, [&](OpBuilder &wb) {
     inFirstThread(wb, loc, block.threadId, [&](OpBuilder &tb) {
@@ -243,11 +244,11 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
   // reads Q_i, dV dO_i): every warp is past it before the copy overwrites.
   gpu::BarrierOp::create(b, loc);
   copyQueryBlock(b, any, begin, block.cst(b, 0));
-  Value slope = c.alibi ? grid.alibiSlope(b, loc, block.args) : Value();
-  // loadsQueryRowsAhead: LSE_i and D_i loaded a Q block ahead and carried
+  math.loadHeadScoreInputs(b, loc, grid, block.args);
+  // loads_query_rows_ahead: LSE_i and D_i loaded a Q block ahead and carried
   // (FA2's order), each step's loads issued after its barrier and first
   // used by the next step; otherwise loaded where the step first uses them.
-  bool ahead = loadsQueryRowsAhead(c);
+  bool ahead = c.schedule.loadsQueryRowsAhead;
   auto loadRows = [&](OpBuilder &rb, Value q0) {
     GridCoords at = grid;
     at.queryStart = q0;
@@ -312,7 +313,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
         // deterministic. With S's keys split over warp groups, dQ_i =
         // dS·K_j reads dS from shared memory and so comes after that
         // barrier: added at once.
-        sources.gradQueryFromShared = ampereBackwardColumnGroups(c).queryRows > 1;
+        sources.gradQueryFromShared = c.schedule.columnGroups.queryRows > 1;
         Value pending;
         sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery, int64_t) {
           if (sources.gradQueryFromShared)
@@ -323,17 +324,15 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
         sources.sharedWritten = [&](OpBuilder &tb) {
           gpu::BarrierOp::create(tb, loc);
           // The next step's LSE / D among the transposed MMAs (FA2's
-          // place): issued at the step's head, ptxas made this step's
-          // first use of the carried LSE wait on the scoreboard the new
-          // loads set (ncu: 6.3 K samples); here none: forward + backward
-          // none -4%, causal -0.2% (twentieth session).
+          // place): issued at the step's head, they would make this
+          // step's first use of the carried LSE wait on their scoreboard.
           if (ahead)
             rowsAhead = loadRows(tb, nextStart);
           if (!sources.gradQueryFromShared)
             emitGradQueryAdd(tb, block, at, pending, afterFirst, peeked);
         };
         FailureOr<SmallVector<Value>> yielded =
-            math.emitBody(lb, at, block.keyStart, carried, slope, sources);
+            math.emitBody(lb, at, block.keyStart, carried, sources);
         if (failed(yielded)) {
           result = failure();
           scf::YieldOp::create(lb, loc, loopCarried);
@@ -351,7 +350,7 @@ emitQueryLoop(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
 }
 
 /// dK_j, dV_j (f32, `gradients`) in the input type, by the rows that exist:
-/// from the fragments (32-bit stores), or with storesGradientsThroughShared
+/// from the fragments (32-bit stores), or with stores_gradients_through_shared
 /// staged in the Q and dO rings, which the last step has finished with, and
 /// stored 16 bytes a thread (FA2's epilogue).
 void storeGradients(OpBuilder &b, const BackwardBlock &block,
@@ -360,7 +359,7 @@ void storeGradients(OpBuilder &b, const BackwardBlock &block,
   Location loc = block.loc;
   KernelArgs &args = block.args;
   static constexpr StringLiteral kGradients[] = {"dk", "dv"};
-  bool staged = storesGradientsThroughShared(c);
+  bool staged = c.schedule.storesGradientsThroughShared;
   assert((!staged || c.blockN <= 2 * c.blockM) &&
          "dK_j and dV_j fit the Q and dO rings' two stages");
   // No copy is in flight here: each step waits for all of its group, and
@@ -424,7 +423,7 @@ LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
     return FragmentLayoutAttr::get(b.getContext(), c.warps,
                                    rows * columnGroups / (16 * c.warps), columnGroups);
   };
-  BackwardColumnGroups groups = ampereBackwardColumnGroups(c);
+  BackwardColumnGroups groups = c.schedule.columnGroups;
   BackwardMath math(backward, layoutFor(c.blockM, groups.queryRows),
                     layoutFor(c.blockN, groups.keyRows),
                     layoutFor(c.blockM, groups.gradQueryGroups()));

@@ -125,17 +125,19 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
   KernelArgs args = KernelArgs::create(b, module, c, name, 32 * c.warps);
   GridCoords grid = GridCoords::build(b, loc, args, c);
   Pipeline p = buildPrologue(b, loc, module, args, grid, c);
-  Value slope = c.alibi ? grid.alibiSlope(b, loc, args) : Value();
+  SmallVector<Value> headInputs =
+      grid.headScoreInputs(b, loc, args, attention.headInputs);
 
   // Each warp owns m_tiles m16 tiles: two per warp share every K and V
   // fragment, halving the ldmatrix traffic per mma.
   int64_t mTiles = c.blockM / (16 * c.warps);
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, mTiles);
-  // Q's A fragments stay in registers for the whole loop when they fit;
-  // otherwise they are re-read from shared memory per KV tile.
+  // Q's A fragments stay in registers for the whole loop
+  // (query_in_registers); otherwise they are re-read from shared memory
+  // per KV tile.
   Value query = p.tile(b, loc, p.sharedQuery, Value(), c.blockM, c.headDim,
                        sharedRowElements(c.headDim));
-  if ((c.headDim + 15) / 16 * 16 * mTiles <= 128)
+  if (c.schedule.queryInRegisters)
     query = LoadOperandOp::create(
         b, loc,
         RankedTensorType::get({c.blockM, c.headDim}, c.elementType,
@@ -144,6 +146,7 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
         query);
 
   DistributedMath math(attention, layout);
+  math.setHeadScoreInputs(headInputs);
   LogicalResult bodyResult = success();
   auto loop = scf::ForOp::create(
       b, loc, p.cst(b, loc, 0), p.numBlocks, p.cst(b, loc, 1),
@@ -197,7 +200,7 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
                         p.valueRow);
         };
         FailureOr<SmallVector<Value>> yielded = math.emitLoopBody(
-            lb, grid, keyStart, carried, query, keyTile, valueTile, slope);
+            lb, grid, keyStart, carried, query, keyTile, valueTile);
         if (failed(yielded)) {
           bodyResult = failure();
           scf::YieldOp::create(lb, loc, carried);

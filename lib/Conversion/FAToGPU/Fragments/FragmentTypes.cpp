@@ -245,8 +245,8 @@ Value mlir::fa::packVector(OpBuilder &b, Location loc, Type type,
 Value mlir::fa::fastExp2(OpBuilder &b, Location loc, Value x) {
   // .ftz: one MUFU.EX2. Without it ptxas wraps each in a compare, two
   // multiplies and a select that keep denormal results (x < -126), which
-  // are below anything a softmax or its gradient can register: 3 of the
-  // sm_80 backward's ~10 instructions per score (docs/perf-notes.md).
+  // are below anything a softmax or its gradient can register, in what is
+  // a few instructions per score.
   return LLVM::CallIntrinsicOp::create(
              b, loc, b.getF32Type(),
              b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"), ValueRange{x})

@@ -176,8 +176,7 @@ static Value f32ElementAddress(OpBuilder &b, Location loc, Value buffer, Value o
 /// waits for the load until the value's first use. (As select(exists,
 /// load, padding) the select followed the load at once: in the sm_80 D256
 /// backward, ptxas hoisted both to the step's head, where the select
-/// stalled ~6% of the kernel's samples; docs/perf-notes.md, twentieth
-/// session.) The address of a missing row is formed but never read.
+/// stalled.) The address of a missing row is formed but never read.
 static Value loadRowOrPadding(OpBuilder &b, Location loc, Value address,
                               int64_t bytes, Value exists, Value padding) {
   Value predicate = arith::ExtUIOp::create(b, loc, b.getI32Type(), exists);
@@ -196,9 +195,8 @@ static Value loadRowOrPadding(OpBuilder &b, Location loc, Value address,
 /// A `predicated` row tile's values: a thread's rows are its first one
 /// plus constants (ThreadFragment::row), so one 64-bit address and the
 /// rows left past it serve every slot: each load at an immediate offset,
-/// each row's test a compare with a constant (the sm_80 D64 backward spent
-/// 152 instructions a step on per-row indices, clamps and selects for its
-/// 16 loads; FA2 30; ncu page, twenty-first session).
+/// each row's test a compare with a constant (per-row indices, clamps and
+/// selects cost the sm_80 backward several times FA2's instructions).
 static void loadPredicatedRows(OpBuilder &b, Location loc, ThreadFragment &thread,
                                const FragmentShape &shape, Value buffer,
                                Value base, Value row0, Value rowLimit,
@@ -468,9 +466,8 @@ void StoreSharedLowering::storeRowMajor16(ConversionPatternRewriter &rewriter,
 /// `value` added into the f32 at `address` by a reduction
 /// (red.global.add.f32): nothing waits for it. As an atomic with its result
 /// unused (memref.atomic_rmw), ptxas chose RED in the default kernels but
-/// ATOM in the deterministic ones, whose turns put fences in the kernel:
-/// that alone made the sm_80 D64 deterministic backward 2.5x slower even
-/// with the mode off (docs/perf-notes.md).
+/// ATOM in the deterministic ones, whose turns put fences in the kernel,
+/// and slowed them even with the mode off.
 static void reduceAddGlobal(OpBuilder &b, Location loc, Value address, Value value,
                             int64_t immediateBytes = 0) {
   std::string target = immediateBytes ? "[$0+" + std::to_string(immediateBytes) + "]"

@@ -51,6 +51,9 @@ struct ApplyMaskLowering : OpConversionPattern<ApplyMaskOp> {
     auto layout = cast<FragmentLayoutAttr>(type.getEncoding());
     Value firstRow = adaptor.getQueryOffset();
     int64_t rows = type.getDimSize(0);
+    bool perWarp = this->perWarp;
+    if (auto knob = op->getAttrOfType<BoolAttr>(kMaskPerWarpAttrName))
+      perWarp = knob.getValue();
     if (perWarp) {
       rows = 16 * layout.getMTiles();
       // The warp's rows (its place among the warps of its column group);
@@ -141,7 +144,7 @@ private:
 };
 
 /// fa.alibi_bias: S - c·slope·|i + N - M - j| per element, c = log2(e) in
-/// log2 units (DESIGN.md's ALiBi, bottom-right aligned like the masks).
+/// log2 units (docs/design.md's ALiBi, bottom-right aligned like the masks).
 struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult

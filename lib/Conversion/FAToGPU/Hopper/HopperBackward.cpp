@@ -62,12 +62,15 @@
 // of P and dS before this step's writes; gpu.barrier cannot serve (the
 // producer does not take part), so every barrier is named barrier 1 over
 // the consumer threads. Two blocks per SM where one consumer warpgroup's
-// shared memory allows (BackwardOccupancy).
+// shared memory allows (BackwardOccupancy). The rings and their barrier
+// protocol are TmaRing.h's; the step's MMAs are reordered with IrMotion.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "HopperPtx.h"
 #include "HopperStrategy.h"
+#include "IrMotion.h"
+#include "TmaRing.h"
 
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
 #include "fa/Conversion/FAToGPU/FragmentPatterns.h"
@@ -112,19 +115,18 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   stagingPanels = (c.headDim + 31) / 32; // of 32 f32 columns
   stagingBufferBytes = stagingPanels / gradQueryParts * c.blockM * kPanelRowBytes;
   // dQ_i is always staged in f32 panels of 32 columns, for one TMA
-  // reduce-add per panel: added per element from registers, its atomics
-  // use a third of each L2 sector and bound the kernel (docs/perf-notes.md,
-  // sm_90a backward). The reduce-adds are the dQ writer's (a producer
-  // thread), so two staging buffers let the consumers write dQ_(i+1)
-  // while it still adds dQ_i (or, deterministic, waits for dQ_i's turn);
-  // in parts, a buffer holds one part, and one buffer is passed between
-  // the parts (the writer reads the first while the second is computed).
-  // One consumer warpgroup alone leaves the tensor cores idle, so where
-  // the staging costs the second block per SM, Q and dO get one stage
-  // first: the other block's work covers the copy. With dO on a ring of
-  // its own (released early), a second Q stage comes before a second dO
-  // stage: at D = 256 (208 KB) nothing is then exposed but the first
-  // step's copies (docs/perf-notes.md, the D256 backward's rings).
+  // reduce-add per panel: added per element from registers, its atomics use
+  // a third of each L2 sector and bound the kernel. The reduce-adds are the
+  // dQ writer's (a producer thread), so two staging buffers let the
+  // consumers write dQ_(i+1) while it still adds dQ_i (or, deterministic,
+  // waits for dQ_i's turn); in parts, a buffer holds one part, and one
+  // buffer is passed between the parts (the writer reads the first while the
+  // second is computed). One consumer warpgroup alone leaves the tensor
+  // cores idle, so where the staging costs the second block per SM, Q and dO
+  // get one stage first: the other block's work covers the copy. With dO on
+  // a ring of its own (released early), a second Q stage comes before a
+  // second dO stage: at D = 256 (208 KB) nothing is then exposed but the
+  // first step's copies.
   // Two dQ writers at most (gradQueryWriters; one extra dq_full set).
   auto writersFor = [&](int64_t buffers) {
     return c.deterministic && gradQueryParts > 1 && buffers == gradQueryParts ? 2 : 1;
@@ -174,28 +176,23 @@ BackwardSharedMemoryPlan::BackwardSharedMemoryPlan(const AttentionKernelConfig &
   bytes = total(queryStages, gradOutStages, stagingStages);
 }
 
+int64_t hopper::backwardBlocksPerSM(const AttentionKernelConfig &c) {
+  int64_t groups = c.warps / 4; // consumer warpgroups
+  return groups == 1 && BackwardSharedMemoryPlan(c).bytes <= kHalfSharedMemoryBytes
+             ? 2
+             : 1;
+}
+
 namespace {
 
-/// Blocks per SM and their warpgroups' registers. One consumer warpgroup
-/// alone cannot keep the tensor cores busy: where two blocks fit the
-/// shared memory (half the SM's, less the reserve), the block asks for
-/// two, and its 64K / 2 registers go 24 to the producer, the rest (232)
-/// to the consumers.
+/// Blocks per SM (backwardBlocksPerSM) and their warpgroups' registers
+/// (the register_budget knob).
 struct BackwardOccupancy {
   int64_t blocksPerSM;
   RegisterBudget budget;
 };
 BackwardOccupancy backwardOccupancy(const AttentionKernelConfig &c) {
-  int64_t groups = c.warps / 4; // consumer warpgroups
-  if (groups == 1 && BackwardSharedMemoryPlan(c).bytes <= kHalfSharedMemoryBytes)
-    return {2, {24, 232}};
-  // With dQ_i in parts the consumers fit 232 registers (ptxas: no spill),
-  // and the producer warpgroup (the TMA issuer and the dQ writer), which
-  // spills 92 B at 24, none at 40 (40·128 + 232·256 = 168·384, what the
-  // block holds at entry). Elsewhere the consumers spill at 232.
-  if (gradQueryPartsOf(c) > 1)
-    return {1, {40, 232}};
-  return {1, registerBudget(groups)};
+  return {backwardBlocksPerSM(c), c.schedule.registerBudget};
 }
 
 /// The block's shared memory, its place in the problem, the barriers.
@@ -211,12 +208,19 @@ struct BackwardBlock {
   SmallVector<Value, 2> keyParts;
   /// dQ_i's f32 staging panels, per buffer (of one part each).
   SmallVector<Value, 2> staging;
+  /// The rings: Q_i (q_full, q_empty), dO_i (do_full, do_empty where
+  /// plan.gradOutRing, else the Q ring's barriers), and dQ_i's staging
+  /// buffers, which the consumers fill (dq_full: every consumer thread
+  /// arrives) and the dQ writer's reduce-adds drain (dq_empty); the second
+  /// writer sees the staging ring through dq_full barriers of its own.
+  TmaRing queryRing, gradOutSlots, stagingRing, secondWriterStaging;
 
   BackwardBlock(OpBuilder &b, gpu::GPUModuleOp module, KernelArgs &args,
                 const AttentionKernelConfig &c, Location loc)
       : c(c), args(args), loc(loc), plan(c) {
     threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    KeyBlockPlace place = KeyBlockPlace::build(b, loc, args, c, kBackwardSectionBytes);
+    KeyBlockPlace place = KeyBlockPlace::build(b, loc, args, c,
+                                               c.schedule.sectionMiB << 20);
     keyStart = place.keyStart;
     kvHead = place.kvHead;
     batch = place.batch;
@@ -248,6 +252,30 @@ struct BackwardBlock {
     for (int64_t buffer = 0; buffer < plan.stagingStages; ++buffer)
       staging.push_back(view(plan.stagingOffset + buffer * plan.stagingBufferBytes,
                              {stagingPartPanels(), c.blockM, 32}, b.getF32Type()));
+    // After kv_full, a (full, empty) pair per stage of each ring.
+    auto pairs = [&](int64_t first, int64_t fullArrivals, int64_t emptyArrivals) {
+      int64_t at = plan.barrierOffset + first;
+      return std::pair{RingBarriers{at, 16, fullArrivals},
+                       RingBarriers{at + 8, 16, emptyArrivals}};
+    };
+    auto [queryFull, queryEmpty] = pairs(8, 1, consumerThreads());
+    queryRing = TmaRing(base, plan.queryStages, plan.queryOffset, plan.queryStageBytes,
+                        queryFull, queryEmpty);
+    auto [gradOutFull, gradOutEmpty] =
+        plan.gradOutRing ? pairs(8 + 16 * plan.queryStages, 1, consumerThreads())
+                         : std::pair{queryFull, queryEmpty};
+    gradOutSlots = TmaRing(base, plan.gradOutStages, plan.gradOutOffset,
+                           plan.gradOutStageBytes, gradOutFull, gradOutEmpty);
+    auto [stagingFull, stagingEmpty] = pairs(gradQueryBarriersOffset(), consumerThreads(), 1);
+    stagingRing = TmaRing(base, plan.stagingStages, plan.stagingOffset,
+                          plan.stagingBufferBytes, stagingFull, stagingEmpty);
+    // Writer 1's dq_full barriers follow every other barrier (two writers
+    // at most: the plan counts one extra set).
+    RingBarriers secondWriterFull{
+        plan.barrierOffset + gradQueryBarriersOffset() + 16 * plan.stagingStages, 8,
+        consumerThreads()};
+    secondWriterStaging = TmaRing(base, plan.stagingStages, plan.stagingOffset,
+                                  plan.stagingBufferBytes, secondWriterFull, stagingEmpty);
   }
 
   int64_t stagingPartPanels() const { return plan.stagingPanels / plan.gradQueryParts; }
@@ -267,29 +295,6 @@ struct BackwardBlock {
     return arith::AddIOp::create(b, loc, base, i32(b, bytes));
   }
   Value keyValueFull(OpBuilder &b) const { return address(b, plan.barrierOffset); }
-  /// The full (`empty` false) or empty mbarrier of stage `stage` (an
-  /// index) of a ring whose pairs start `first` bytes into the barriers.
-  Value ringBarrier(OpBuilder &b, int64_t first, Value stage, bool empty) const {
-    Value stageBytes = arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, 16));
-    return arith::AddIOp::create(
-        b, loc, address(b, plan.barrierOffset + first + (empty ? 8 : 0)), stageBytes);
-  }
-  /// q_full (`empty` false) or q_empty of Q ring stage `stage` (an index);
-  /// they guard dO_i too unless it has a ring of its own.
-  Value queryBarrier(OpBuilder &b, Value stage, bool empty) const {
-    return ringBarrier(b, 8, stage, empty);
-  }
-  /// do_full or do_empty of dO ring stage `stage` (plan.gradOutRing).
-  Value gradOutBarrier(OpBuilder &b, Value stage, bool empty) const {
-    assert(plan.gradOutRing && "dO shares the Q ring's barriers");
-    return ringBarrier(b, 8 + 16 * plan.queryStages, stage, empty);
-  }
-  /// dq_full (`empty` false: the consumers have staged a part of dQ_i) or
-  /// dq_empty (the dQ writer's reduce-adds have read it) of staging
-  /// buffer `stage`.
-  Value gradQueryBarrier(OpBuilder &b, Value stage, bool empty) const {
-    return ringBarrier(b, gradQueryBarriersOffset(), stage, empty);
-  }
   /// Where the dq_full / dq_empty pairs start, bytes into the barriers
   /// (after kv_full and the Q and dO rings' pairs).
   int64_t gradQueryBarriersOffset() const {
@@ -301,32 +306,22 @@ struct BackwardBlock {
   /// gradQueryBarrier's, writer 1's follow every other barrier (two
   /// writers at most: the plan counts one extra set).
   Value gradQueryFull(OpBuilder &b, Value stage, Value step) const {
-    Value shared = gradQueryBarrier(b, stage, /*empty=*/false);
+    Value shared = stagingRing.fullBarrier(b, loc, stage);
     if (plan.gradQueryWriters == 1)
       return shared;
-    int64_t first = gradQueryBarriersOffset() + 16 * plan.stagingStages;
-    Value own = arith::AddIOp::create(
-        b, loc, address(b, plan.barrierOffset + first),
-        arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, 8)));
+    Value own = secondWriterStaging.fullBarrier(b, loc, stage);
     Value writer = arith::RemUIOp::create(b, loc, step, idx(b, plan.gradQueryWriters));
     Value first0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, writer, idx(b, 0));
     return arith::SelectOp::create(b, loc, first0, shared, own);
   }
-  /// The position of the n-th use of a ring of `stages`: (stage, parity).
-  std::pair<Value, Value> ringPosition(OpBuilder &b, Value n, int64_t stages) const {
-    Value count = idx(b, stages);
-    Value stage = arith::RemUIOp::create(b, loc, n, count);
-    Value round = arith::DivUIOp::create(b, loc, n, count);
-    return {stage, toI32(b, arith::RemUIOp::create(b, loc, round, idx(b, 2)))};
-  }
   /// The staging ring's position of part `part` of the step-th dQ_i.
-  std::pair<Value, Value> stagingPosition(OpBuilder &b, Value step, int64_t part) const {
+  RingPosition stagingPosition(OpBuilder &b, Value step, int64_t part) const {
     Value n = step;
     if (plan.gradQueryParts > 1)
       n = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, step, idx(b, plan.gradQueryParts)),
           idx(b, part));
-    return ringPosition(b, n, plan.stagingStages);
+    return stagingRing.position(b, loc, n);
   }
   /// Staging buffer `stage` (an index) as the fragment store's target.
   Value stagingBuffer(OpBuilder &b, Value stage) const {
@@ -371,9 +366,7 @@ struct BackwardBlock {
       });
     }
     int64_t partPanels = stagingPartPanels();
-    Value stagingBase = arith::AddIOp::create(
-        b, loc, address(b, plan.stagingOffset),
-        arith::MulIOp::create(b, loc, toI32(b, stage), i32(b, plan.stagingBufferBytes)));
+    Value stagingBase = stagingRing.slot(b, loc, stage);
     for (int64_t panel = 0; panel < partPanels; ++panel)
       tmaReduceAdd(b, loc,
                    arith::AddIOp::create(b, loc, stagingBase,
@@ -383,7 +376,7 @@ struct BackwardBlock {
                     toI32(b, at.head), toI32(b, batch)});
     bulkCommit(b, loc);
     bulkWait(b, loc, 0, /*readOnly=*/true);
-    arrive(b, loc, gradQueryBarrier(b, stage, /*empty=*/true));
+    stagingRing.release(b, loc, stage);
     if (plan.gradQueryWriters > 1) {
       // Another writer adds the next step: this one passes its own turn
       // as soon as its additions complete.
@@ -404,15 +397,14 @@ struct BackwardBlock {
   /// Passes `turn` on once the bulk groups before the last `inFlight` have
   /// completed (the additions it orders).
   ///
-  /// The writer passes a Q block's turn only after the first reduce-adds
-  /// of its next Q block are issued, so that it does not wait for its own
-  /// additions to complete (~1-2 us, as long as a step at D128: waiting,
-  /// the deterministic writer fell behind the consumers, 1.24x the default
-  /// kernel against 1.16x). The next KV block sees the turn up to a step
-  /// later, but it arrives at this Q block steps after this one anyway
-  /// (BackwardOrder.cpp); at D256, two parts a step, after the whole next
-  /// step it waited (1.26x against 1.21x). No deadlock: a block only waits
-  /// on blocks ranked before it, at every Q block alike.
+  /// The writer passes a Q block's turn only after the first reduce-adds of
+  /// its next Q block are issued, so that it does not wait for its own
+  /// additions to complete (about as long as a step at D128: waiting, the
+  /// deterministic writer falls behind the consumers). The next KV block
+  /// sees the turn up to a step later, but it arrives at this Q block steps
+  /// after this one anyway (BackwardOrder.cpp); at D256, two parts a step,
+  /// after the whole next step it waits. No deadlock: a block only waits on
+  /// blocks ranked before it, at every Q block alike.
   void passTurn(OpBuilder &b, const GradQueryTurn &turn, int64_t inFlight) const {
     bulkWait(b, loc, inFlight, /*readOnly=*/false);
     fenceProxyAsyncAll(b, loc);
@@ -540,23 +532,17 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
   const BackwardSharedMemoryPlan &p = block.plan;
   Location loc = block.loc;
   Value batch = block.toI32(b, block.batch);
-  auto copyTile = [&](OpBuilder &cb, StringRef map, int64_t offset, Value stageOffset,
-                      int64_t panels, int64_t rows, Value row, Value head, Value bar) {
-    for (int64_t panel = 0; panel < panels; ++panel) {
-      Value dst = block.address(cb, offset + panel * rows * kPanelRowBytes);
-      if (stageOffset)
-        dst = arith::AddIOp::create(cb, loc, dst, stageOffset);
-      tmaLoad(cb, loc, dst, block.args[map],
-              {block.i32(cb, panel * kPanelElements), row, head, batch}, bar);
-    }
+  auto box = [&](int64_t panels, int64_t rows, Value row, Value head) {
+    return TmaBox{panels, rows, kPanelElements, row, head, batch};
   };
   Value kvBar = block.keyValueFull(b);
   Value keyRow = block.toI32(b, block.keyStart);
   Value kvHead = block.toI32(b, block.kvHead);
   arriveExpectTx(b, loc, kvBar, p.keyBytes + p.valueBytes);
-  copyTile(b, "k_tmap", 0, Value(), p.keyPanels, c.blockN, keyRow, kvHead, kvBar);
-  copyTile(b, "v_tmap", p.valueOffset, Value(), p.valuePanels, c.blockN, keyRow,
-           kvHead, kvBar);
+  copyBox(b, loc, block.address(b, 0), block.args["k_tmap"],
+          box(p.keyPanels, c.blockN, keyRow, kvHead), kvBar);
+  copyBox(b, loc, block.address(b, p.valueOffset), block.args["v_tmap"],
+          box(p.valuePanels, c.blockN, keyRow, kvHead), kvBar);
   (void)block.forEachMember(
       b, {}, [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n, ValueRange)
           -> FailureOr<SmallVector<Value>> {
@@ -565,32 +551,28 @@ void buildProducer(OpBuilder &b, const BackwardBlock &block) {
             mb, m, n, {},
             [&](OpBuilder &lb, Value step, Value i, ValueRange)
                 -> FailureOr<SmallVector<Value>> {
-              auto [stage, parity] = block.ringPosition(lb, step, p.queryStages);
-              // A fresh barrier's previous phase counts as complete: the
-              // first use of each stage passes at once.
-              waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true),
-                         arith::XOrIOp::create(lb, loc, parity, block.i32(lb, 1)));
-              Value bar = block.queryBarrier(lb, stage, /*empty=*/false);
-              arriveExpectTx(lb, loc, bar,
-                             p.queryStageBytes + (p.gradOutRing ? 0 : p.gradOutStageBytes));
+              const TmaRing &queryRing = block.queryRing;
+              auto [stage, parity] = queryRing.position(lb, loc, step);
+              queryRing.acquire(lb, loc, stage, TmaRing::releasedParity(lb, loc, parity));
+              // dO_i shares the expect unless it has a ring of its own.
+              Value bar = queryRing.commit(
+                  lb, loc, stage,
+                  p.queryStageBytes + (p.gradOutRing ? 0 : p.gradOutStageBytes));
               Value row = block.toI32(lb, block.queryRowOf(lb, m, i));
-              Value s = block.toI32(lb, stage);
-              copyTile(lb, "q_tmap", p.queryOffset,
-                       arith::MulIOp::create(lb, loc, s, block.i32(lb, p.queryStageBytes)),
-                       p.keyPanels, c.blockM, row, head, bar);
+              queryRing.copy(lb, loc, stage, block.args["q_tmap"],
+                             box(p.keyPanels, c.blockM, row, head), bar);
+              Value gradOutStage = stage;
               if (p.gradOutRing) {
                 // dO_i on its own ring, released before the step ends.
-                auto [doStage, doParity] = block.ringPosition(lb, step, p.gradOutStages);
-                waitParity(lb, loc, block.gradOutBarrier(lb, doStage, /*empty=*/true),
-                           arith::XOrIOp::create(lb, loc, doParity, block.i32(lb, 1)));
-                bar = block.gradOutBarrier(lb, doStage, /*empty=*/false);
-                arriveExpectTx(lb, loc, bar, p.gradOutStageBytes);
-                s = block.toI32(lb, doStage);
+                const TmaRing &gradOutRing = block.gradOutSlots;
+                auto [doStage, doParity] = gradOutRing.position(lb, loc, step);
+                gradOutRing.acquire(lb, loc, doStage,
+                                    TmaRing::releasedParity(lb, loc, doParity));
+                bar = gradOutRing.commit(lb, loc, doStage, p.gradOutStageBytes);
+                gradOutStage = doStage;
               }
-              copyTile(lb, "do_tmap", p.gradOutOffset,
-                       arith::MulIOp::create(lb, loc, s,
-                                             block.i32(lb, p.gradOutStageBytes)),
-                       p.valuePanels, c.blockM, row, head, bar);
+              block.gradOutSlots.copy(lb, loc, gradOutStage, block.args["do_tmap"],
+                                      box(p.valuePanels, c.blockM, row, head), bar);
               return SmallVector<Value>();
             });
       });
@@ -655,46 +637,6 @@ void buildGradQueryWriter(OpBuilder &b, const BackwardBlock &block, int64_t writ
   bulkWait(b, loc, 0, /*readOnly=*/false);
 }
 
-/// `op` and the ops of its block it depends on that come after `anchor`,
-/// in their order.
-SmallVector<Operation *> operandsAfter(Operation *op, Operation *anchor) {
-  Block *block = anchor->getBlock();
-  llvm::SetVector<Operation *> moved;
-  SmallVector<Operation *> worklist = {op};
-  while (!worklist.empty()) {
-    Operation *next = worklist.pop_back_val();
-    if (next->getBlock() != block || !anchor->isBeforeInBlock(next) ||
-        !moved.insert(next))
-      continue;
-    for (Value operand : next->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        worklist.push_back(def);
-  }
-  SmallVector<Operation *> ordered(moved.begin(), moved.end());
-  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
-}
-
-/// Moves `op` and what it depends on after `anchor` to right after `anchor`.
-void hoistAfter(Operation *op, Operation *anchor) {
-  Operation *after = anchor;
-  for (Operation *m : operandsAfter(op, anchor)) {
-    m->moveAfter(after);
-    after = m;
-  }
-}
-
-/// Moves `op` and what it depends on after `anchor` to right before it.
-void moveBeforeWithOperands(Operation *op, Operation *anchor) {
-  for (Operation *m : operandsAfter(op, anchor))
-    m->moveBefore(anchor);
-}
-
-/// `mma`'s uses (but `except`) read `wait`.
-void readThroughWait(Operation *mma, MmaWaitOp wait) {
-  mma->getResult(0).replaceAllUsesExcept(wait.getResult(), wait);
-}
-
 /// dO_i's own ring in a step (BackwardSharedMemoryPlan::gradOutRing):
 /// `acquire` is emitted before the first wgmma that reads `buffer`,
 /// `release` once the last one has completed. Empty: dO_i shares Q_i's.
@@ -702,14 +644,6 @@ struct GradOutRing {
   Value buffer;
   std::function<void(OpBuilder &)> acquire, release;
 };
-
-/// Whether `mma` reads shared buffer `buffer` (an operand's fa.shared_tile).
-bool readsBuffer(TileMatmulOp mma, Value buffer) {
-  return llvm::any_of(mma->getOperands(), [&](Value operand) {
-    auto tile = operand.getDefiningOp<SharedTileOp>();
-    return tile && tile.getBuffer() == buffer;
-  });
-}
 
 /// Two MMAs in flight at once: the step as BackwardMath cloned it waits
 /// for each wgmma before the next issues. S = QKᵀ and dP = dO·Vᵀ are
@@ -738,20 +672,6 @@ LogicalResult overlapStepMatmuls(Block *step, SmallVector<Value> &yielded,
         gradQuery.push_back(m);
     }
   }
-  auto firstUser = [](Operation *op) {
-    Operation *first = nullptr;
-    for (Operation *user : op->getUsers())
-      if (!first || user->isBeforeInBlock(first))
-        first = user;
-    return first;
-  };
-  auto awaitAt = [](Operation *mma, Operation *before, int64_t pending) {
-    OpBuilder b(before);
-    auto wait = MmaWaitOp::create(b, mma->getLoc(), mma->getResult(0).getType(),
-                                  mma->getResult(0), b.getI64IntegerAttr(pending));
-    readThroughWait(mma, wait);
-    return wait;
-  };
   MmaWaitOp gradValueDone; // the first wait after which dV has completed
   if (scores && gradProbs && scores->isBeforeInBlock(gradProbs)) {
     Operation *firstUseOfProbs = firstUser(gradProbs);
@@ -829,7 +749,7 @@ FailureOr<SmallVector<Value>>
 emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
                  const AttentionBackward &backward, const GridCoords &at,
                  QueryRows rows, Value step, Value stage, Value gradOutStage,
-                 ValueRange gradients, Value slope) {
+                 ValueRange gradients) {
   const AttentionKernelConfig &c = block.c;
   Location loc = block.loc;
   BackwardMath::Sources sources;
@@ -863,11 +783,10 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
                       c.headDim / block.plan.gradQueryParts);
   };
   // Each part in a buffer of its own position in the staging ring.
-  std::pair<Value, Value> staged = block.stagingPosition(b, step, 0);
+  RingPosition staged = block.stagingPosition(b, step, 0);
   sources.accumulateGradQuery = [&](OpBuilder &tb, Value gradQuery, int64_t part) {
     auto [buffer, parity] = part == 0 ? staged : block.stagingPosition(tb, step, part);
-    waitParity(tb, loc, block.gradQueryBarrier(tb, buffer, /*empty=*/true),
-               arith::XOrIOp::create(tb, loc, parity, block.i32(tb, 1)));
+    block.stagingRing.acquire(tb, loc, buffer, TmaRing::releasedParity(tb, loc, parity));
     StoreSharedOp::create(tb, loc, gradQuery, block.stagingBuffer(tb, buffer));
     fenceProxyAsync(tb, loc);
     arrive(tb, loc, block.gradQueryFull(tb, buffer, step));
@@ -878,7 +797,7 @@ emitConsumerStep(OpBuilder &b, const BackwardBlock &block, BackwardMath &math,
     fenceProxyAsync(tb, loc);
     block.consumerBarrier(tb);
   };
-  return math.emitBody(b, at, block.keyStart, gradients, slope, sources);
+  return math.emitBody(b, at, block.keyStart, gradients, sources);
 }
 
 /// The consumers: every step of every member, then dK_j and dV_j stored.
@@ -903,54 +822,51 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
       [&](OpBuilder &mb, const BackwardBlock::Member &m, Value n,
           ValueRange carried) -> FailureOr<SmallVector<Value>> {
         GridCoords grid = block.coords(mb, m.head);
-        Value slope = c.alibi ? grid.alibiSlope(mb, loc, block.args) : Value();
+        math.loadHeadScoreInputs(mb, loc, grid, block.args);
         auto stepBody = [&](OpBuilder &lb, Value step, Value i, ValueRange values)
             -> FailureOr<SmallVector<Value>> {
               GridCoords at = grid;
               at.queryStart = block.queryRowOf(lb, m, i);
               const BackwardSharedMemoryPlan &plan = block.plan;
-              auto [stage, parity] = block.ringPosition(lb, step, plan.queryStages);
-              waitParity(lb, loc, block.queryBarrier(lb, stage, /*empty=*/false),
-                         parity);
+              auto [stage, parity] = block.queryRing.position(lb, loc, step);
+              block.queryRing.wait(lb, loc, stage, parity);
               auto [gradOutStage, gradOutParity] =
-                  plan.gradOutRing ? block.ringPosition(lb, step, plan.gradOutStages)
-                                   : std::pair<Value, Value>{stage, parity};
+                  plan.gradOutRing ? block.gradOutSlots.position(lb, loc, step)
+                                   : RingPosition{stage, parity};
               block.consumerBarrier(lb);
               // The LSE and D rows from global memory before S's and dP's
               // wgmmas issue: issued at their first use (P = exp(S - LSE),
-              // after S's wgmmas), their L2 latency stalled every step
-              // (ncu, D256: L1TEX scoreboard, 60% of the warps' stalls).
+              // after S's wgmmas), their L2 latency stalls every step.
               QueryRows rows{math.loadQueryRows(lb, loc, block.args, at, backward.lseRows),
                              math.loadQueryRows(lb, loc, block.args, at,
                                                 backward.rowDotRows)};
               FailureOr<SmallVector<Value>> results =
                   emitConsumerStep(lb, block, math, backward, at, rows, step, stage,
-                                   gradOutStage, values, slope);
+                                   gradOutStage, values);
               // dO_i on a ring of its own: awaited before its first wgmma,
               // released once dV_j's has completed.
               GradOutRing ring;
               if (plan.gradOutRing) {
                 ring.buffer = block.gradOut;
                 ring.acquire = [&](OpBuilder &rb) {
-                  waitParity(rb, loc, block.gradOutBarrier(rb, gradOutStage, false),
-                             gradOutParity);
+                  block.gradOutSlots.wait(rb, loc, gradOutStage, gradOutParity);
                 };
                 ring.release = [&](OpBuilder &rb) {
-                  arrive(rb, loc, block.gradOutBarrier(rb, gradOutStage, true));
+                  block.gradOutSlots.release(rb, loc, gradOutStage);
                 };
               }
               if (succeeded(results) &&
                   failed(overlapStepMatmuls(lb.getInsertionBlock(), *results, ring)))
                 return failure();
               // Every wgmma reading Q_i and dO_i has been waited for.
-              arrive(lb, loc, block.queryBarrier(lb, stage, /*empty=*/true));
+              block.queryRing.release(lb, loc, stage);
               return results;
             };
-        if (!splitsUnmaskedQueryBlocks(c))
+        if (!c.schedule.splitsUnmaskedQueryBlocks)
           return block.forEachQueryBlock(mb, m, n, carried, stepBody);
         // The Q blocks that see all of K_j in a loop of their own, without
         // the mask's branch between S's and dP's wgmma issue and their
-        // waits (splitsUnmaskedQueryBlocks).
+        // waits (splits_unmasked_query_blocks).
         auto [first, last] = block.unmaskedQueryBlocks(mb, m);
         FailureOr<SmallVector<Value>> values = block.forQueryBlocks(
             mb, n, block.idx(mb, 0), first, carried, stepBody);
@@ -986,27 +902,14 @@ void initBarriers(OpBuilder &b, const BackwardBlock &block) {
   Location loc = block.loc;
   block.inFirstThread(b, [&](OpBuilder &then) {
     mbarrierInit(then, loc, block.keyValueFull(then), 1);
-    for (int64_t stage = 0; stage < block.plan.queryStages; ++stage) {
-      Value st = block.idx(then, stage);
-      mbarrierInit(then, loc, block.queryBarrier(then, st, false), 1);
-      mbarrierInit(then, loc, block.queryBarrier(then, st, true),
-                   block.consumerThreads());
-    }
-    for (int64_t stage = 0; block.plan.gradOutRing && stage < block.plan.gradOutStages;
-         ++stage) {
-      Value st = block.idx(then, stage);
-      mbarrierInit(then, loc, block.gradOutBarrier(then, st, false), 1);
-      mbarrierInit(then, loc, block.gradOutBarrier(then, st, true),
-                   block.consumerThreads());
-    }
+    block.queryRing.init(then, loc);
+    if (block.plan.gradOutRing)
+      block.gradOutSlots.init(then, loc);
     for (int64_t stage = 0; stage < block.plan.stagingStages; ++stage) {
       Value st = block.idx(then, stage);
-      mbarrierInit(then, loc, block.gradQueryBarrier(then, st, false),
-                   block.consumerThreads());
-      mbarrierInit(then, loc, block.gradQueryBarrier(then, st, true), 1);
-      for (int64_t writer = 1; writer < block.plan.gradQueryWriters; ++writer)
-        mbarrierInit(then, loc, block.gradQueryFull(then, st, block.idx(then, writer)),
-                     block.consumerThreads());
+      block.stagingRing.init(then, loc, st);
+      if (block.plan.gradQueryWriters > 1)
+        block.secondWriterStaging.initFull(then, loc, st);
     }
     fenceBarrierInit(then, loc);
   });

@@ -6,7 +6,7 @@
 // each built in one place: NVVM ops where MLIR 22's NVVM dialect has a form
 // that lowers to the instruction the schedule needs, else fa instruction
 // ops (fa.wgmma, fa.wgmma_wait) that convert-fa-gpu-to-llvm turns into PTX
-// late. docs/nvvm-ops.md says which NVVM op falls short and why (the nvgpu
+// late. docs/toolchain.md says which NVVM op falls short and why (the nvgpu
 // ops too: nvgpu.warpgroup.mma bundles fence, commit and wait, and a tensor
 // map cannot be a by-value kernel parameter). Shared-memory operands are
 // 32-bit shared-window addresses (i32), as PTX's `.shared::cta` forms take

@@ -2,7 +2,7 @@
 //
 // Part of fa-mlir.
 //
-// Warp-specialised, as FlashAttention-3 (TARGETS.md): the consumer
+// Warp-specialised, as FlashAttention-3 (docs/targets.md): the consumer
 // warpgroups (threads 0 .. 32·warps - 1, one per 64 query rows) compute,
 // and the producer warpgroup after them issues every copy from one thread.
 // The producer lowers its register budget with setmaxnreg and the
@@ -22,23 +22,25 @@
 //                                         arrive q_empty; epilogue
 //
 // (the consumers' loop is software-pipelined: buildPipelinedLoop). e4m3
-// adds the producer's transpose of V (staging ring → Vᵀ ring) and, where
-// O is staged in shared memory, its TMA store (OutputStaging).
-// A ring's empty barriers expect every consumer thread; its full barriers
-// one arrival plus the copy's bytes (TMA's complete_tx). A fresh barrier's
-// "previous phase" counts as complete, so the producer's first wait on
-// each empty barrier (parity 1) passes at once. Rows past M and keys past
-// N arrive as TMA's out-of-bounds zeros; the L2 math masks the keys.
+// adds the producer's transpose of V (staging ring → Vᵀ ring,
+// E4M3Transpose.h) and, where O is staged in shared memory, its TMA store
+// (OutputStaging.h). The rings and their barrier protocol are TmaRing.h's,
+// the consumers' turns Pingpong.h's. Rows past M and keys past N arrive
+// as TMA's out-of-bounds zeros; the L2 math masks the keys.
 //
 //===----------------------------------------------------------------------===//
 
+#include "E4M3Transpose.h"
 #include "HopperPtx.h"
 #include "HopperStrategy.h"
+#include "OutputStaging.h"
+#include "Pingpong.h"
+#include "ScheduleValues.h"
+#include "TmaRing.h"
 
 #include "fa/Conversion/FAToGPU/FragmentPatterns.h"
 #include "fa/Conversion/FAToGPU/KernelSkeleton.h"
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
-#include "fa/runtime/KernelAbi.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -48,7 +50,11 @@ using namespace mlir::fa::hopper;
 
 namespace {
 
-/// The kernel's shared memory: tile views, their addresses, the barriers.
+/// The kernel's shared memory: tile views, the rings over them, the
+/// barriers. Its mbarriers (8 bytes each, from plan.barrierOffset): Q
+/// full; per stage K full, K empty, V full, V empty; Q empty; e4m3: per
+/// stage Vᵀ full, then per stage staging empty; with O over the staging
+/// ring, output empty.
 struct SharedState {
   const AttentionKernelConfig &c;
   SharedMemoryPlan plan;
@@ -59,81 +65,44 @@ struct SharedState {
   /// O's staging [panels, BM, 64] of the output type, for its TMA store
   /// (null where O is stored from the registers).
   Value output;
+  /// Q (one stage: Q full, released once the consumers' last S = QKᵀ of a
+  /// tile is done) and K.
+  TmaRing queryRing, keyRing;
+  /// V as TMA fills it (e4m3: the staging ring, whose slots the
+  /// producer's transpose reads), and V as the P·V reads it (e4m3: Vᵀ,
+  /// written by the producer warpgroup, whose 128 threads arrive on its
+  /// full barriers); the same ring for 16-bit inputs. Both release on V
+  /// empty, but for staging_released_by_transpose: then the transpose
+  /// releases the staging slot (staging empty, its 128 threads), and TMA
+  /// may refill it without waiting for the consumers.
+  TmaRing valueLoad, valueOperand;
 
   Value idx(OpBuilder &b, Location loc, int64_t v) const {
     return arith::ConstantIndexOp::create(b, loc, v);
   }
   Value i32(OpBuilder &b, Location loc, int64_t v) const {
-    return arith::ConstantIntOp::create(b, loc, v, 32);
-  }
-  /// An index or i32 value as i32.
-  Value toI32(OpBuilder &b, Location loc, Value value) const {
-    assert((value.getType().isIndex() || value.getType().isInteger(32)) &&
-           "an index or i32 value");
-    if (value.getType().isInteger(32))
-      return value;
-    return arith::IndexCastOp::create(b, loc, b.getI32Type(), value);
-  }
-  /// The constant `v` of `like`'s type (index or i32).
-  Value constantLike(OpBuilder &b, Location loc, Value like, int64_t v) const {
-    assert((like.getType().isIndex() || like.getType().isInteger(32)) &&
-           "an index or i32 value");
-    return like.getType().isIndex() ? idx(b, loc, v) : i32(b, loc, v);
-  }
-  /// The mbarrier phase parity (i32) of a barrier's `uses`-th use.
-  Value parity(OpBuilder &b, Location loc, Value uses) const {
-    return toI32(b, loc, arith::RemUIOp::create(b, loc, uses,
-                                                constantLike(b, loc, uses, 2)));
-  }
-  /// The parity that says a slot of use `parity` was released: the phase
-  /// before it (a fresh barrier's previous phase counts as complete, so
-  /// use 0 passes).
-  Value releasedParity(OpBuilder &b, Location loc, Value parity) const {
-    return arith::XOrIOp::create(b, loc, parity, i32(b, loc, 1));
+    return i32Constant(b, loc, v);
   }
   /// base + bytes + stride · stage (stage an index or i32, or null).
   Value address(OpBuilder &b, Location loc, int64_t bytes, Value stage = Value(),
                 int64_t stride = 0) const {
-    Value a = arith::AddIOp::create(b, loc, base, i32(b, loc, bytes));
-    if (!stage)
-      return a;
-    return arith::AddIOp::create(
-        b, loc, a,
-        arith::MulIOp::create(b, loc, toI32(b, loc, stage), i32(b, loc, stride)));
+    return sharedAddress(b, loc, base, bytes, stage, stride);
   }
-  /// Barrier `which` (0 K full, 1 K empty, 2 V full, 3 V empty) of `stage`;
-  /// the Q barrier comes first.
-  Value barrier(OpBuilder &b, Location loc, Value stage, int64_t which) const {
-    return address(b, loc, plan.barrierOffset + 8 * (1 + which), stage, 32);
+  /// e4m3 with O over the staging ring (outputInStaging), bytes past the
+  /// base: O's store of the tile has read it (each consumer warpgroup's
+  /// first thread arrives, once a tile that has KV tiles: one phase per
+  /// QueryTile::outputRound). The issuer waits for phase r - 1 before
+  /// staged tile r's first V copy, and no phase goes unwaited: each
+  /// arrival of tile r needs that V, so the barrier is never two phases
+  /// off the wait (which a parity cannot tell apart). A tile with no KV
+  /// tiles would break that (its arrivals need no V: a race
+  /// compute-sanitizer's synccheck and racecheck find), so its O leaves
+  /// from registers and it does not arrive.
+  int64_t outputEmptyOffset() const {
+    return plan.barrierOffset + 8 * (2 + 6 * c.stages);
   }
-  Value queryFull(OpBuilder &b, Location loc) const {
-    return address(b, loc, plan.barrierOffset);
-  }
-  /// Released by the consumers once their last S = QKᵀ of a tile is done.
-  Value queryEmpty(OpBuilder &b, Location loc) const {
-    return address(b, loc, plan.barrierOffset + 8 * (1 + 4 * c.stages));
-  }
-  /// e4m3: Vᵀ of `stage` written by the producer warpgroup (its 128
-  /// threads arrive).
-  Value valueTransposed(OpBuilder &b, Location loc, Value stage) const {
-    return address(b, loc, plan.barrierOffset + 8 * (2 + 4 * c.stages), stage, 8);
-  }
-  /// e4m3: V_j's staging slot read by the producer's transpose (its 128
-  /// threads arrive); TMA may refill it without waiting for the consumers.
-  Value stagingEmpty(OpBuilder &b, Location loc, Value stage) const {
-    return address(b, loc, plan.barrierOffset + 8 * (2 + 5 * c.stages), stage, 8);
-  }
-  /// e4m3 with O over the staging ring (outputInStaging): O's store of
-  /// the tile has read it (each consumer warpgroup's first thread arrives,
-  /// once a tile that has KV tiles: one phase per QueryTile::outputRound).
-  /// The issuer waits for phase r - 1 before staged tile r's first V copy,
-  /// and no phase goes unwaited: each arrival of tile r needs that V, so
-  /// the barrier is never two phases off the wait (which a parity cannot
-  /// tell apart). A tile with no KV tiles would break that (its arrivals
-  /// need no V; the twenty-third session's synccheck and racecheck found
-  /// it), so its O leaves from registers and it does not arrive.
   Value outputEmpty(OpBuilder &b, Location loc) const {
-    return address(b, loc, plan.barrierOffset + 8 * (2 + 6 * c.stages));
+    return address(b, loc, outputEmptyOffset());
   }
   /// The tile of `buffer` (behind `stage`) as a value of the math; a
   /// key-major one is stored transposed (Vᵀ of the e4m3 kernel).
@@ -149,8 +118,6 @@ struct SharedState {
     return tile(b, loc, value, stage, c.blockN, c.valueDim, isE4M3(c.elementType));
   }
 };
-
-enum Barrier { KeyFull = 0, KeyEmpty = 1, ValueFull = 2, ValueEmpty = 3 };
 
 SharedState buildSharedState(OpBuilder &b, Location loc,
                              gpu::GPUModuleOp module,
@@ -176,27 +143,50 @@ SharedState buildSharedState(OpBuilder &b, Location loc,
   if (p.outputPanels)
     s.output = view(p.outputOffset, {p.outputPanels, c.blockM, kPanelElements},
                     outputElementTypeOf(c.elementType));
+
+  int64_t consumers = 32 * c.warps;
+  int64_t barriers = p.barrierOffset;
+  // Per stage: K full, K empty, V full, V empty (32 bytes).
+  auto perStage = [&](int64_t which, int64_t arrivals) {
+    return RingBarriers{barriers + 8 * (1 + which), 32, arrivals};
+  };
+  s.queryRing = TmaRing(s.base, /*stages=*/1, /*offset=*/0, p.queryBytes,
+                        RingBarriers{barriers, 0, 1},
+                        RingBarriers{barriers + 8 * (1 + 4 * c.stages), 0, consumers});
+  s.keyRing = TmaRing(s.base, c.stages, p.keyOffset, p.keyStageBytes,
+                      perStage(0, 1), perStage(1, consumers));
+  RingBarriers valueEmpty = perStage(3, consumers);
+  if (!isE4M3(c.elementType)) {
+    s.valueLoad = s.valueOperand = TmaRing(s.base, c.stages, p.valueOffset,
+                                           p.valueStageBytes, perStage(2, 1),
+                                           valueEmpty);
+    return s;
+  }
+  RingBarriers transposed{barriers + 8 * (2 + 4 * c.stages), 8, kWarpgroupThreads};
+  RingBarriers stagingEmpty{barriers + 8 * (2 + 5 * c.stages), 8, kWarpgroupThreads};
+  s.valueLoad = TmaRing(s.base, c.stages, p.stagingOffset, p.stagingStageBytes,
+                        perStage(2, 1),
+                        c.schedule.stagingReleasedByTranspose ? stagingEmpty
+                                                              : valueEmpty);
+  s.valueOperand = TmaRing(s.base, c.stages, p.valueOffset, p.valueStageBytes,
+                           transposed, valueEmpty);
   return s;
 }
 
 /// Thread 0 initialises the barriers; the block waits for it.
-void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
-                  int64_t consumerThreads) {
+void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid) {
   inFirstThread(b, loc, tid, [&](OpBuilder &then) {
-    mbarrierInit(then, loc, s.queryFull(then, loc), 1);
-    mbarrierInit(then, loc, s.queryEmpty(then, loc), consumerThreads);
+    s.queryRing.init(then, loc, Value());
     for (int64_t stage = 0; stage < s.c.stages; ++stage) {
       Value st = s.idx(then, loc, stage);
-      mbarrierInit(then, loc, s.barrier(then, loc, st, KeyFull), 1);
-      mbarrierInit(then, loc, s.barrier(then, loc, st, KeyEmpty), consumerThreads);
-      mbarrierInit(then, loc, s.barrier(then, loc, st, ValueFull), 1);
-      mbarrierInit(then, loc, s.barrier(then, loc, st, ValueEmpty),
-                   consumerThreads);
+      s.keyRing.init(then, loc, st);
+      // V full, V empty (the e4m3 staging ring's full, Vᵀ's empty).
+      s.valueLoad.initFull(then, loc, st);
+      s.valueOperand.initEmpty(then, loc, st);
       if (isE4M3(s.c.elementType)) {
-        mbarrierInit(then, loc, s.valueTransposed(then, loc, st),
-                     kWarpgroupThreads);
-        if (stagingReleasedByTranspose(s.c))
-          mbarrierInit(then, loc, s.stagingEmpty(then, loc, st), kWarpgroupThreads);
+        s.valueOperand.initFull(then, loc, st);
+        if (s.c.schedule.stagingReleasedByTranspose)
+          s.valueLoad.initEmpty(then, loc, st);
       }
     }
     if (s.plan.outputInStaging)
@@ -207,14 +197,10 @@ void initBarriers(OpBuilder &b, Location loc, const SharedState &s, Value tid,
 }
 
 /// Ring position of the n-th KV tile this block loads (counted over all
-/// its Q tiles): (stage, parity of its use of the stage), of n's type
-/// (index or i32).
-std::pair<Value, Value> ringPosition(OpBuilder &b, Location loc,
-                                     const SharedState &s, Value n) {
-  Value stages = s.constantLike(b, loc, n, s.c.stages);
-  Value stage = arith::RemUIOp::create(b, loc, n, stages);
-  Value round = arith::DivUIOp::create(b, loc, n, stages);
-  return {stage, s.parity(b, loc, round)};
+/// its Q tiles), of n's type (index or i32): every KV ring's.
+RingPosition ringPosition(OpBuilder &b, Location loc, const SharedState &s,
+                          Value n) {
+  return s.keyRing.position(b, loc, n);
 }
 
 /// One Q tile of the persistent loop, as a role sees it.
@@ -267,27 +253,12 @@ void forEachQueryTile(OpBuilder &b, Location loc, const SharedState &s,
       });
 }
 
-/// Panel by panel: box [rows][W] at (W·panel, row, head, batch) of
-/// tensor map `map` into `dst`, completing on `bar`.
-void copyTile(OpBuilder &b, Location loc, const SharedState &s,
-              const KernelArgs &args, StringRef map, Value dst, int64_t panels,
-              int64_t rows, Value row, Value headIndex, Value batch, Value bar) {
-  int64_t width = panelElementsOf(s.c.elementType);
-  for (int64_t panel = 0; panel < panels; ++panel) {
-    Value panelDst = arith::AddIOp::create(
-        b, loc, dst, s.i32(b, loc, panel * rows * kPanelRowBytes));
-    tmaLoad(b, loc, panelDst, args[map],
-            {s.i32(b, loc, panel * width), row, headIndex, batch}, bar);
-  }
-}
-
 /// A tile's TMA coordinates (i32): its head, KV head and batch.
 struct CopyCoords {
   Value head, kvHead, batch;
-  CopyCoords(OpBuilder &b, Location loc, const SharedState &s,
-             const GridCoords &grid)
-      : head(s.toI32(b, loc, grid.head)), kvHead(s.toI32(b, loc, grid.kvHead)),
-        batch(s.toI32(b, loc, grid.batch)) {}
+  CopyCoords(OpBuilder &b, Location loc, const GridCoords &grid)
+      : head(toI32(b, loc, grid.head)), kvHead(toI32(b, loc, grid.kvHead)),
+        batch(toI32(b, loc, grid.batch)) {}
 };
 
 /// The issuing thread's copy of a tile's Q, once the consumers released
@@ -295,20 +266,21 @@ struct CopyCoords {
 void issueQuery(OpBuilder &b, Location loc, const SharedState &s,
                 const KernelArgs &args, const QueryTile &q,
                 const CopyCoords &at) {
-  waitParity(b, loc, s.queryEmpty(b, loc),
-             s.releasedParity(b, loc, s.parity(b, loc, q.round)));
-  Value queryBar = s.queryFull(b, loc);
-  arriveExpectTx(b, loc, queryBar, s.plan.queryBytes);
-  Value dst = s.address(b, loc, 0);
-  Value row = s.toI32(b, loc, q.grid.queryStart);
-  copyTile(b, loc, s, args, "q_tmap", dst, s.plan.queryPanels, s.c.blockM, row,
-           at.head, at.batch, queryBar);
+  s.queryRing.acquire(
+      b, loc, Value(),
+      TmaRing::releasedParity(b, loc, TmaRing::parityOf(b, loc, q.round)));
+  Value queryBar = s.queryRing.commit(b, loc, Value(), s.plan.queryBytes);
+  Value row = toI32(b, loc, q.grid.queryStart);
+  s.queryRing.copy(b, loc, Value(), args["q_tmap"],
+                   TmaBox{s.plan.queryPanels, s.c.blockM,
+                          panelElementsOf(s.c.elementType), row, at.head, at.batch},
+                   queryBar);
 }
 
 /// The issuing thread's copies of KV tile `j` into the rings: K, and V
 /// (into the e4m3 kernel's staging ring, where the producer transposes
 /// it), each once its stage was released: K's by the consumers, V's by
-/// the consumers or (stagingReleasedByTranspose) by the producer's own
+/// the consumers or (staging_released_by_transpose) by the producer's own
 /// transpose, so that V_j is in flight while the consumers still read
 /// Vᵀ_{j - stages}.
 void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
@@ -318,49 +290,41 @@ void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
   const SharedMemoryPlan &p = s.plan;
   auto [stage, parity] =
       ringPosition(b, loc, s, arith::AddIOp::create(b, loc, q.ringBase, j));
-  Value emptyParity = s.releasedParity(b, loc, parity);
+  Value emptyParity = TmaRing::releasedParity(b, loc, parity);
   // In i32, as TMA takes it (j is the producer's i32 or an index).
   Value keyStart = arith::AddIOp::create(
-      b, loc, s.toI32(b, loc, q.kvBegin),
-      arith::MulIOp::create(b, loc, s.toI32(b, loc, j), s.i32(b, loc, c.blockN)));
+      b, loc, toI32(b, loc, q.kvBegin),
+      arith::MulIOp::create(b, loc, toI32(b, loc, j), s.i32(b, loc, c.blockN)));
   // Wait for the stage to be released, expect its bytes, copy.
-  auto fillStage = [&](Value empty, Barrier full, StringRef map,
-                       int64_t offset, int64_t stageBytes, int64_t panels) {
-    waitParity(b, loc, empty, emptyParity);
-    Value bar = s.barrier(b, loc, stage, full);
-    arriveExpectTx(b, loc, bar, stageBytes);
-    Value dst = s.address(b, loc, offset, stage, stageBytes);
-    copyTile(b, loc, s, args, map, dst, panels, c.blockN, keyStart, at.kvHead,
-             at.batch, bar);
+  auto fillStage = [&](const TmaRing &ring, StringRef map, int64_t panels) {
+    ring.acquire(b, loc, stage, emptyParity);
+    Value bar = ring.commit(b, loc, stage, ring.bytesPerSlot());
+    ring.copy(b, loc, stage, args[map],
+              TmaBox{panels, c.blockN, panelElementsOf(c.elementType), keyStart,
+                     at.kvHead, at.batch},
+              bar);
   };
-  fillStage(s.barrier(b, loc, stage, KeyEmpty), KeyFull, "k_tmap", p.keyOffset,
-            p.keyStageBytes, p.keyPanels);
+  fillStage(s.keyRing, "k_tmap", p.keyPanels);
   if (p.outputInStaging) {
     // The tile's first V waits until the last staged O, over the staging
     // ring, has been read by its store (a fresh barrier passes round 0).
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j,
-                                        s.constantLike(b, loc, j, 0));
+                                        constantLike(b, loc, j, 0));
     buildIf(b, loc, first, [&](OpBuilder &then) {
       waitParity(then, loc, s.outputEmpty(then, loc),
-                 s.releasedParity(then, loc, s.parity(then, loc, q.outputRound)));
+                 TmaRing::releasedParity(
+                     then, loc, TmaRing::parityOf(then, loc, q.outputRound)));
     });
   }
-  if (isE4M3(c.elementType))
-    fillStage(stagingReleasedByTranspose(c)
-                  ? s.stagingEmpty(b, loc, stage)
-                  : s.barrier(b, loc, stage, ValueEmpty),
-              ValueFull, "v_tmap", p.stagingOffset, p.stagingStageBytes,
-              p.stagingPanels);
-  else
-    fillStage(s.barrier(b, loc, stage, ValueEmpty), ValueFull, "v_tmap",
-              p.valueOffset, p.valueStageBytes, p.valuePanels);
+  fillStage(s.valueLoad, "v_tmap",
+            isE4M3(c.elementType) ? p.stagingPanels : p.valuePanels);
 }
 
 /// One thread's copies, per tile (16-bit kernels): Q, then each visible
 /// K and V tile into the rings.
 void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
                    const KernelArgs &args, const QueryTile &q) {
-  CopyCoords at(b, loc, s, q.grid);
+  CopyCoords at(b, loc, q.grid);
   issueQuery(b, loc, s, args, q, at);
   scf::ForOp::create(b, loc, s.idx(b, loc, 0), q.numBlocks, s.idx(b, loc, 1),
                      ValueRange{},
@@ -370,165 +334,34 @@ void buildProducer(OpBuilder &b, Location loc, const SharedState &s,
                      });
 }
 
-/// e4m3: the producer warpgroup transposes V_j from the staging ring (as
-/// TMA wrote it: [BN][Dv] in 128-column panels) into Vᵀ_j of the V ring
-/// ([Dv][BN] in 128-key panels, keys permuted by #fa.tma_shared keyMajor's
-/// σ within each 32), the K-major B operand e4m3 wgmma needs.
-///
-/// sm_90 has no 8-bit ldmatrix, so the 16-bit matrix instructions move
-/// byte pairs and two prmt per register pair finish the transpose (FA3's
-/// form). Warp w takes the 32-key steps s = w, w + 4, ...; a task is 16
-/// keys 32s + 16h .. + 15 by n = 4, 2 or 1 chunks of 16 columns (c0 ..
-/// c0 + n - 1 of staging panel P; c0 a multiple of n):
-///   ldmatrix.x{n}.trans, twice (keys + 0 .. 7, then + 8 .. 15): matrix q
-///     = chunk c0 + q (lane L gives key row L % 8); lane T gets, of each,
-///     keys 2t, 2t + 1 (t = T % 4) at columns c, c + 1 (c = 16(c0 + q) +
-///     2(T / 4));
-///   prmt: keys {2t, 2t + 1, 2t + 8, 2t + 9} of column c (and of c + 1),
-///     which σ places at Vᵀ positions 32s + 16h + 4t .. + 3;
-///   stmatrix.x4 (.x2 where n = 1), per pair of chunks q0, q0 + 1:
-///     matrix j = (chunk q0 + j / 2, parity j % 2) = Vᵀ rows 16·chunk +
-///     2i + (parity ^ i / 4) (i = T / 4),
-///     positions 32s + 16h .. + 15: lanes T >= 16 hold their two columns'
-///     words swapped (prmt's selectors), so that each matrix covers rows
-///     of all eight residues mod 8 (conflict-free: eighteenth session).
-/// Every address is a per-lane base plus a constant: the reads' swizzle
-/// (chunk c0 + q xor the key's row % 8 = L % 8) is c0 xor the lane's own
-/// (L / 8 xor L % 8), and a step's key rows move in multiples of 8, so the
-/// only run-time arithmetic is one xor per nonzero c0 (4; 2 or 6 where Dv
-/// is not a multiple of 64) and h = 1's (the stores' key chunk 2w + h xor
-/// the row's residue). The xors touch bits 4-6 only: the bases below them
-/// are multiples of 128 (fa_smem is 1024-aligned, the plan's offsets and
-/// stage sizes multiples of 1024). The per-column-group form (four
-/// key groups of one chunk) needed a swizzle xor for every ldmatrix and
-/// held only one load in flight: the producer, the D256 kernel's
-/// bottleneck, spent +136 cycles an iteration on addresses against FA3's
-/// (ncu, eighteenth session). scripts/fp8-transpose-sim.py (a lit test)
-/// simulates it byte by byte with these address expressions against σ
-/// and counts the ways: a change here must be made there too.
-void transposeValueTile(OpBuilder &b, Location loc, const SharedState &s,
-                        Value stage, Value producerThread) {
-  const AttentionKernelConfig &c = s.c;
-  const SharedMemoryPlan &p = s.plan;
-  auto cst = [&](int64_t v) { return s.i32(b, loc, v); };
-  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y).getResult(); };
-  auto mul = [&](Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, cst(y)).getResult(); };
-  auto div = [&](Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, cst(y)).getResult(); };
-  auto rem = [&](Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, cst(y)).getResult(); };
-  auto xorv = [&](Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y).getResult(); };
-  auto xorc = [&](Value x, int64_t y) { return y ? xorv(x, cst(y)) : x; };
-  Value tid = s.toI32(b, loc, producerThread);
-  Value warp = div(tid, 32), lane = rem(tid, 32);
-  assert((p.stagingOffset | p.stagingStageBytes | p.valueOffset |
-          p.valueStageBytes) % kPanelRowBytes == 0 &&
-         "the swizzle xors below need 128-byte aligned bases");
-  Value staging = s.address(b, loc, p.stagingOffset, stage, p.stagingStageBytes);
-  Value transposed = s.address(b, loc, p.valueOffset, stage, p.valueStageBytes);
-  constexpr int64_t kProducerWarps = kWarpgroupThreads / 32;
-  // block_n is a multiple of 32 and Dv of 16 (unsupportedE4M3Operands):
-  // the last round only the warps below steps % 4 when block_n is not a
-  // multiple of 128 (224: 2, 2, 2, 1).
-  int64_t steps = c.blockN / 32;
-  int64_t stepsPerWarp = llvm::divideCeil(steps, kProducerWarps);
-  // Reads: lane L gives row L % 8 of matrix L / 8: key 32w + L % 8 (+ a
-  // constant), chunk (c0 + L / 8) ^ (L % 8) = c0 ^ (L / 8 ^ L % 8).
-  Value rowInMatrix = rem(lane, 8), matrix = div(lane, 8);
-  Value readBase =
-      add(staging, add(mul(add(mul(warp, 32), rowInMatrix), kPanelRowBytes),
-                       mul(xorv(matrix, rowInMatrix), 16)));
-  // Writes: lane L gives row i = L % 8 of matrix j = L / 8 (chunk q0 + j /
-  // 2, parity j % 2): Vᵀ row 16(j / 2) + 2i + (parity ^ i / 4) (+ 16 q0),
-  // key chunk 2w (+ h) ^ row % 8.
-  Value row = add(mul(rowInMatrix, 2), rem(xorv(matrix, div(lane, 4)), 2));
-  Value writeBase = add(
-      transposed,
-      add(mul(add(mul(div(matrix, 2), 16), row), kPanelRowBytes),
-          mul(xorv(mul(warp, 2), rem(row, 8)), 16)));
-  // Lane T's words for columns c and c + 1 (selectors 0x6420, 0x7531),
-  // swapped where T / 4 >= 4: 0x1111 apart.
-  Value swapped = div(lane, 16);
-  Value evenSelector = add(cst(0x6420), mul(swapped, 0x1111));
-  Value oddSelector = arith::SubIOp::create(b, loc, cst(0x7531), mul(swapped, 0x1111));
-  // One task's chunks: 4, then 2, then 1 (each start a multiple of its
-  // count) of a panel's min(8, columns left / 16).
-  auto piecesOf = [](int64_t chunks) {
-    SmallVector<std::pair<int64_t, int64_t>> pieces; // (c0, n)
-    for (int64_t n = 4, c0 = 0; n >= 1; n /= 2)
-      for (; chunks - c0 >= n; c0 += n)
-        pieces.push_back({c0, n});
-    return pieces;
-  };
-  // The matrix instructions come after the stage's barrier wait (which
-  // orders every memory access); a task's two loads go first, then its
-  // stores.
-  auto transposeStep = [&](int64_t a) {
-    for (int64_t h = 0; h < 2; ++h) {
-      Value writeAt = xorc(writeBase, 16 * h);
-      for (int64_t panel = 0; panel * 128 < c.valueDim; ++panel) {
-        int64_t chunks = std::min<int64_t>(8, (c.valueDim - 128 * panel) / 16);
-        for (auto [c0, n] : piecesOf(chunks)) {
-          Value readAt = xorc(readBase, 16 * c0);
-          int64_t readOffset = panel * c.blockN * kPanelRowBytes +
-                               (128 * a + 16 * h) * kPanelRowBytes;
-          SmallVector<Value> low = loadMatrixTransposed(b, loc, readAt, readOffset, n);
-          SmallVector<Value> high = loadMatrixTransposed(
-              b, loc, readAt, readOffset + 8 * kPanelRowBytes, n);
-          for (int64_t q0 = 0; q0 < n; q0 += 2) {
-            // Byte k of low[q] is key (2t + k / 2)'s column c + k % 2.
-            SmallVector<Value> words;
-            for (int64_t q = q0; q < std::min(q0 + 2, n); ++q) {
-              words.push_back(bytePermute(b, loc, low[q], high[q], evenSelector));
-              words.push_back(bytePermute(b, loc, low[q], high[q], oddSelector));
-            }
-            storeMatrix(b, loc, writeAt,
-                        16 * (8 * panel + c0 + q0) * kPanelRowBytes +
-                            a * c.valueDim * kPanelRowBytes,
-                        words);
-          }
-        }
-      }
-    }
-  };
-  for (int64_t a = 0; a < stepsPerWarp; ++a) {
-    int64_t warpsInRound = std::min(kProducerWarps, steps - a * kProducerWarps);
-    if (warpsInRound == kProducerWarps) {
-      transposeStep(a);
-      continue;
-    }
-    // Warp-uniform: the matrix instructions are .sync.aligned.
-    Value takes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warp,
-                                        cst(warpsInRound));
-    auto round = scf::IfOp::create(b, loc, takes, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(round.thenBlock());
-    transposeStep(a);
-  }
-}
-
 /// e4m3: the producer warpgroup, per tile. One thread issues the copies
 /// (Q, K_j, V_j into the staging ring) one KV tile ahead of the
-/// transposes; all 128 threads transpose V_{j-1} once it landed and its
-/// Vᵀ slot is free, make their writes visible to wgmma (the async proxy)
-/// and arrive on its Vᵀ barrier (and its staging slot's, where the
-/// transpose releases it).
+/// transposes; all 128 threads transpose V_{j-1} (transposeValueTile)
+/// once it landed and its Vᵀ slot is free, make their writes visible to
+/// wgmma (the async proxy) and arrive on its Vᵀ barrier (and its staging
+/// slot's, where the transpose releases it).
 void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
                               const KernelArgs &args, const QueryTile &q,
                               Value producerThread) {
+  [[maybe_unused]] const SharedMemoryPlan &p = s.plan;
+  assert((p.stagingOffset | p.stagingStageBytes | p.valueOffset |
+          p.valueStageBytes) % kPanelRowBytes == 0 &&
+         "the transpose's swizzle xors need 128-byte aligned slots");
   // In i32, as the loop below (an index compare kept a 64-bit value live).
   Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       s.toI32(b, loc, producerThread),
+                                       toI32(b, loc, producerThread),
                                        s.i32(b, loc, 0));
-  CopyCoords at(b, loc, s, q.grid);
+  CopyCoords at(b, loc, q.grid);
   buildIf(b, loc, issuer,
           [&](OpBuilder &then) { issueQuery(then, loc, s, args, q, at); });
   // The KV loop counts in i32 (ring positions, TMA coordinates): with
   // index (i64) ones the 24-register producer reloaded its bounds from
-  // local memory and compared in 64 bits every tile (ncu, eighteenth
-  // session). The consumers count in index: the two agree while a block
-  // has loaded fewer than 2^32 KV tiles (hours of one launch).
+  // local memory and compared in 64 bits every tile. The consumers count
+  // in index: the two agree while a block has loaded fewer than 2^32 KV
+  // tiles (hours of one launch).
   QueryTile tileI32 = q;
-  tileI32.numBlocks = s.toI32(b, loc, q.numBlocks);
-  tileI32.ringBase = s.toI32(b, loc, q.ringBase);
+  tileI32.numBlocks = toI32(b, loc, q.numBlocks);
+  tileI32.ringBase = toI32(b, loc, q.ringBase);
   Value one = s.i32(b, loc, 1);
   scf::ForOp::create(
       b, loc, s.i32(b, loc, 0),
@@ -551,16 +384,19 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
                   one));
           // V_{j-1} landed, and its Vᵀ slot is free: the consumers
           // released Vᵀ_{j-1-stages} (implied when V's copy waited for it).
-          bool early = stagingReleasedByTranspose(s.c);
-          waitParity(then, loc, s.barrier(then, loc, stage, ValueFull), parity);
+          bool early = s.c.schedule.stagingReleasedByTranspose;
+          s.valueLoad.wait(then, loc, stage, parity);
           if (early)
-            waitParity(then, loc, s.barrier(then, loc, stage, ValueEmpty),
-                       s.releasedParity(then, loc, parity));
-          transposeValueTile(then, loc, s, stage, producerThread);
+            s.valueOperand.acquire(then, loc, stage,
+                                   TmaRing::releasedParity(then, loc, parity));
+          transposeValueTile(then, loc, producerThread,
+                             s.valueLoad.slot(then, loc, stage),
+                             s.valueOperand.slot(then, loc, stage), s.c.blockN,
+                             s.c.valueDim);
           fenceProxyAsync(then, loc);
-          arrive(then, loc, s.valueTransposed(then, loc, stage));
+          s.valueOperand.commitWrites(then, loc, stage);
           if (early)
-            arrive(then, loc, s.stagingEmpty(then, loc, stage));
+            s.valueLoad.release(then, loc, stage);
         });
         scf::YieldOp::create(lb, loc);
       });
@@ -568,77 +404,11 @@ void buildTransposingProducer(OpBuilder &b, Location loc, const SharedState &s,
 
 /// The forward consumers' named barriers (0 is gpu.barrier's): warpgroup
 /// g's pingpong turn is 1 + g, its O staging's 1 + groups + g.
-Value pingpongBarrierId(OpBuilder &b, Location loc, const SharedState &s, Value group) {
-  return arith::AddIOp::create(b, loc, group, s.i32(b, loc, 1));
-}
-Value outputBarrierId(OpBuilder &b, Location loc, const SharedState &s, Value group) {
-  return arith::AddIOp::create(b, loc, group, s.i32(b, loc, 1 + consumerGroups(s.c)));
+constexpr int64_t kPingpongBarriers = 1;
+int64_t outputBarriers(const AttentionKernelConfig &c) {
+  return 1 + consumerGroups(c);
 }
 static_assert(1 + 2 * kMaxConsumerGroups <= 16, "PTX has 16 named barriers");
-static_assert(::fa::abi::kTensorMapWarpgroupRows == kRowsPerWarpgroup,
-              "o_tmap's box is one consumer warpgroup's rows");
-
-/// This thread's consumer warpgroup (i32).
-Value consumerGroupOf(OpBuilder &b, Location loc, const SharedState &s) {
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  return s.toI32(b, loc,
-                 arith::DivUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)));
-}
-
-/// Pingpong (FA3's warp scheduler barrier): the consumer warpgroups issue
-/// their MMAs in turn, round robin, so that one's softmax runs under the
-/// others' GEMMs. Warpgroup w syncs on named barrier 1 + w before issuing
-/// and arrives on its successor's after. The turns run on across the
-/// block's tiles (every warpgroup takes the same tiles, so the same number
-/// of turns): the last warpgroup gives the first its first turn before
-/// the tiles, and the first takes that last arrival after them, so every
-/// barrier phase completes (no arrival left pending).
-struct Pingpong {
-  const SharedState &s;
-  int64_t groups = 0; ///< consumer warpgroups taking turns (< 2: no pingpong)
-  // Computed once, before the tiles (i32 barrier ids, i1 flags):
-  Value ownBarrier, nextBarrier, isFirstGroup, isLastGroup;
-
-  // The syncing and the arriving warpgroup.
-  static constexpr int64_t kThreads = 2 * kWarpgroupThreads;
-
-  Pingpong(OpBuilder &b, Location loc, const SharedState &s, int64_t groups)
-      : s(s), groups(groups) {
-    if (groups < 2)
-      return;
-    Value group = consumerGroupOf(b, loc, s);
-    ownBarrier = pingpongBarrierId(b, loc, s, group);
-    nextBarrier = pingpongBarrierId(
-        b, loc, s, arith::RemUIOp::create(b, loc, ownBarrier, s.i32(b, loc, groups)));
-    isFirstGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         group, s.i32(b, loc, 0));
-    isLastGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
-                                        s.i32(b, loc, groups - 1));
-  }
-  /// Before the tiles: the first turn is warpgroup 0's.
-  void start(OpBuilder &b, Location loc) const {
-    if (groups >= 2)
-      namedBarrierArrive(b, loc, s.i32(b, loc, 1), kThreads, isLastGroup);
-  }
-  /// After the tiles: warpgroup 0 takes the last warpgroup's last arrival.
-  void drain(OpBuilder &b, Location loc) const {
-    if (groups < 2)
-      return;
-    scf::IfOp::create(b, loc, isFirstGroup, [&](OpBuilder &then, Location) {
-      namedBarrierSync(then, loc, s.i32(then, loc, 1), kThreads);
-      scf::YieldOp::create(then, loc);
-    });
-  }
-  void beforeIssue(OpBuilder &b, Location loc) const {
-    if (groups >= 2)
-      namedBarrierSync(b, loc, ownBarrier, kThreads);
-  }
-  void afterIssue(OpBuilder &b, Location loc) const {
-    if (groups >= 2)
-      namedBarrierArrive(b, loc, nextBarrier, kThreads,
-                         arith::ConstantIntOp::create(b, loc, 1, 1));
-  }
-};
 
 /// The KV tiles of `q` (indices into its visible tiles) that need no mask:
 /// [begin, end), clamped to [1, numBlocks) (tile 0 is the pipeline's
@@ -676,7 +446,7 @@ std::pair<Value, Value> unmaskedTiles(OpBuilder &b, Location loc,
 FailureOr<SmallVector<Value>>
 buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
                    DistributedMath &math, const QueryTile &q, Value query,
-                   Value slope, const Pingpong &pingpong) {
+                   const Pingpong &pingpong) {
   const AttentionKernelConfig &c = s.c;
   const GridCoords &grid = q.grid;
   Value one = s.idx(b, loc, 1);
@@ -688,17 +458,14 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   };
   auto keyTileAt = [&](Value stage, Value parity) {
     return [&, stage, parity](OpBuilder &tb) {
-      waitParity(tb, loc, s.barrier(tb, loc, stage, KeyFull), parity);
+      s.keyRing.wait(tb, loc, stage, parity);
       return s.tile(tb, loc, s.key, stage, c.blockN, c.headDim);
     };
   };
   auto valueTileAt = [&](Value stage, Value parity) {
     return [&, stage, parity](OpBuilder &tb) {
       // e4m3: Vᵀ, once the producer wrote it; else V as TMA landed it.
-      waitParity(tb, loc,
-                 isE4M3(c.elementType) ? s.valueTransposed(tb, loc, stage)
-                                       : s.barrier(tb, loc, stage, ValueFull),
-                 parity);
+      s.valueOperand.wait(tb, loc, stage, parity);
       return s.valueTile(tb, loc, stage);
     };
   };
@@ -708,11 +475,11 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
     hooks.afterIssue = [&](OpBuilder &hb) { pingpong.afterIssue(hb, loc); };
     if (keyStage)
       hooks.scoresDone = [&, keyStage](OpBuilder &hb) {
-        arrive(hb, loc, s.barrier(hb, loc, keyStage, KeyEmpty));
+        s.keyRing.release(hb, loc, keyStage);
       };
     if (valueStage)
       hooks.productDone = [&, valueStage](OpBuilder &hb) {
-        arrive(hb, loc, s.barrier(hb, loc, valueStage, ValueEmpty));
+        s.valueOperand.release(hb, loc, valueStage);
       };
     return hooks;
   };
@@ -728,14 +495,14 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
         auto [stage, parity] = positionOf(tb, s.idx(tb, loc, 0));
         auto body = math.emitPipelinedBody(
             tb, grid, q.kvBegin, init, query, keyTileAt(stage, parity),
-            DistributedMath::DeferredProduct{}, slope, hooksFor(stage, Value()));
+            DistributedMath::DeferredProduct{}, hooksFor(stage, Value()));
         if (failed(body))
           result = failure();
         scf::YieldOp::create(tb, loc, succeeded(body) ? ValueRange(*body) : ValueRange(init));
       },
       [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, init); });
   // Tiles [from, to) in one loop; `unmasked`: tiles every key of which
-  // every query sees, emitted without the mask (splitsUnmaskedTiles).
+  // every query sees, emitted without the mask (splits_unmasked_tiles).
   auto tilesIn = [&](Value from, Value to, ValueRange init, bool unmasked) {
     math.setTilesUnmasked(unmasked);
     auto loop = scf::ForOp::create(
@@ -751,7 +518,7 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
               carried.back(), valueTileAt(valueStage, valueParity)};
           auto body = math.emitPipelinedBody(
               lb, grid, keyStart, carried, query, keyTileAt(stage, parity),
-              deferred, slope, hooksFor(stage, valueStage));
+              deferred, hooksFor(stage, valueStage));
           if (failed(body))
             result = failure();
           scf::YieldOp::create(lb, loc, succeeded(body) ? ValueRange(*body) : carried);
@@ -761,7 +528,7 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   };
   ValueRange carried = first.getResults();
   Value maskedFrom = one; // the tiles after the unmasked ones
-  if (splitsUnmaskedTiles(c)) {
+  if (c.schedule.splitsUnmaskedTiles) {
     auto [unmaskedBegin, unmaskedEnd] = unmaskedTiles(b, loc, c, q);
     if (unmaskedBegin) // a window's left edge: its tiles come first
       carried = tilesIn(one, unmaskedBegin, carried, /*unmasked=*/false);
@@ -789,106 +556,37 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
   return SmallVector<Value>(last.getResults());
 }
 
-/// O through shared memory and TMA (storesOutputThroughShared), each
-/// consumer warpgroup its own 64 rows; LSE keeps its stores from the
-/// registers. Per tile: the warpgroup writes O (swizzled as TMA reads
-/// it), fences it for the async proxy and syncs on its named barrier; the
-/// leader, its first thread, stores one box per 64-column panel (rows
-/// past M are outside the map and not written). In O's own region the
-/// leader does not wait: the store drains under the next tile, and the
-/// next write waits (leader, then sync) for its read. Over V's staging
-/// ring (outputInStaging) it waits for the read at once and arrives on
-/// output empty, which the next staged tile's first V copy waits for; a
-/// tile with no KV tiles stores O from registers (SharedState::outputEmpty
-/// says why).
-struct OutputStaging {
-  const SharedState &s;
+/// O through shared memory and TMA (storesOutputThroughShared): in O's
+/// own region, or over V's staging ring (outputInStaging), where the next
+/// staged tile's first V copy waits for output empty.
+OutputStaging outputStagingOf(const SharedState &s, const KernelArgs &args) {
+  OutputStaging::Layout layout;
+  layout.buffer = s.output;
+  layout.base = s.base;
+  layout.offset = s.plan.outputOffset;
+  layout.panels = s.plan.outputPanels;
+  layout.rows = s.c.blockM;
+  layout.firstBarrier = outputBarriers(s.c);
+  layout.tensorMap = args["o_tmap"];
+  if (s.plan.outputInStaging)
+    layout.readBarrier = s.outputEmptyOffset();
+  return OutputStaging(layout);
+}
 
-  /// This thread's warpgroup (i32), whether it is its leader (i1), and the
-  /// warpgroup's named barrier (i32), computed where they are used (as
-  /// in the kernels measured; hoisted before the tiles, ptxas schedules
-  /// the consumers differently, unmeasured).
-  struct Thread {
-    Value group, leader, barrier;
-  };
-  Thread thread(OpBuilder &b, Location loc) const {
-    Thread t;
-    t.group = consumerGroupOf(b, loc, s);
-    t.barrier = outputBarrierId(b, loc, s, t.group);
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    t.leader = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, tid, s.idx(b, loc, kWarpgroupThreads)),
-        s.idx(b, loc, 0));
-    return t;
-  }
-  /// The leader's wait until its stores have read the staging.
-  static void awaitRead(OpBuilder &b, Location loc, Value leader) {
-    buildIf(b, loc, leader, [&](OpBuilder &then) {
-      bulkWait(then, loc, 0, /*readOnly=*/true);
-    });
-  }
-  void store(OpBuilder &b, Location loc, Value output, const KernelArgs &args,
-             const QueryTile &q) const {
-    if (!s.plan.outputInStaging)
-      return stage(b, loc, output, args, q.grid);
-    buildIfElse(
-        b, loc, q.hasKeys(b, loc),
-        [&](OpBuilder &then) { stage(then, loc, output, args, q.grid); },
-        [&](OpBuilder &otherwise) {
-          storeOutputFromRegisters(otherwise, loc, output, args, q.grid);
-        });
-  }
-  /// O through the staging and the leader's TMA store. In O's own region
-  /// the warpgroup syncs first, behind its leader's wait for the last
-  /// read. Over V's staging ring that wait is behind every thread already:
-  /// a staged tile's threads waited for its Vᵀ, transposed from V copied
-  /// after the issuer's wait for the last staged tile's arrivals. That
-  /// invariant spans the roles: a change that let a tile with KV tiles
-  /// (hasKeys) skip its last P·V's Vᵀ wait, or its issuer skip V_0's
-  /// copy, must bring the sync back.
-  void stage(OpBuilder &b, Location loc, Value output, const KernelArgs &args,
-             const GridCoords &grid) const {
-    bool inStaging = s.plan.outputInStaging;
-    auto [group, leader, barrier] = thread(b, loc);
-    if (!inStaging) {
-      awaitRead(b, loc, leader);
-      namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
-    }
-    StoreSharedOp::create(b, loc, output, s.output);
-    fenceProxyAsync(b, loc);
-    namedBarrierSync(b, loc, barrier, kWarpgroupThreads);
-    buildIf(b, loc, leader, [&](OpBuilder &then) {
-      Value rowOffset = arith::MulIOp::create(then, loc, group,
-                                              s.i32(then, loc, kRowsPerWarpgroup));
-      Value row = arith::AddIOp::create(
-          then, loc, s.toI32(then, loc, grid.queryStart), rowOffset);
-      Value source = arith::AddIOp::create(
-          then, loc, s.address(then, loc, s.plan.outputOffset),
-          arith::MulIOp::create(then, loc, rowOffset, s.i32(then, loc, kPanelRowBytes)));
-      for (int64_t panel = 0; panel < s.plan.outputPanels; ++panel)
-        tmaStore(then, loc,
-                 arith::AddIOp::create(
-                     then, loc, source,
-                     s.i32(then, loc, panel * s.c.blockM * kPanelRowBytes)),
-                 args["o_tmap"],
-                 {s.i32(then, loc, panel * kPanelElements), row,
-                  s.toI32(then, loc, grid.head), s.toI32(then, loc, grid.batch)});
-      bulkCommit(then, loc);
-      if (inStaging) {
-        bulkWait(then, loc, 0, /*readOnly=*/true);
-        arrive(then, loc, s.outputEmpty(then, loc));
-      }
-    });
-  }
-  /// After the tiles: the last stores must have read the staging before
-  /// the block exits (over V's staging ring each tile waited already).
-  void drain(OpBuilder &b, Location loc) const {
-    if (!s.output || s.plan.outputInStaging)
-      return;
-    awaitRead(b, loc, thread(b, loc).leader);
-  }
-};
+/// The tile's O through the staging; LSE keeps its stores from the
+/// registers. Over V's staging ring a tile with no KV tiles stores O from
+/// registers (SharedState::outputEmptyOffset says why).
+void storeOutput(OpBuilder &b, Location loc, const OutputStaging &staging,
+                 Value output, const KernelArgs &args, const QueryTile &q) {
+  if (!staging.lent())
+    return staging.stage(b, loc, output, q.grid);
+  buildIfElse(
+      b, loc, q.hasKeys(b, loc),
+      [&](OpBuilder &then) { staging.stage(then, loc, output, q.grid); },
+      [&](OpBuilder &otherwise) {
+        storeOutputFromRegisters(otherwise, loc, output, args, q.grid);
+      });
+}
 
 /// The consumers, per Q tile: the L2 math over the rings, Q released, the
 /// epilogue (under the producer's next Q and K).
@@ -900,35 +598,38 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   // wgmma's accumulator is mma.sync's per warp: one m16 tile per warp.
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1);
   DistributedMath math(attention, layout);
-  Pingpong pingpong(b, loc, s, consumerGroups(c));
-  OutputStaging outputStaging{s};
+  Pingpong pingpong(b, loc, consumerGroups(c), kPingpongBarriers);
+  std::optional<OutputStaging> outputStaging;
+  if (s.output)
+    outputStaging.emplace(outputStagingOf(s, args));
   pingpong.start(b, loc);
   LogicalResult result = success();
   forEachQueryTile(b, loc, s, args, tiles, [&](OpBuilder &tb, const QueryTile &q) {
-    waitParity(tb, loc, s.queryFull(tb, loc), s.parity(tb, loc, q.round));
+    s.queryRing.wait(tb, loc, Value(), TmaRing::parityOf(tb, loc, q.round));
     Value query = s.tile(tb, loc, s.query, Value(), c.blockM, c.headDim);
-    Value slope = c.alibi ? q.grid.alibiSlope(tb, loc, args) : Value();
+    math.loadHeadScoreInputs(tb, loc, q.grid, args);
     if (isE4M3(c.elementType)) {
       auto [scoreDescale, valueDescale] = q.grid.descales(tb, loc, args);
       math.setDescales(scoreDescale, valueDescale);
     }
-    auto values = buildPipelinedLoop(tb, loc, s, math, q, query, slope, pingpong);
+    auto values = buildPipelinedLoop(tb, loc, s, math, q, query, pingpong);
     if (failed(values)) {
       result = failure();
       return;
     }
     // Every S = QKᵀ of the tile has been waited for: Q may be overwritten.
-    arrive(tb, loc, s.queryEmpty(tb, loc));
-    auto storeOutput = [&](OpBuilder &sb, Value output) {
-      outputStaging.store(sb, loc, output, args, q);
+    s.queryRing.release(tb, loc, Value());
+    auto store = [&](OpBuilder &sb, Value output) {
+      storeOutput(sb, loc, *outputStaging, output, args, q);
     };
     if (failed(emitEpilogueAndStore(tb, loc, math, *values, args, q.grid,
-                                    s.output ? storeOutput
+                                    s.output ? store
                                              : llvm::function_ref<void(OpBuilder &, Value)>())))
       result = failure();
   });
   pingpong.drain(b, loc);
-  outputStaging.drain(b, loc);
+  if (outputStaging)
+    outputStaging->drain(b, loc);
   return result;
 }
 
@@ -947,8 +648,8 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
                                        storesOutputThroughShared(c));
   SharedState s = buildSharedState(b, loc, module, c);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  initBarriers(b, loc, s, tid, consumerThreads);
-  BlockTiles tiles = BlockTiles::build(b, loc, args, c, tileOrder(c));
+  initBarriers(b, loc, s, tid);
+  BlockTiles tiles = BlockTiles::build(b, loc, args, c, c.schedule.tileOrder);
 
   // One if/else, one role per branch: what setmaxnreg needs.
   Value isProducer = arith::CmpIOp::create(
@@ -957,7 +658,7 @@ LogicalResult hopper::buildHopperForwardKernel(OpBuilder &b,
   {
     OpBuilder::InsertionGuard roleGuard(b);
     b.setInsertionPointToStart(roles.thenBlock());
-    RegisterBudget budget = forwardRegisterBudget(c);
+    RegisterBudget budget = c.schedule.registerBudget;
     if (failed(checkRegisterBudget(loc, budget, consumerThreads, /*blocksPerSM=*/1)))
       return failure();
     setMaxRegisters(b, loc, budget.producer, /*increase=*/false);

@@ -91,48 +91,24 @@ public:
 
   Tile tunedTile(int64_t headDim, int64_t valueDim, MaskKind mask,
                  bool e4m3) const override {
-    // e4m3: two consumer warpgroups (FA3's fp8 tile is 128 query rows
-    // too). At D <= 128, FA3's block_n 224: the softmax's per-tile work
-    // (row reductions, the O rescale, the waits) over 1.75x the scores,
-    // on two stages against four at 128 x 128; measured on the H100 at
-    // N = 8k +4% without a mask, +7% causal (+4% at 4k; docs/perf-notes.md,
-    // fifteenth session). A window keeps 128 (not measured at 224).
-    if (e4m3)
-      return mask != MaskKind::Window && headDim <= 128 && valueDim <= 128
-                 ? Tile{128, 224}
-                 : Tile{128, 128};
-    // Measured on the H100 (docs/perf-notes.md, sm_90a): D64 takes FA3's
-    // three consumer warpgroups, except under a mask, where 128 rows waste
-    // less on the diagonal (0.89-0.92x cuDNN at N = 2k against 0.84-0.90x,
-    // 4% slower at 8k). At D128 block_n 176 measured within noise of 128
-    // (and 9% slower under a mask at 2k). Past D128, FA3's block_n 80: QKᵀ
-    // at n64 needs all of shared memory's 128 B/clk, n80 112.5 (+4% at
-    // D256 without a mask, +1/+6% causal at 2k/8k once the per-row mask
-    // intervals stopped hoisting the thread's columns); a window keeps n64
-    // (window(256,0) with softcap: n80 11% slower, and it spills 28 B).
-    bool masked = mask != MaskKind::None;
-    if (headDim <= 64 && valueDim <= 64)
-      return masked ? Tile{128, 128} : Tile{192, 128};
-    if (headDim <= 128 && valueDim <= 128)
-      return {128, 128};
-    return mask == MaskKind::Window ? Tile{128, 64} : Tile{128, 80};
+    return hopper::tunedTile(headDim, valueDim, mask, e4m3);
   }
 
   Pipeline forwardPipeline(int64_t blockM, int64_t blockN, int64_t headDim,
                            int64_t valueDim, bool e4m3) const override {
-    // e4m3: as many K / V / Vᵀ stages as fit, up to 4. With two, the
-    // producer issued V_j's copy one tile before transposing it and the
-    // consumers waited for Vᵀ (9% of the D128 kernel's stall samples, the
-    // producer 15% for V's TMA); D128 ran 1.28x faster on 4 (none; 1.14x
-    // causal), measured on the H100 (docs/perf-notes.md, thirteenth
-    // session). 16-bit kernels: 3 stages measured level at D128.
-    int64_t stages = 2;
-    while (e4m3 && stages < 4 &&
-           SharedMemoryPlan::bytesFor(blockM, blockN, headDim, valueDim,
-                                      /*e4m3=*/true, stages + 1) <=
-               kMaxSharedMemoryBytes)
-      ++stages;
-    return {blockM / 16, stages};
+    return hopper::forwardPipeline(blockM, blockN, headDim, valueDim, e4m3);
+  }
+
+  ArrayRef<ScheduleKnob> scheduleKnobs(KernelKind kind) const override {
+    return hopper::scheduleKnobs(kind);
+  }
+  ScheduleKnobs tunedSchedule(const AttentionKernelConfig &c,
+                              KernelKind kind) const override {
+    return hopper::tunedSchedule(c, kind);
+  }
+  std::string unsupportedSchedule(const AttentionKernelConfig &c,
+                                  KernelKind kind) const override {
+    return hopper::unsupportedSchedule(c, kind);
   }
 
   std::string
@@ -194,29 +170,12 @@ public:
   Tile tunedBackwardTile(int64_t headDim, int64_t valueDim, bool /*masked*/,
                          bool /*deterministic*/,
                          int64_t /*sharedMemoryBudget*/) const override {
-    // D <= 64: two consumer warpgroups on 128 x 128. Without a mask, on
-    // the H100 at N = 4k, bf16, forward + backward: 2.20 ms against 2.56-
-    // 2.60 for one warpgroup on 64 x 64, two blocks per SM (twelfth
-    // session; on 2026-11-25, before the dQ writer warp, 64 x 64 had been
-    // the faster: docs/perf-notes.md). Masked, the diagonal blocks'
-    // masking is amortised over twice the keys; deterministic, 64 x 64
-    // doubles the KV blocks that take turns at each Q block. D = 128:
-    // 64 query rows, S's 128 keys split between two warpgroups (dQ's
-    // reductions are per block_n, docs/perf-notes.md); above 128, 64 x 64
-    // with dK's and dV's head dims split too (backwardWarpsFor).
-    if (headDim <= 64 && valueDim <= 64)
-      return {128, 128};
-    if (headDim == 128 && valueDim <= 128)
-      return {64, 128};
-    return {64, 64};
+    return hopper::tunedBackwardTile(headDim, valueDim);
   }
 
   int64_t backwardWarpsFor(int64_t blockM, int64_t blockN, int64_t headDim,
                            int64_t valueDim) const override {
-    // 64 x 64 takes a second warpgroup where one cannot hold dK and dV.
-    if (blockM == 64 && blockN == 64 && std::max(headDim, valueDim) > 128)
-      return 8;
-    return std::max(blockM, blockN) / 16;
+    return hopper::backwardWarpsFor(blockM, blockN, headDim, valueDim);
   }
 
   LogicalResult buildBackwardKernels(OpBuilder &builder, gpu::GPUModuleOp module,
@@ -237,11 +196,9 @@ public:
     return buildHopperForwardKernel(builder, module, attention, c, name);
   }
 
-  // Measured on the H100: +1-5% for causal at N = 2k (perf-notes, sm_90a
-  // v3); the consumers' registers take it without a spill.
   FragmentLoweringOptions fragmentLoweringOptions() const override {
     FragmentLoweringOptions options;
-    options.maskPerWarp = true;
+    options.maskPerWarp = kMaskPerWarp;
     return options;
   }
 
@@ -257,7 +214,7 @@ public:
 
 SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
                                    int64_t headDim, int64_t valueDim, bool e4m3,
-                                   int64_t stages, int64_t budget) {
+                                   int64_t stages, OutputPlacement output) {
   queryPanels = panelsOf(headDim, e4m3);
   keyPanels = panelsOf(headDim, e4m3);
   queryBytes = queryPanels * blockM * kPanelRowBytes;
@@ -278,24 +235,18 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
   // O over the staging ring, output empty).
   int64_t barrierBytes = 8 * (2 + (e4m3 ? 6 : 4) * stages);
   bytes = barrierOffset + barrierBytes;
-  // e4m3: O (bf16, 2-byte panels) before the barriers where it fits. The
-  // 16-bit kernels' 4-byte stores stay until measured (a TMA store on the
-  // non-persistent kernel lost 2-8% at N = 8k, docs/perf-notes.md sm_90a v3).
+  // O's panels (of the output type, 2-byte elements) before the barriers,
+  // or over the staging ring, whose last reads (the transposes of the
+  // tile's last V) the consumers have waited for before the epilogue, with
+  // one more barrier (output empty).
   int64_t panels = panelsOf(valueDim, false);
   int64_t outputBytes = panels * blockM * kPanelRowBytes;
-  if (e4m3 && bytes + outputBytes <= budget) {
+  if (output == OutputPlacement::Shared) {
     outputPanels = panels;
     outputOffset = barrierOffset;
     barrierOffset += outputBytes;
     bytes = barrierOffset + barrierBytes;
-  } else if (e4m3 && valueDim > 128 && stages * stagingStageBytes >= outputBytes &&
-             bytes + 8 <= budget) {
-    // Over the staging ring, whose last reads (the transposes of the
-    // tile's last V) the consumers have waited for before the epilogue;
-    // one more barrier (output empty). Measured at Dv 256 only (where the
-    // staging slot is released by the transpose); at Dv <= 128 (D128's
-    // window tile, four stages) the next tile's V copies would wait for
-    // the store as well, unmeasured, so it keeps the register stores.
+  } else if (output == OutputPlacement::Staging) {
     outputPanels = panels;
     outputOffset = stagingOffset;
     outputInStaging = true;
@@ -306,37 +257,7 @@ SharedMemoryPlan::SharedMemoryPlan(int64_t blockM, int64_t blockN,
 SharedMemoryPlan::SharedMemoryPlan(const AttentionKernelConfig &c)
     : SharedMemoryPlan(c.blockM, c.blockN, c.headDim, c.valueDim,
                        isE4M3(c.elementType), c.stages,
-                       sharedMemoryBudgetOf(c, kMaxSharedMemoryBytes)) {}
-
-RegisterBudget hopper::forwardRegisterBudget(const AttentionKernelConfig &c) {
-  int64_t groups = consumerGroups(c);
-  // e4m3 at Dv <= 128: the producer's transpose gets 40 registers (the
-  // consumers' 232 hold S and O); at 24 / 240 it ran 1.5% slower, D128
-  // none and causal (nineteenth session). At Dv 256 the consumers need
-  // 240: at 232 ptxas serialises their wgmmas (C7512) and spills; the
-  // kernel lost 25% (fourteenth session) and 20% (nineteenth).
-  if (!isE4M3(c.elementType) || c.valueDim > 128)
-    return registerBudget(groups);
-  return groups <= 2 ? RegisterBudget{40, 232} : RegisterBudget{56, 152};
-}
-
-TileOrder hopper::tileOrder(const AttentionKernelConfig &c) {
-  // Persistent: the next tile's Q and first K land under this tile's last
-  // MMAs and epilogue. Without a mask every tile costs the same. Under a
-  // mask the tiles differ (up to N / block_n KV tiles): a static round
-  // robin over tiles leaves blocks idle (docs/perf-notes.md, sm_90a v3),
-  // one over pairs of a head's Q blocks from both ends does not (with a
-  // causal mask and M = N a pair sees T + 1 KV tiles whichever it is, an
-  // odd T's middle one (T + 1) / 2). Measured on the H200
-  // against one tile per block: causal +5% (D64) and +2-5% (D128, D256)
-  // at N = 2k (docs/perf-notes.md, "Causal tiles in pairs"); e4m3 +4-5%
-  // at D128 and D256, N = 8k on the H100 (fourteenth session).
-  return c.mask.isMasking() ? TileOrder::Paired : TileOrder::Strided;
-}
-
-bool hopper::persistentTiles(const AttentionKernelConfig &c) {
-  return tileOrder(c) != TileOrder::PerBlock;
-}
+                       c.schedule.outputStaging) {}
 
 std::unique_ptr<AttentionGPUStrategy> hopper::createHopperStrategy() {
   return std::make_unique<HopperStrategy>();

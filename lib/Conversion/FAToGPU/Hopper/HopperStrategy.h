@@ -28,13 +28,6 @@ constexpr int64_t kRowsPerWarpgroup = 64;
 constexpr int64_t kWarpgroupThreads = 128;
 /// Consumer warpgroups per block: three fit 64K registers at 160 each.
 constexpr int64_t kMaxConsumerGroups = 3;
-/// The backward's L2 sections (KeyBlockPlace: the deterministic and the
-/// masked kernels): 32 MB. Deterministic, at 16 the H100's D256 forward +
-/// backward took 13.1 ms against 11.2 (two pairs a section: a whole pair's
-/// 64 KV blocks in a wave, a turn apart) and D128 4.57 against 4.34
-/// (docs/perf-notes.md, eleventh session); the default causal D128 kernel
-/// ran 2.14-2.16 ms at 32, 2.18 at 16, 2.24-2.27 at 64 (twelfth session).
-constexpr int64_t kBackwardSectionBytes = 32 << 20;
 /// Elements per 128-byte panel row (16-bit types).
 constexpr int64_t kPanelElements = 64;
 constexpr int64_t kPanelRowBytes = 128;
@@ -59,23 +52,24 @@ inline bool isE4M3(Type element) { return isa<Float8E4M3FNType>(element); }
 /// the panel width in elements), then the mbarriers. With e4m3 the V ring
 /// holds Vᵀ [stages][BN / 128][Dv][128] (#fa.tma_shared keyMajor, written
 /// by the producer warpgroup) and V lands by TMA in a staging ring of its
-/// own [stages][panels][BN][128] first. An e4m3 kernel whose O tile (bf16
-/// [panels][BM][64]) fits in what the rings leave of the budget stages O
-/// there for a TMA store (storesOutputThroughShared); past Dv 128, where
-/// it does not, O takes V's staging ring if that is large enough, and the
-/// next tile's V copies wait for the store (an output-empty barrier after
-/// the others). Every tile starts on a 1024-byte swizzle atom.
+/// own [stages][panels][BN][128] first. O (of the output type,
+/// [panels][BM][64]) is staged for a TMA store where the output_staging
+/// knob says: in a region of its own before the barriers, or over V's
+/// staging ring, where the next tile's V copies wait for the store (an
+/// output-empty barrier after the others). Every tile starts on a
+/// 1024-byte swizzle atom.
 struct SharedMemoryPlan {
   explicit SharedMemoryPlan(const AttentionKernelConfig &c);
-  /// The plan of a tile of 16-bit or (`e4m3`) 8-bit inputs; O is staged
-  /// only within `budget` bytes (0: never, the rings alone).
+  /// The plan of a tile of 16-bit or (`e4m3`) 8-bit inputs, O placed as
+  /// `output` says.
   SharedMemoryPlan(int64_t blockM, int64_t blockN, int64_t headDim,
-                   int64_t valueDim, bool e4m3, int64_t stages, int64_t budget);
+                   int64_t valueDim, bool e4m3, int64_t stages,
+                   OutputPlacement output);
   /// The rings' bytes (what the stage count is chosen by).
   static int64_t bytesFor(int64_t blockM, int64_t blockN, int64_t headDim,
                           int64_t valueDim, bool e4m3, int64_t stages) {
     return SharedMemoryPlan(blockM, blockN, headDim, valueDim, e4m3, stages,
-                            /*budget=*/0)
+                            OutputPlacement::Registers)
         .bytes;
   }
   int64_t queryPanels, keyPanels, valuePanels;
@@ -100,10 +94,15 @@ inline int64_t blockThreadsFor(const AttentionKernelConfig &c) {
 
 /// Whether the forward's consumers write O into shared memory, each
 /// warpgroup its 64 rows, and one thread of each stores them with TMA
-/// (o_tmap), instead of 4-byte stores from the registers: where O fits
-/// beside the rings (SharedMemoryPlan), on e4m3 kernels.
+/// (o_tmap), instead of 4-byte stores from the registers (output_staging).
 inline bool storesOutputThroughShared(const AttentionKernelConfig &c) {
-  return SharedMemoryPlan(c).outputPanels > 0;
+  return c.schedule.outputStaging != OutputPlacement::Registers;
+}
+
+/// The bytes of O's staging: the output type's 64-column panels of
+/// block_m rows.
+inline int64_t outputStagingBytes(const AttentionKernelConfig &c) {
+  return panelsOf(c.valueDim) * c.blockM * kPanelRowBytes;
 }
 
 /// The forward's consumer warpgroups: 64 query rows each.
@@ -111,67 +110,9 @@ inline int64_t consumerGroups(const AttentionKernelConfig &c) {
   return c.blockM / kRowsPerWarpgroup;
 }
 
-/// Register budgets after setmaxnreg, FA3's: the block's 64K registers
-/// shared by the producer warpgroup and the consumers (2·128·240 + 128·24,
-/// or 3·128·160 + 128·32; ptxas starts every thread at 64K / threads).
-struct RegisterBudget {
-  int64_t producer, consumer;
-};
-/// FA3's split for bf16 / f16 (and the backward's default).
-inline RegisterBudget registerBudget(int64_t consumerGroups) {
-  return consumerGroups <= 2 ? RegisterBudget{24, 240} : RegisterBudget{32, 160};
-}
-
-/// e4m3: whether V's staging slot is released by the producer's own
-/// transpose, so that TMA refills it while the consumers still read
-/// Vᵀ_{j - stages}, rather than with Vᵀ's slot by the consumers. At Dv 256
-/// (two stages) the shared release held V_j's copy back until P·V_{j-2}
-/// was done: releasing it early ran +13% (none and causal). At D128 it
-/// measured 7-10% slower at every depth tried (2, 3 and 4 stages, 128 x
-/// 128 and 128 x 224), which is not understood yet (docs/perf-notes.md,
-/// fifteenth session).
-inline bool stagingReleasedByTranspose(const AttentionKernelConfig &c) {
-  return isE4M3(c.elementType) && c.valueDim > 128;
-}
-
-/// Whether the consumers run the KV tiles that need no mask in a loop of
-/// their own, without the mask's branch (buildUnmaskedKeyRange). A branch
-/// between the wgmmas' issue and their wait makes ptxas wait for
-/// P_{j-1}·V_{j-1} right after the row max, before the exponentials
-/// (SASS); without it the wait moves below the max and the body runs
-/// bf16 D128 +4-7%, D64 +2-3%, e4m3 D128 none +3.5% (same process,
-/// sixteenth session). e4m3 at Dv 256 too, masked or not, since its
-/// producer keeps up (nineteenth session: ncu cycles none -4.8%, causal
-/// -4.0%; before the transpose's rework it did not, and the split ran
-/// 1-7% slower); the Dv between 128 and 256 are unmeasured (ptxas: 40-56 B
-/// of spill split at Dv 144 / 208 causal) and stay unsplit. Not bf16 at
-/// Dv > 128 (a second copy of the largest bodies, 1-7% slower). e4m3 under
-/// a mask at Dv <= 128 since the producer's rework: D128 causal ncu cycles
-/// -1.2%, --bench +1.0-1.4% (twentieth session; before it, the 128 x 224
-/// causal body spilled 236 B in the masked loop and ran -25%).
-inline bool splitsUnmaskedTiles(const AttentionKernelConfig &c) {
-  if (c.valueDim > 128)
-    return isE4M3(c.elementType) && c.valueDim == 256;
-  return true;
-}
-
-/// The backward's transpose of splitsUnmaskedTiles: whether the consumers
-/// run the Q blocks that see every key of K_j in a loop of their own
-/// (buildUnmaskedQueryRange), without the mask's branch between S's and
-/// dP's wgmma issue and their waits. Forward + backward, B4 H16 N4k
-/// (seventeenth session): D256 none +1.7-2.4%, causal +1.0-2.1% (three
-/// rounds), the deterministic kernel level (-0.2%); D128 none -3.3%
-/// (ptxas: 48 -> 128 B of spill), causal -1.4%, D64 -1.7% / 0% (one).
-inline bool splitsUnmaskedQueryBlocks(const AttentionKernelConfig &c) {
-  return c.valueDim > 128;
-}
-
-/// The forward's budget (the measurements: HopperStrategy.cpp). The e4m3
-/// producer also transposes V: at Dv <= 128 it gets 40 registers (40 /
-/// 232, or 56 / 152 with three consumers; the sums stay within what the
-/// block holds at entry, 168 · 384 = 64512 and 128 · 512); at D256 FA3's
-/// 24 / 240.
-RegisterBudget forwardRegisterBudget(const AttentionKernelConfig &c);
+/// fa.apply_mask per warp: the consumers' registers take the warp's first
+/// row.
+constexpr bool kMaskPerWarp = true;
 
 /// The registers per thread a block holds at entry, as ptxas allocates
 /// them for `threads` threads and `blocksPerSM` resident blocks (.maxntid,
@@ -247,10 +188,31 @@ struct BackwardSharedMemoryPlan {
   int64_t barrierOffset, bytes;
 };
 
-/// How a block walks the tiles (KernelSkeleton.h).
-TileOrder tileOrder(const AttentionKernelConfig &c);
 /// Whether the kernel loops over tiles (KernelAbi.h's TileScheduler).
-bool persistentTiles(const AttentionKernelConfig &c);
+inline bool persistentTiles(const AttentionKernelConfig &c) {
+  return c.schedule.tileOrder != TileOrder::PerBlock;
+}
+
+/// The backward's resident blocks per SM: two where one consumer
+/// warpgroup's shared memory leaves room for a second block, since one
+/// consumer warpgroup alone cannot keep the tensor cores busy.
+int64_t backwardBlocksPerSM(const AttentionKernelConfig &c);
+
+//===----------------------------------------------------------------------===//
+// Tuning (Tuning.cpp): the tiles and the schedule knobs
+//===----------------------------------------------------------------------===//
+
+AttentionGPUStrategy::Tile tunedTile(int64_t headDim, int64_t valueDim,
+                                     MaskKind mask, bool e4m3);
+AttentionGPUStrategy::Pipeline forwardPipeline(int64_t blockM, int64_t blockN,
+                                               int64_t headDim, int64_t valueDim,
+                                               bool e4m3);
+AttentionGPUStrategy::Tile tunedBackwardTile(int64_t headDim, int64_t valueDim);
+int64_t backwardWarpsFor(int64_t blockM, int64_t blockN, int64_t headDim,
+                         int64_t valueDim);
+ScheduleKnobs tunedSchedule(const AttentionKernelConfig &c, KernelKind kind);
+ArrayRef<ScheduleKnob> scheduleKnobs(KernelKind kind);
+std::string unsupportedSchedule(const AttentionKernelConfig &c, KernelKind kind);
 
 /// The sm_90a forward kernel (fa-gpu-distribute's output for sm_90a).
 LogicalResult buildHopperForwardKernel(OpBuilder &b, gpu::GPUModuleOp module,

@@ -347,8 +347,8 @@ struct ProbsTimesValueLowering : OpConversionPattern<TileMatmulOp> {
 /// 8k + 7, each pair rounded by cvt.rn.satfinite.e4m3x2 into one half
 /// (E4M3ProbsTimesValueLowering reads them as they are). Converting
 /// straight into the A registers is what FA3 does (its permute_Cregs_fp8):
-/// packed in the accumulator's order, the loop-carried P needed ~35 byte
-/// permutes a tile to form A (SASS, seventeenth session).
+/// packed in the accumulator's order, the loop-carried P needed a byte
+/// permute per register to form A.
 struct TruncToE4M3Lowering : OpConversionPattern<arith::TruncFOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult

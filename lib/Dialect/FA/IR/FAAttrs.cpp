@@ -15,8 +15,6 @@
 using namespace mlir;
 using namespace mlir::fa;
 
-#include "fa/Dialect/FA/IR/FAEnums.cpp.inc"
-
 #define GET_ATTRDEF_CLASSES
 #include "fa/Dialect/FA/IR/FAAttrs.cpp.inc"
 
@@ -101,7 +99,7 @@ LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t blockM, int64_t blockN, int64_t stages,
-                               int64_t warps) {
+                               int64_t warps, DictionaryAttr schedule) {
   // Powers of two keep tiles aligned with MMA fragments and swizzle periods;
   // a multiple of 16 is whole MMA steps (the chips narrow it further).
   auto checkBlock = [&](StringRef name, int64_t size) -> LogicalResult {
@@ -118,6 +116,14 @@ LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   // A thread block holds at most 1024 threads = 32 warps.
   if (warps < 1 || warps > 32)
     return emitError() << "warps must be in [1, 32], but is " << warps;
+  // The knobs' names and values are the chip's to check (fa-gpu-distribute);
+  // here only their form.
+  if (schedule)
+    for (NamedAttribute knob : schedule)
+      if (!isa<BoolAttr, IntegerAttr, StringAttr>(knob.getValue()))
+        return emitError() << "schedule knob '" << knob.getName().getValue()
+                           << "' must be a bool, an integer or a string, but is "
+                           << knob.getValue();
   return success();
 }
 

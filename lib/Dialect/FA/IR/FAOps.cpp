@@ -27,7 +27,7 @@ using namespace mlir::fa;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Logical dimension positions, as DESIGN.md names them.
+/// Logical dimension positions, as docs/design.md names them.
 enum Dim4 : unsigned { kBatch = 0, kHeads = 1, kSeq = 2, kHead = 3 };
 
 /// One 4-D attention operand or result, with the names used in diagnostics.
@@ -191,11 +191,27 @@ verifyAttentionInputs(Operation *op, Value query, Value key, Value value) {
   return sizes;
 }
 
-/// Verifies a [B, Hq, M, Dv] result (O, or dO on the backward op).
+/// Emits "<dim> of <name> is dynamic, but <dim> of <refName> is static
+/// (<y>)..." when a result leaves open a size its operands fix: the passes
+/// build a result of the operands' sizes, which must be its declared type.
+static LogicalResult checkResultDim(Operation *op, StringRef dimName,
+                                    StringRef name, int64_t size,
+                                    StringRef refName, int64_t refSize) {
+  if (!ShapedType::isDynamic(size) || ShapedType::isDynamic(refSize))
+    return checkSameDim(op, dimName, name, size, refName, refSize);
+  return op->emitOpError()
+         << dimName << " of " << name << " is dynamic, but " << dimName
+         << " of " << refName << " is static (" << refSize
+         << "): a result's size must be static wherever the operands give it";
+}
+
+/// Verifies a [B, Hq, M, Dv] tensor: the output (a result of fa.attention,
+/// `isResult`), or O and dO on the backward op.
 static LogicalResult verifyOutputLike(Operation *op, Value output,
                                       StringRef name, Type expectedElementType,
                                       StringRef elementTypeReason,
-                                      const AttentionSizes &sizes) {
+                                      const AttentionSizes &sizes,
+                                      bool isResult = false) {
   FailureOr<RankedTensorType> o =
       getRankedOperand(op, output, name, 4, "[B, Hq, M, Dv]");
   if (failed(o))
@@ -205,21 +221,24 @@ static LogicalResult verifyOutputLike(Operation *op, Value output,
            << "element type of " << name << " (" << o->getElementType()
            << ") must be " << expectedElementType << " ("
            << elementTypeReason << ")";
-  if (failed(checkSameDim(op, "B", name, o->getDimSize(kBatch), "query",
-                          sizes.batch)) ||
-      failed(checkSameDim(op, "Hq", name, o->getDimSize(kHeads), "query",
-                          sizes.queryHeads)) ||
-      failed(checkSameDim(op, "M", name, o->getDimSize(kSeq), "query",
-                          sizes.queryLen)) ||
-      failed(checkSameDim(op, "Dv", name, o->getDimSize(kHead), "value",
-                          sizes.valueDim)))
+  auto check = isResult ? checkResultDim : checkSameDim;
+  if (failed(check(op, "B", name, o->getDimSize(kBatch), "query",
+                   sizes.batch)) ||
+      failed(check(op, "Hq", name, o->getDimSize(kHeads), "query",
+                   sizes.queryHeads)) ||
+      failed(check(op, "M", name, o->getDimSize(kSeq), "query",
+                   sizes.queryLen)) ||
+      failed(check(op, "Dv", name, o->getDimSize(kHead), "value",
+                   sizes.valueDim)))
     return failure();
   return success();
 }
 
-/// Verifies the [B, Hq, M] f32 log-sum-exp.
+/// Verifies the [B, Hq, M] f32 log-sum-exp (a result of fa.attention,
+/// `isResult`, or the backward's operand).
 static LogicalResult verifyLse(Operation *op, Value lse,
-                               const AttentionSizes &sizes) {
+                               const AttentionSizes &sizes,
+                               bool isResult = false) {
   FailureOr<RankedTensorType> type =
       getRankedOperand(op, lse, "lse", 3, "[B, Hq, M]");
   if (failed(type))
@@ -227,12 +246,13 @@ static LogicalResult verifyLse(Operation *op, Value lse,
   if (!type->getElementType().isF32())
     return op->emitOpError() << "element type of lse ("
                              << type->getElementType() << ") must be f32";
-  if (failed(checkSameDim(op, "B", "lse", type->getDimSize(kBatch), "query",
-                          sizes.batch)) ||
-      failed(checkSameDim(op, "Hq", "lse", type->getDimSize(kHeads), "query",
-                          sizes.queryHeads)) ||
-      failed(checkSameDim(op, "M", "lse", type->getDimSize(kSeq), "query",
-                          sizes.queryLen)))
+  auto check = isResult ? checkResultDim : checkSameDim;
+  if (failed(check(op, "B", "lse", type->getDimSize(kBatch), "query",
+                   sizes.batch)) ||
+      failed(check(op, "Hq", "lse", type->getDimSize(kHeads), "query",
+                   sizes.queryHeads)) ||
+      failed(check(op, "M", "lse", type->getDimSize(kSeq), "query",
+                   sizes.queryLen)))
     return failure();
   return success();
 }
@@ -359,9 +379,9 @@ LogicalResult AttentionOp::verify() {
                               getOutputElementType(inputType),
                               isFp8 ? "as f8E4M3FN inputs give"
                                     : "the input element type",
-                              *sizes)))
+                              *sizes, /*isResult=*/true)))
     return failure();
-  if (getLse() && failed(verifyLse(*this, getLse(), *sizes)))
+  if (getLse() && failed(verifyLse(*this, getLse(), *sizes, /*isResult=*/true)))
     return failure();
   if (failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)))
     return failure();

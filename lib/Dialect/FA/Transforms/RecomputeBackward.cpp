@@ -226,7 +226,8 @@ struct RecomputeBackward : OpRewritePattern<AttentionGradOp> {
     dialect->getTileAttrHelper().setAttr(
         results[1].getDefiningOp(),
         TileAttr::get(rewriter.getContext(), blockM, blockN,
-                      tile ? tile.getStages() : 2, tile ? tile.getWarps() : 4));
+                      tile ? tile.getStages() : 2, tile ? tile.getWarps() : 4,
+                      tile ? tile.getSchedule() : DictionaryAttr()));
     rewriter.replaceOp(op, results);
     return success();
   }

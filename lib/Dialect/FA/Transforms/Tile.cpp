@@ -264,7 +264,8 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     dialect->getTileAttrHelper().setAttr(
         results.front().getDefiningOp(),
         TileAttr::get(rewriter.getContext(), blockM, blockN,
-                      tile ? tile.getStages() : 2, tile ? tile.getWarps() : 4));
+                      tile ? tile.getStages() : 2, tile ? tile.getWarps() : 4,
+                      tile ? tile.getSchedule() : DictionaryAttr()));
     rewriter.replaceOp(op, results);
     return success();
   }

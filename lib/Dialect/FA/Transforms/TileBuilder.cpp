@@ -24,7 +24,14 @@ FailureOr<AttentionShape> AttentionShape::get(Operation *op, Value query,
   auto q = cast<RankedTensorType>(query.getType());
   auto k = cast<RankedTensorType>(key.getType());
   auto v = cast<RankedTensorType>(value.getType());
-  if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
+  // Every tensor of the op, not Q, K and V alone: the tiles of O, dO and
+  // LSE are cut at the sizes Q, K and V give.
+  auto isStatic = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return !shaped || shaped.hasStaticShape();
+  };
+  if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
+      !llvm::all_of(op->getResultTypes(), isStatic))
     return op->emitOpError(
         "needs static shapes to be tiled; specialise the problem size first");
   return AttentionShape{q.getDimSize(0), q.getDimSize(1), k.getDimSize(1),

@@ -76,6 +76,12 @@ enum class BackwardStep {
 };
 /// "preprocess", "main", "postprocess": the manifest's keys.
 const char *backwardStepName(BackwardStep step);
+
+/// The backward kernel beside the forward kernel `forwardName`, as
+/// fa-compile --bwd names it and fa-run --bwd looks for it: fa_fwd_X's is
+/// fa_bwd_X, any other name X's is X_bwd; `deterministic` appends _det.
+std::string backwardKernelNameOf(const std::string &forwardName,
+                                 bool deterministic = false);
 /// Query rows per block of the preprocess and postprocess kernels.
 constexpr int64_t kBackwardRowsPerBlock = 128;
 
@@ -92,7 +98,7 @@ inline int64_t gradQueryAccumulatorRows(int64_t queryLen) {
 }
 
 /// The backward's workspace, owned by the caller (O(M) plus dQ's f32
-/// accumulator, DESIGN.md's memory rule): delta [B, Hq, M] f32, then
+/// accumulator, docs/design.md's memory rule): delta [B, Hq, M] f32, then
 /// dq_acc [B, Hq, M', D] f32 (M' = gradQueryAccumulatorRows(M)), then
 /// dq_semaphore [B, Hq, ceil(M / 16)] i32
 /// (one counter per Q block of the deterministic mode; 16 rows is the

@@ -3,7 +3,7 @@
 // Part of fa-mlir.
 //
 // The independent float64 reference that every fa-mlir kernel is checked
-// against. It is written plainly from DESIGN.md's semantics and shares no code
+// against. It is written plainly from docs/design.md's semantics and shares no code
 // with the compiler: no tiling, no online softmax, no exp2 tricks.
 //
 //===----------------------------------------------------------------------===//
@@ -11,13 +11,17 @@
 #ifndef FA_RUNTIME_REFERENCE_H
 #define FA_RUNTIME_REFERENCE_H
 
+#include "fa/runtime/Mask.h"
+
 #include <cstdint>
 #include <vector>
 
 namespace fa {
-namespace ref {
 
-enum class MaskKind { None, Causal, CausalTopLeft, Window };
+/// Which keys a query may attend to: the one enumeration of fa/runtime/Mask.h.
+using MaskKind = ::FaMaskKind;
+
+namespace ref {
 
 /// Which keys a query sees. `left`/`right` bound a window; -1 is unbounded.
 struct Mask {
@@ -73,6 +77,13 @@ struct ForwardResult {
 void forwardRow(const Problem &problem, const double *query, const double *key,
                 const double *value, int64_t b, int64_t h, int64_t i,
                 double *outputRow, double *lse);
+
+/// The softmax probabilities of query row (b, h, i) over every key (0 where
+/// masked) into `probs` (N values); returns the row's LSE (-inf with no
+/// visible key).
+double rowProbabilities(const Problem &problem, const double *query,
+                        const double *key, int64_t b, int64_t h, int64_t i,
+                        std::vector<double> &probs);
 
 /// The whole forward pass.
 ForwardResult forward(const Problem &problem, const std::vector<double> &query,

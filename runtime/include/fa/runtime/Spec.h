@@ -10,8 +10,10 @@
 #ifndef FA_RUNTIME_SPEC_H
 #define FA_RUNTIME_SPEC_H
 
+#include "fa/runtime/Mask.h"
 #include "fa/runtime/Numerics.h"
 #include "fa/runtime/Reference.h"
+#include "fa/runtime/fa_spec.h"
 
 #include <cstdint>
 #include <optional>
@@ -21,11 +23,18 @@
 namespace fa {
 
 /// ALiBi slopes of a spec: none, one per query head ([Hq]) or one per batch
-/// and query head ([B, Hq]).
-enum class AlibiKind { None, Head, BatchHead };
+/// and query head ([B, Hq]). The values of the C API's fa_alibi_kind.
+enum class AlibiKind : int32_t {
+  None = FA_ALIBI_NONE,
+  Head = FA_ALIBI_HEAD,
+  BatchHead = FA_ALIBI_BATCH_HEAD,
+};
 /// f8E4M3FN's descale factors: one f32 per tensor, or one per (batch, KV
-/// head) ([B, Hkv], FlashAttention-3's API).
-enum class DescaleKind { Tensor, Head };
+/// head) ([B, Hkv], FlashAttention-3's API). The values of fa_descale_kind.
+enum class DescaleKind : int32_t {
+  Tensor = FA_DESCALE_TENSOR,
+  Head = FA_DESCALE_HEAD,
+};
 
 struct AttentionSpec {
   int64_t headDim = 0;
@@ -52,10 +61,16 @@ bool parseSpec(const std::string &text, AttentionSpec &spec,
                std::string &error,
                std::vector<std::string> *keysGiven = nullptr);
 
+/// One key of spec text, as parseSpec reads it, set in `spec` (a value is
+/// never pasted into spec text: "causal,d=64" is a bad mask). False with a
+/// one-line reason; nothing checks the whole spec (checkSpec does).
+bool setSpecValue(AttentionSpec &spec, const std::string &key,
+                  const std::string &value, std::string &error);
+
 /// The checks parseSpec makes on a spec however it was built (the CLIs
 /// build one field by field): D, Dv >= 1, scale and softcap in range,
-/// window bounds in [-1, kMaxSequence], blocks powers of two. False with a
-/// one-line reason that names the range.
+/// window bounds in [-1, kMaxSequence] (and none on another mask), blocks
+/// powers of two. False with a one-line reason that names the range.
 bool checkSpec(const AttentionSpec &spec, std::string &error);
 
 /// One spec value from its text, as parseSpec reads it: false with a
@@ -67,8 +82,10 @@ bool parseSpecDtype(const std::string &text, ElementType &dtype,
 
 /// The spec as parseSpec reads it back exactly: every key, the scale
 /// (default resolved) and softcap printed so that they round-trip bit for
-/// bit (exactDouble).
-std::string specText(const AttentionSpec &spec);
+/// bit (exactDouble). A block not stated (the C API's 0: the compiler
+/// picks) is left out.
+std::string specText(const AttentionSpec &spec, bool blockMStated = true,
+                     bool blockNStated = true);
 
 /// A double as the shortest text (of %.15g, %.16g and %.17g) that strtod
 /// reads back to the same double.
@@ -87,9 +104,23 @@ struct ProblemSize {
 
 /// Checks sizes against each other and the spec, and that every tensor of
 /// the run (Q, K, V, O, LSE, dO, dQ, dK, dV, the ALiBi slopes) has at most
-/// fa::limits::kMaxTensorElements elements; false with a reason.
+/// fa::limits::kMaxTensorElements elements; false with a reason. Every
+/// front door comes through here: fa-run, the launches, and the tensor
+/// checks of the C API (fa_check_forward).
 bool validateProblem(const AttentionSpec &spec, const ProblemSize &size,
                      std::string &error);
+
+/// fa_check_forward and fa_check_backward (fa_spec.h): a call's tensors as
+/// a framework holds them; `alibiSlopes` null for none. False with the
+/// first violation, in one line that names the tensor.
+bool checkForwardTensors(fa_layout layout, const fa_tensor_desc &q,
+                         const fa_tensor_desc &k, const fa_tensor_desc &v,
+                         const fa_tensor_desc *alibiSlopes, std::string &error);
+bool checkBackwardTensors(fa_layout layout, const fa_tensor_desc &q,
+                          const fa_tensor_desc &k, const fa_tensor_desc &v,
+                          const fa_tensor_desc *alibiSlopes,
+                          const fa_tensor_desc &out, const fa_tensor_desc &lse,
+                          const fa_tensor_desc &gradOut, std::string &error);
 
 /// The shape of the ALiBi slopes of a spec at a size: {} (none), {Hq} or
 /// {B, Hq}.

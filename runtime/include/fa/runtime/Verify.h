@@ -2,7 +2,7 @@
 //
 // Part of fa-mlir.
 //
-// DESIGN.md's verification policy in one place, shared by every device of
+// docs/design.md's verification policy in one place, shared by every device of
 // fa-run: outputs against the float64 reference, each bounded by twice the
 // error of a naive attention in the input precision (plus 1e-5), NaN never
 // passing. Large problems are checked on sampled rows.
@@ -29,6 +29,9 @@ struct TensorCheck {
   /// With ScoreAccumulation::Fp8TensorCore: the max error of the naive
   /// attention that sums Q·Kᵀ in f32 (shown beside, not the verdict's).
   double f32NaiveMaxAbs = -1.0;
+  /// The f32 rounding floor under the bound (gradientRoundingFloors); 0
+  /// where the naive attention's error is the whole yardstick.
+  double floor = 0.0;
   bool pass = false;
   std::string worstWhere; ///< "[b, h, i, e]" of the largest error or a NaN
 };
@@ -62,7 +65,25 @@ struct BackwardData {
   std::vector<double> gradQuery, gradKey, gradValue;
 };
 
-/// Verifies dQ, dK and dV in full.
+/// The largest error f32 arithmetic alone may leave in any element of dQ
+/// and dK: dS = P (dP - D) subtracts two f32 dot products over Dv that are
+/// equal in exact arithmetic wherever a row sees one key (P = 1, O = V), so
+/// their rounding survives alone while the naive attention, rounding both
+/// alike, cancels to 0 and bounds nothing. Per row, each dot product's
+/// error is bounded as lambda sqrt(Dv) u sum |terms| (u = 2^-24, lambda =
+/// 6: the probabilistic bound, failing with probability under
+/// 2 Dv exp(-18)); summed over the rows that reach the element.
+struct GradientFloors {
+  double gradQuery = 0.0, gradKey = 0.0;
+};
+GradientFloors gradientRoundingFloors(const ref::Problem &problem,
+                                      const std::vector<double> &query,
+                                      const std::vector<double> &key,
+                                      const std::vector<double> &value,
+                                      const std::vector<double> &gradOutput);
+
+/// Verifies dQ, dK and dV in full; dQ and dK against the larger of their
+/// tolerance bound and their rounding floor (gradientRoundingFloors).
 VerifyReport verifyBackward(ElementType type, const ref::Problem &problem,
                             const BackwardData &data);
 

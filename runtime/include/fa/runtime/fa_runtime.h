@@ -5,7 +5,8 @@
  * Load a kernel fa-compile generated (NAME.json + NAME.ptx) and launch it on
  * device pointers, with strides, on a CUDA stream. Needs no MLIR and links
  * no libcuda (it is opened at run time). Every call reports failure by its
- * return value; fa_last_error() says why. Nothing aborts.
+ * return value; fa_last_error() says why. Nothing aborts. fa_spec.h (included
+ * here) holds the spec language and the checks of a call's tensors.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -13,6 +14,8 @@
 #define FA_RUNTIME_C_API_H
 
 #include <stdint.h>
+
+#include "fa/runtime/fa_spec.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,18 +8,12 @@
 #define FA_DIALECT_FA_IR_FAATTRS_TD
 
 include "fa/Dialect/FA/IR/FADialect.td"
-include "mlir/IR/EnumAttr.td"
 
-def FA_MaskKind : I32EnumAttr<"MaskKind", "which keys a query may attend to", [
-    I32EnumAttrCase<"None", 0, "none">,
-    I32EnumAttrCase<"Causal", 1, "causal">,
-    I32EnumAttrCase<"CausalTopLeft", 2, "causal_top_left">,
-    I32EnumAttrCase<"Window", 3, "window">
-  ]> {
-  let cppNamespace = "::mlir::fa";
-  // The kind is a parameter of #fa.mask, not an attribute of its own.
-  let genSpecializedAttr = 0;
-}
+// The mask kind is the runtime's (FaMaskKind of fa/runtime/Mask.h, whose
+// values the C API's fa_mask_kind gives): one enumeration for the dialect,
+// the spec language and the runtime. FAAttrs.h names it mlir::fa::MaskKind.
+def FA_MaskKindParameter : AttrParameter<"::mlir::fa::MaskKind",
+    "which keys a query may attend to: none, causal, causal_top_left or window">;
 
 def FA_MaskAttr : FA_Attr<"Mask", "mask"> {
   let summary = "Attention mask: none, causal, causal_top_left or window(left, right)";
@@ -42,7 +36,7 @@ def FA_MaskAttr : FA_Attr<"Mask", "mask"> {
     ```
   }];
   let parameters = (ins
-    EnumParameter<FA_MaskKind>:$kind,
+    FA_MaskKindParameter:$kind,
     DefaultValuedParameter<"int64_t", "-1">:$left,
     DefaultValuedParameter<"int64_t", "-1">:$right
   );
@@ -64,7 +58,7 @@ def FA_MaskAttr : FA_Attr<"Mask", "mask"> {
 }
 
 def FA_TileAttr : FA_Attr<"Tile", "tile"> {
-  let summary = "Tile configuration: block_m, block_n, pipeline stages, warps";
+  let summary = "Tile configuration: block_m, block_n, pipeline stages, warps, schedule";
   let description = [{
     How an attention op is tiled: `block_m` query rows per block, `block_n`
     key/value rows per inner-loop step, `stages` buffers in the load pipeline
@@ -72,17 +66,36 @@ def FA_TileAttr : FA_Attr<"Tile", "tile"> {
     `block_n`; the GPU conversions read all four. Block sizes are powers of
     two so that tiles map onto MMA fragments and shared-memory swizzles.
 
+    The optional `schedule` dictionary overrides the chip's tuned schedule
+    knobs of the kernel built from the op (docs/tuning.md): each entry a
+    knob's name with a bool, an integer or a string. `fa-gpu-distribute`
+    refuses a knob its chip does not have, a value it does not take, and one
+    it cannot build; the CPU lowering ignores them.
+
     Example:
 
     ```mlir
     #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>
+    #fa.tile<block_m = 64, block_n = 128, stages = 2, warps = 8,
+             schedule = {loads_query_rows_ahead = false, section_mib = 32}>
     ```
   }];
   let parameters = (ins "int64_t":$blockM, "int64_t":$blockN,
-                        "int64_t":$stages, "int64_t":$warps);
+                        "int64_t":$stages, "int64_t":$warps,
+                        OptionalParameter<"DictionaryAttr">:$schedule);
+  let builders = [
+    AttrBuilder<(ins "int64_t":$blockM, "int64_t":$blockN, "int64_t":$stages,
+                     "int64_t":$warps,
+                     CArg<"DictionaryAttr", "{}">:$schedule), [{
+      return $_get($_ctxt, blockM, blockN, stages, warps,
+                   schedule && !schedule.empty() ? schedule : DictionaryAttr());
+    }]>
+  ];
+  let skipDefaultBuilders = 1;
   let assemblyFormat = [{
     `<` `block_m` `=` $blockM `,` `block_n` `=` $blockN `,`
-        `stages` `=` $stages `,` `warps` `=` $warps `>`
+        `stages` `=` $stages `,` `warps` `=` $warps
+        (`,` `schedule` `=` $schedule^)? `>`
   }];
   let genVerifyDecl = 1;
 }

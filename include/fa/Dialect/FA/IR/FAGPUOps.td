@@ -225,7 +225,7 @@ def FA_MmaWaitOp : FA_Op<"mma_wait", [AllTypesMatch<["input", "result"]>]> {
 // Instruction ops: the sm_90a instructions MLIR's NVVM dialect does not give
 // in the form the schedule needs. Built by the Hopper patterns next to NVVM
 // ops, turned into PTX by convert-fa-gpu-to-llvm just before NVVM becomes
-// LLVM (docs/nvvm-ops.md says which NVVM op falls short, and how).
+// LLVM (docs/toolchain.md says which NVVM op falls short, and how).
 //===----------------------------------------------------------------------===//
 
 def FA_WgmmaOp : FA_Op<"wgmma", [AttrSizedOperandSegments]> {

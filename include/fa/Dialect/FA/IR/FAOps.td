@@ -22,7 +22,7 @@ defvar FA_AttentionOptions = (ins
   OptionalAttr<FA_TileAttr>:$tile
 );
 
-// Accessors shared by both ops: the defaults of DESIGN.md's semantics.
+// Accessors shared by both ops: the defaults of docs/design.md's semantics.
 defvar FA_AttentionOptionAccessors = [{
     /// The mask, `none` when absent.
     ::mlir::fa::MaskAttr getMaskOrDefault() {

@@ -65,7 +65,7 @@ def FA_ApplyMaskOp : FA_TileOp<"apply_mask", [AllTypesMatch<["scores", "result"]
   let description = [{
     The tile holds queries `query_offset + i` and keys `key_offset + j` of a
     problem with `query_len` queries and `key_len` keys. A score becomes
-    `-inf` when that key is invisible to that query under `mask` (DESIGN.md's
+    `-inf` when that key is invisible to that query under `mask` (docs/design.md's
     definitions, bottom-right aligned) or lies past `key_len` (a padded key
     row of a partial last block). Rows past `query_len` are left alone: they
     are never written back.

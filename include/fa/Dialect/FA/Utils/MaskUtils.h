@@ -2,7 +2,7 @@
 //
 // Part of fa-mlir.
 //
-// One definition of DESIGN.md's masks for every lowering that emits them
+// One definition of docs/design.md's masks for every lowering that emits them
 // (the CPU linalg bodies, the GPU kernels, the tilers' KV ranges), so the
 // semantics cannot drift between paths. The float64 reference in runtime/
 // keeps its own, deliberately independent, copy.
@@ -26,7 +26,7 @@ namespace fa {
 Value buildKeyVisible(OpBuilder &b, Location loc, MaskAttr mask, Value query,
                       Value key, Value queryLen, Value keyLen);
 
-/// The keys query `query` sees form one interval (DESIGN.md's masks are
+/// The keys query `query` sees form one interval (docs/design.md's masks are
 /// bands): [first, last], `first` null when the mask has no left bound
 /// (it is then 0), `last` at most keyLen - 1. Index values.
 std::pair<Value, Value> buildVisibleKeyInterval(OpBuilder &b, Location loc,
