@@ -23,12 +23,12 @@
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c128 : index
 // CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
 // CHECK: scf.if %[[LEADER]] {
-// CHECK-NEXT: cp.async.bulk.wait_group.read 0
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK-NEXT: }
-// CHECK-NEXT: "bar.sync $0, $1;"{{.*}} %[[BARRIER]], %c128_i32
+// CHECK-NEXT: nvvm.barrier id = %[[BARRIER]] number_of_threads = %c128_i32
 // CHECK-NEXT: fa.store_shared %[[TILE]], %[[VIEW]]
-// CHECK-NEXT: fence.proxy.async.shared::cta
-// CHECK-NEXT: "bar.sync $0, $1;"{{.*}} %[[BARRIER]], %c128_i32
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.barrier id = %[[BARRIER]] number_of_threads = %c128_i32
 // CHECK-NEXT: scf.if %[[LEADER]] {
 // CHECK-NEXT: %[[ROWS:.*]] = arith.muli %[[GROUP]], %c64_i32 : i32
 // CHECK-NEXT: %[[Q0:.*]] = arith.index_cast %arg1 : index to i32
@@ -38,14 +38,15 @@
 // CHECK-NEXT: %[[SOURCE:.*]] = arith.addi %[[STAGING]], %[[BYTES]] : i32
 // CHECK-NEXT: %[[HEAD:.*]] = arith.index_cast %arg2 : index to i32
 // CHECK-NEXT: %[[BATCH:.*]] = arith.index_cast %arg3 : index to i32
-// CHECK-NEXT: %[[MAP:.*]] = llvm.ptrtoint %arg0
-// CHECK-NEXT: cp.async.bulk.tensor.4d.global.shared::cta{{.*}} %[[MAP]], %c0_i32, %[[ROW]], %[[HEAD]], %[[BATCH]], %[[SOURCE]]
+// CHECK-NEXT: %[[SOURCEP:.*]] = llvm.inttoptr %[[SOURCE]] : i32 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.global.shared.cta %arg0, %[[SOURCEP]], box[%c0_i32, %[[ROW]], %[[HEAD]], %[[BATCH]]]
 // CHECK-NEXT: %[[PANEL1:.*]] = arith.addi %[[SOURCE]], %c16384_i32 : i32
-// CHECK-NEXT: cp.async.bulk.tensor.4d.global.shared::cta{{.*}} %[[MAP]], %c64_i32, %[[ROW]], %[[HEAD]], %[[BATCH]], %[[PANEL1]]
-// CHECK-NEXT: cp.async.bulk.commit_group
+// CHECK-NEXT: %[[PANEL1P:.*]] = llvm.inttoptr %[[PANEL1]] : i32 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.global.shared.cta %arg0, %[[PANEL1P]], box[%c64_i32, %[[ROW]], %[[HEAD]], %[[BATCH]]]
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.if %[[LEADER]] {
-// CHECK-NEXT: cp.async.bulk.wait_group.read 0
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 gpu.module @m {
@@ -64,16 +65,17 @@ gpu.module @m {
   // CHECK-LABEL: gpu.func @lent
   // CHECK: %[[BASE:.*]] = arith.index_castui %{{.*}} : index to i32
   // CHECK: %[[LEADER:.*]] = arith.cmpi eq
-  // CHECK-NOT: cp.async.bulk.wait_group
+  // CHECK-NOT: nvvm.cp.async.bulk.wait_group
   // CHECK: fa.store_shared
-  // CHECK-NEXT: fence.proxy.async.shared::cta
-  // CHECK-NEXT: "bar.sync $0, $1;"
+  // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+  // CHECK-NEXT: nvvm.barrier id
   // CHECK-NEXT: scf.if %[[LEADER]] {
-  // CHECK: cp.async.bulk.tensor.4d.global.shared::cta
-  // CHECK-NEXT: cp.async.bulk.commit_group
-  // CHECK-NEXT: cp.async.bulk.wait_group.read 0
+  // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+  // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+  // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
   // CHECK-NEXT: %[[READ:.*]] = arith.addi %[[BASE]], %c16384_i32 : i32
-  // CHECK-NEXT: mbarrier.arrive.shared{{.*}} %[[READ]]
+  // CHECK-NEXT: %[[READP:.*]] = llvm.inttoptr %[[READ]] : i32 to !llvm.ptr<3>
+  // CHECK-NEXT: nvvm.mbarrier.arrive %[[READP]]
   // CHECK-NEXT: }
   // CHECK-NEXT: gpu.return
   gpu.func @lent(%map: !llvm.ptr, %q0: index, %head: index, %batch: index) kernel

@@ -16,16 +16,17 @@
 // CHECK: %[[NEXT:.*]] = arith.addi %[[NEXT_GROUP]], %c1_i32 : i32
 // CHECK: %[[IS_FIRST:.*]] = arith.cmpi eq, %[[GROUP]], %c0_i32 : i32
 // CHECK: %[[IS_LAST:.*]] = arith.cmpi eq, %[[GROUP]], %c1_i32 : i32
-// CHECK: %[[LAST:.*]] = arith.extui %[[IS_LAST]] : i1 to i32
-// CHECK: bar.arrive{{.*}} %c1_i32, %c256_i32, %[[LAST]]
+// CHECK: scf.if %[[IS_LAST]] {
+// CHECK-NEXT: nvvm.barrier.arrive id = %c1_i32 number_of_threads = %c256_i32
+// CHECK-NEXT: }
 // CHECK: scf.for
-// CHECK-NEXT: "bar.sync $0, $1;"{{.*}} %[[OWN]], %c256_i32
+// CHECK-NEXT: nvvm.barrier id = %[[OWN]] number_of_threads = %c256_i32
 // CHECK-NEXT: "test.mma"() : () -> ()
-// CHECK-NEXT: bar.arrive{{.*}} %[[NEXT]], %c256_i32, %c1_i32
+// CHECK-NEXT: nvvm.barrier.arrive id = %[[NEXT]] number_of_threads = %c256_i32
 // CHECK-NEXT: "test.softmax"
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.if %[[IS_FIRST]] {
-// CHECK-NEXT: "bar.sync $0, $1;"{{.*}} %c1_i32, %c256_i32
+// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 gpu.module @m {
@@ -49,13 +50,14 @@ gpu.module @m {
   // CHECK: %[[NEXT:.*]] = arith.addi %[[NEXT_GROUP]], %c4_i32 : i32
   // CHECK: %[[IS_FIRST:.*]] = arith.cmpi eq, %[[GROUP]], %c0_i32 : i32
   // CHECK: %[[IS_LAST:.*]] = arith.cmpi eq, %[[GROUP]], %c2_i32 : i32
-  // CHECK: %[[LAST:.*]] = arith.extui %[[IS_LAST]] : i1 to i32
-  // CHECK: bar.arrive{{.*}} %c4_i32, %c256_i32, %[[LAST]]
-  // CHECK: "bar.sync $0, $1;"{{.*}} %[[OWN]], %c256_i32
+  // CHECK: scf.if %[[IS_LAST]] {
+  // CHECK-NEXT: nvvm.barrier.arrive id = %c4_i32 number_of_threads = %c256_i32
+  // CHECK-NEXT: }
+  // CHECK-NEXT: nvvm.barrier id = %[[OWN]] number_of_threads = %c256_i32
   // CHECK-NEXT: "test.mma"
-  // CHECK-NEXT: bar.arrive{{.*}} %[[NEXT]], %c256_i32, %c1_i32
+  // CHECK-NEXT: nvvm.barrier.arrive id = %[[NEXT]] number_of_threads = %c256_i32
   // CHECK-NEXT: scf.if %[[IS_FIRST]] {
-  // CHECK-NEXT: "bar.sync $0, $1;"{{.*}} %c4_i32, %c256_i32
+  // CHECK-NEXT: nvvm.barrier id = %c4_i32 number_of_threads = %c256_i32
   gpu.func @three() kernel
       attributes {fa.test.pingpong = {groups = 3 : i64, first_barrier = 4 : i64}} {
     "test.mma"() {fa.test.issue} : () -> ()

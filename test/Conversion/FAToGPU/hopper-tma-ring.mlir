@@ -13,19 +13,26 @@
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c0
 // CHECK: scf.if %[[FIRST]] {
 // CHECK: %[[F0:.*]] = arith.addi %[[BASE]], %c49152_i32
-// CHECK: mbarrier.init{{.*}} %[[F0]], %c1_i32
+// CHECK: %[[F0P:.*]] = llvm.inttoptr %[[F0]] : i32 to !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.init %[[F0P]], %c1_i32
 // CHECK: %[[E0:.*]] = arith.addi %[[BASE]], %c49160_i32
-// CHECK: mbarrier.init{{.*}} %[[E0]], %c256_i32
+// CHECK: %[[E0P:.*]] = llvm.inttoptr %[[E0]] : i32 to !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.init %[[E0P]], %c256_i32
 // CHECK: %[[F1:.*]] = arith.addi %[[BASE]], %c49168_i32
-// CHECK: mbarrier.init{{.*}} %[[F1]], %c1_i32
+// CHECK: %[[F1P:.*]] = llvm.inttoptr %[[F1]] : i32 to !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.init %[[F1P]], %c1_i32
 // CHECK: %[[E1:.*]] = arith.addi %[[BASE]], %c49176_i32
-// CHECK: mbarrier.init{{.*}} %[[E1]], %c256_i32
+// CHECK: %[[E1P:.*]] = llvm.inttoptr %[[E1]] : i32 to !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.init %[[E1P]], %c256_i32
 // CHECK: %[[F2:.*]] = arith.addi %[[BASE]], %c49184_i32
-// CHECK: mbarrier.init{{.*}} %[[F2]], %c1_i32
+// CHECK: %[[F2P:.*]] = llvm.inttoptr %[[F2]] : i32 to !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.init %[[F2P]], %c1_i32
 // CHECK: %[[E2:.*]] = arith.addi %[[BASE]], %c49192_i32
-// CHECK: mbarrier.init{{.*}} %[[E2]], %c256_i32
-// CHECK-NOT: mbarrier.init
-// CHECK: fence.mbarrier_init
+// CHECK: %[[E2P:.*]] = llvm.inttoptr %[[E2]] : i32 to !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.init %[[E2P]], %c256_i32
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: }
 // CHECK-NEXT: gpu.barrier
 
@@ -43,19 +50,25 @@
 // CHECK: %[[S:.*]] = arith.index_cast %[[STAGE]] : index to i32
 // CHECK: %[[STRIDE:.*]] = arith.muli %[[S]], %c16_i32
 // CHECK: %[[EMPTY:.*]] = arith.addi %[[EMPTY_BASE]], %[[STRIDE]]
-// CHECK: mbarrier.try_wait.parity{{.*}} %[[EMPTY]], %[[RELEASED]]
+// CHECK: %[[EMPTYP:.*]] = llvm.inttoptr %[[EMPTY]] : i32 to !llvm.ptr<3>
+// CHECK: scf.while
+// CHECK-NEXT: %[[DONE:.*]] = nvvm.mbarrier.try_wait %[[EMPTYP]], %[[RELEASED]]
+// CHECK-NEXT: %[[WAITING:.*]] = arith.xori %[[DONE]], %true
+// CHECK-NEXT: scf.condition(%[[WAITING]])
 // CHECK: %[[FULL_BASE:.*]] = arith.addi %[[BASE]], %c49152_i32
 // CHECK: %[[FULL:.*]] = arith.addi %[[FULL_BASE]], %[[STRIDE]]
-// CHECK: mbarrier.arrive.expect_tx{{.*}} %[[FULL]], %c16384_i32
+// CHECK: %[[FULLP:.*]] = llvm.inttoptr %[[FULL]] : i32 to !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULLP]], %c16384_i32
 // CHECK: %[[ROW:.*]] = arith.muli %[[J]], %c64 : index
 // CHECK: %[[ROW32:.*]] = arith.index_cast %[[ROW]] : index to i32
 // CHECK: %[[OFFSET:.*]] = arith.muli %[[S]], %c16384_i32
 // CHECK: %[[SLOT:.*]] = arith.addi %[[BASE]], %[[OFFSET]]
-// CHECK: %[[MAP:.*]] = llvm.ptrtoint %arg0
-// CHECK: cp.async.bulk.tensor{{.*}} %[[SLOT]], %[[MAP]], %c0_i32, %[[ROW32]], %c0_i32, %c0_i32, %[[FULL]]
+// CHECK: %[[SLOTP:.*]] = llvm.inttoptr %[[SLOT]] : i32 to !llvm.ptr<7>
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[SLOTP]], %arg0, %[[FULLP]], box[%c0_i32, %[[ROW32]], %c0_i32, %c0_i32]
 // CHECK: %[[PANEL1:.*]] = arith.addi %[[SLOT]], %c8192_i32
-// CHECK: cp.async.bulk.tensor{{.*}} %[[PANEL1]], %[[MAP]], %c64_i32, %[[ROW32]], %c0_i32, %c0_i32, %[[FULL]]
-// CHECK-NOT: cp.async.bulk.tensor
+// CHECK: %[[PANEL1P:.*]] = llvm.inttoptr %[[PANEL1]] : i32 to !llvm.ptr<7>
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[PANEL1P]], %arg0, %[[FULLP]], box[%c64_i32, %[[ROW32]], %c0_i32, %c0_i32]
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: }
 
 // The consumers: wait for the use's phase of the slot's full barrier,
@@ -69,11 +82,19 @@
 // CHECK: %[[S:.*]] = arith.index_cast %[[STAGE]] : index to i32
 // CHECK: %[[STRIDE:.*]] = arith.muli %[[S]], %c16_i32
 // CHECK: %[[FULL:.*]] = arith.addi %[[FULL_BASE]], %[[STRIDE]]
-// CHECK: mbarrier.try_wait.parity{{.*}} %[[FULL]], %[[PARITY]]
+// CHECK: %[[FULLP:.*]] = llvm.inttoptr %[[FULL]] : i32 to !llvm.ptr<3>
+// CHECK: scf.while
+// CHECK-NEXT: %[[DONE:.*]] = nvvm.mbarrier.try_wait %[[FULLP]], %[[PARITY]]
+// CHECK-NEXT: %[[WAITING:.*]] = arith.xori %[[DONE]], %true
+// CHECK-NEXT: scf.condition(%[[WAITING]])
+// CHECK-NEXT: } do {
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: "test.read"()
 // CHECK: %[[EMPTY_BASE:.*]] = arith.addi %[[BASE]], %c49160_i32
 // CHECK: %[[EMPTY:.*]] = arith.addi %[[EMPTY_BASE]], %[[STRIDE]]
-// CHECK: mbarrier.arrive.shared{{.*}} %[[EMPTY]]
+// CHECK: %[[EMPTYP:.*]] = llvm.inttoptr %[[EMPTY]] : i32 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[EMPTYP]]
 // CHECK-NEXT: }
 // CHECK-NOT: fa.test
 gpu.module @m {
