@@ -24,7 +24,8 @@ import torch
 from . import _native
 from ._checks import check_backward_tensors, check_forward_tensors as _check
 from ._kernels import KernelSpec, KernelStore, mask_of
-from ._runtime import BackwardArgs, FaMlirError, ForwardArgs, Runtime
+from ._runtime import (BackwardArgs, FaMlirError, ForwardArgs, Runtime, check_backward_spec,
+                       spec_of)
 
 _DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 _lock = threading.Lock()
@@ -252,7 +253,14 @@ def _gradients(ctx, d_out, backward):
     return dq, dk, dv, None, None, None, None, None
 
 
+def _check_differentiable(q, scale):
+    """Refuses, before the forward runs, a call whose backward could not be
+    built (the runtime's fa_spec_check_backward)."""
+    check_backward_spec(spec_of([("d", q.shape[-1]), ("scale", repr(float(scale)))]))
+
+
 def _setup_context(ctx, inputs, output):
+    _check_differentiable(inputs[0], inputs[3])
     _remember(ctx, inputs, output)
 
 
@@ -285,6 +293,7 @@ def _attention(q, k, v, scale, mask, softcap, alibi_slopes, deterministic):
         return forward_op(q, k, v, scale, mask, softcap, alibi_slopes, deterministic)
     if not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad)):
         return _forward_impl(q, k, v, scale, mask, softcap, alibi_slopes)  # nothing to record
+    _check_differentiable(q, scale)
     return _EagerAttention.apply(q, k, v, scale, mask, softcap, alibi_slopes, deterministic)
 
 

@@ -119,6 +119,7 @@ _SIGNATURES = {
     "fa_spec_parse": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(Spec)]),
     "fa_spec_set": (ctypes.c_int, [ctypes.POINTER(Spec), ctypes.c_char_p, ctypes.c_char_p]),
     "fa_spec_format": (_I64, [ctypes.POINTER(Spec), ctypes.c_char_p, _I64]),
+    "fa_spec_check_backward": (ctypes.c_int, [ctypes.POINTER(Spec)]),
     "fa_check_forward": (ctypes.c_int, [_I32] + [ctypes.POINTER(TensorDesc)] * 4),
     "fa_check_backward": (ctypes.c_int, [_I32] + [ctypes.POINTER(TensorDesc)] * 7),
     "fa_last_error": (ctypes.c_char_p, []),
@@ -170,6 +171,15 @@ def spec_of(pairs):
         if lib.fa_spec_set(ctypes.byref(spec), key.encode(), str(value).encode()) != 0:
             raise _refusal(lib)
     return spec
+
+
+def check_backward_spec(spec):
+    """FaMlirError with the runtime's one-line reason if no backward can be
+    compiled for `spec` (fa_spec_check_backward: e.g. |scale| past the
+    backward's range)."""
+    lib = library()
+    if lib.fa_spec_check_backward(ctypes.byref(spec)) != 0:
+        raise _refusal(lib)
 
 
 def format_spec(spec):

@@ -12,7 +12,8 @@ import unittest
 
 from fa_mlir import FaMlirError, KernelSpec
 from fa_mlir import _runtime
-from fa_mlir._runtime import TensorDesc, check_forward, format_spec, parse_spec, spec_of
+from fa_mlir._runtime import (TensorDesc, check_backward_spec, check_forward, format_spec,
+                              parse_spec, spec_of)
 
 try:
     _runtime.find_library()
@@ -56,6 +57,17 @@ class SpecTextTest(unittest.TestCase):
             self.assertIn(message, str(caught.exception))
             self.assertTrue(str(caught.exception).startswith("fa_mlir: "))
             self.assertNotIn("\n", str(caught.exception))
+
+    def test_the_backwards_range(self):
+        # The forward's range is wider: the backward recomputes P from the
+        # f32 LSE (docs/dialect.md).
+        check_backward_spec(spec_of([("d", 64), ("scale", 100)]))
+        check_backward_spec(spec_of([("d", 64)]))
+        wide = spec_of([("d", 64), ("scale", 1000)])
+        format_spec(wide)  # a forward's spec
+        with self.assertRaisesRegex(FaMlirError, r"^fa_mlir: scale 1000 is out of range for the "
+                                                 r"backward \(\|scale\| <= 100: [^\n]*\)$"):
+            check_backward_spec(wide)
 
     def test_round_trip_and_refusals(self):
         spec = spec_of([("d", 128), ("mask", "window(64,-1)"), ("block_n", 32)])
@@ -142,6 +154,15 @@ class TorchChecksTest(unittest.TestCase):
         q = torch.zeros(1, 16, 2, 64, dtype=torch.bfloat16)
         with self.assertRaisesRegex(FaMlirError, r"^fa_mlir: q is on cpu; fa-mlir runs on CUDA devices$"):
             flash_attn_func(q, q, q)
+
+    @unittest.skipUnless(hasattr(torch, "library") and hasattr(torch.library, "custom_op"),
+                         "flash_attn_func needs torch.library.custom_op (PyTorch 2.4 or later)")
+    def test_a_call_that_records_gradients_checks_the_backwards_range(self):
+        from fa_mlir._ops import _check_differentiable
+        q = torch.zeros(1, 16, 2, 64, dtype=torch.bfloat16)
+        _check_differentiable(q, 0.125)
+        with self.assertRaisesRegex(FaMlirError, r"^fa_mlir: scale 1000 is out of range for the backward"):
+            _check_differentiable(q, 1000.0)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,10 @@ bool BackwardManifest::read(const std::string &path, BackwardManifest &out,
   if (!reader.open() || !reader.expectKind("backward") ||
       !reader.readCommon(out))
     return false;
+  // A kernel outside the backward's ranges would compute wrong gradients.
+  std::string why;
+  if (!checkBackwardSpec(out.spec, why))
+    return reader.fail(why);
   const json::Value &root = reader.root();
   if (const json::Value *control = root.get("negative_control")) {
     if (control->kind != json::Value::String ||

@@ -311,6 +311,19 @@ extern "C" int fa_spec_check(const fa_spec *spec) {
   return 0;
 }
 
+extern "C" int fa_spec_check_backward(const fa_spec *spec) {
+  fa::AttentionSpec checked;
+  bool blockMStated = false, blockNStated = false;
+  if (!checkedSpec("fa_spec_check_backward", spec, checked, blockMStated,
+                   blockNStated))
+    return -1;
+  std::string error;
+  if (!fa::checkBackwardSpec(checked, error))
+    return fail(error);
+  lastError.clear();
+  return 0;
+}
+
 extern "C" int64_t fa_spec_format(const fa_spec *spec, char *text,
                                   int64_t capacity) {
   fa::AttentionSpec checked;

@@ -174,6 +174,22 @@ bool fa::checkSpec(const AttentionSpec &spec, std::string &error) {
   return error.empty();
 }
 
+bool fa::checkBackwardSpec(const AttentionSpec &spec, std::string &error) {
+  using namespace fa::limits;
+  if (!checkSpec(spec, error))
+    return false;
+  std::ostringstream os;
+  if (spec.dtype == ElementType::F8E4M3FN)
+    os << "dtype f8e4m3fn has no backward (f16 or bf16)";
+  else if (spec.scale && !backwardScaleInRange(*spec.scale))
+    os << "scale " << exactDouble(*spec.scale)
+       << " is out of range for the backward (|scale| <= "
+       << formatBound(kMaxAbsBackwardScale)
+       << ": P is recomputed from the f32 LSE, see docs/dialect.md)";
+  error = os.str();
+  return error.empty();
+}
+
 std::string fa::exactDouble(double value) {
   // The shortest of %.15g, %.16g, %.17g that reads back to the same double
   // (%.17g always does): 0.1 stays "0.1", 1/sqrt(128) keeps every bit.

@@ -130,7 +130,9 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
   report.checks.push_back(
       check("O", outK, outR, outN, 1, selected.size(), p.valueDim));
   if (!data.lse.empty())
-    report.checks.push_back(check("LSE", lseK, lseR, lseN, 1, selected.size(), 1));
+    report.checks.push_back(
+        check("LSE", lseK, lseR, lseN, 1, selected.size(), 1,
+              lseRoundingFloor(p, data.query, data.key, selected)));
   if (showF32) {
     report.checks[0].f32NaiveMaxAbs = compare(outF, outR).maxAbs;
     if (report.checks.size() > 1)
@@ -150,6 +152,43 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
               p.queryHeads, p.queryLen, 1);
   }
   return report;
+}
+
+double fa::lseRoundingFloor(const ref::Problem &p,
+                            const std::vector<double> &query,
+                            const std::vector<double> &key,
+                            const std::vector<int64_t> &rows) {
+  // As gradientRoundingFloors: f32's unit roundoff and the probabilistic
+  // dot-product bound; kUlps covers the few f32 roundings (the scale's
+  // product, log2(e), the log of the sum) each logit and the LSE take.
+  constexpr double kUnitRoundoff = 0x1p-24, kLambda = 6.0, kUlps = 4.0;
+  double dotBound = kLambda * std::sqrt(double(p.headDim));
+  double floor = 0.0;
+  std::vector<double> probs;
+  for (int64_t row : rows) {
+    int64_t i = row % p.queryLen;
+    int64_t h = (row / p.queryLen) % p.queryHeads;
+    int64_t b = row / p.queryLen / p.queryHeads;
+    double lse =
+        ref::rowProbabilities(p, query.data(), key.data(), b, h, i, probs);
+    if (!std::isfinite(lse))
+      continue;
+    const double *qRow = query.data() + row * p.headDim;
+    int64_t kvBase = (b * p.kvHeads + p.kvHeadOf(h)) * p.keyLen;
+    double weighted = 0.0;
+    for (int64_t j = 0; j < p.keyLen; ++j) {
+      if (probs[j] == 0.0)
+        continue;
+      const double *kRow = key.data() + (kvBase + j) * p.headDim;
+      double terms = 0.0;
+      for (int64_t d = 0; d < p.headDim; ++d)
+        terms += std::fabs(qRow[d] * kRow[d]);
+      weighted += probs[j] * (dotBound + kUlps) * std::fabs(p.scale) * terms;
+    }
+    floor = std::max(floor,
+                     kUnitRoundoff * (kUlps * std::fabs(lse) + weighted));
+  }
+  return floor;
 }
 
 GradientFloors fa::gradientRoundingFloors(const ref::Problem &p,

@@ -179,7 +179,7 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
   if (backwardBlockN.getNumOccurrences())
     backwardSpec.blockN = backwardBlockN;
   std::string error;
-  if (!fa::checkSpec(backwardSpec, error)) {
+  if (!fa::checkBackwardSpec(backwardSpec, error)) {
     llvm::errs() << "fa-compile: " << error << "\n";
     return 2;
   }

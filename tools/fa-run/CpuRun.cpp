@@ -184,6 +184,8 @@ int fa::runCpu(const Options &options) {
   if (fp8 && (options.backward || !options.input.empty()))
     return badInput("dtype f8e4m3fn is a forward of the spec's module: no "
                     "--bwd (there is no fp8 backward) or --input");
+  if (options.backward && !checkBackwardSpec(spec, error))
+    return badInput(error);
   if (!options.input.empty() &&
       (options.backward || control != NegativeControl::None ||
        spec.alibi != AlibiKind::None))

@@ -143,6 +143,8 @@ bool fa::checkCudaDtypeOptions(const Options &o, const AttentionSpec &spec,
             "fp8 backward)";
   else if (!fp8 && o.negativeControl == "no-descale")
     error = "--negative-control no-descale needs dtype=f8e4m3fn";
+  else if (o.backward)
+    checkBackwardSpec(spec, error);
   return error.empty();
 }
 

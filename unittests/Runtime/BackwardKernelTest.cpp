@@ -492,6 +492,10 @@ TEST(BackwardManifestTest, BrokenManifestsAreRefusedInOneLine) {
                          "\"memref<?xi64>\""),
                 "kernel parameter \"dq_semaphore\" has type "
                 "\"memref<?xi64>\" (i64 or a memref of f32, i32");
+  // A backward outside its range would return gradients nobody can trust.
+  expectRefused(replaced(replaced(good, "scale=0.125,", "scale=1000,"),
+                         "\"scale\": 0.125", "\"scale\": 1000"),
+                "scale 1000 is out of range for the backward");
   expectRefused(replaced(good, "\"ptx\": \"bwd.ptx\"", "\"ptx\": \"none.ptx\""),
                 "none.ptx cannot be read");
   expectRefused(

@@ -203,6 +203,35 @@ TEST(Contract, SpecFieldByField) {
   EXPECT_EQ(format(spec).find("block_m"), std::string::npos);
 }
 
+/// A backward's spec: the forward's ranges, then its own (16-bit inputs,
+/// |scale| <= 100, where P recomputed from the f32 LSE stays accurate).
+TEST(Contract, BackwardSpecRange) {
+  fa_spec spec;
+  ASSERT_EQ(fa_spec_parse("d=64,scale=100", &spec), 0);
+  EXPECT_EQ(fa_spec_check_backward(&spec), 0) << lastError();
+  ASSERT_EQ(fa_spec_parse("d=64,scale=-100", &spec), 0);
+  EXPECT_EQ(fa_spec_check_backward(&spec), 0) << lastError();
+  ASSERT_EQ(fa_spec_parse("d=64", &spec), 0); // 1/sqrt(D)
+  EXPECT_EQ(fa_spec_check_backward(&spec), 0) << lastError();
+  for (const char *text : {"d=64,scale=100.5", "d=64,scale=1e6", "d=8,scale=-1e4"}) {
+    ASSERT_EQ(fa_spec_parse(text, &spec), 0) << text; // a forward's spec
+    EXPECT_EQ(fa_spec_check(&spec), 0) << text;
+    EXPECT_EQ(fa_spec_check_backward(&spec), -1) << text;
+    EXPECT_NE(lastError().find("is out of range for the backward (|scale| <= "
+                               "100: P is recomputed from the f32 LSE"),
+              std::string::npos)
+        << lastError();
+  }
+  ASSERT_EQ(fa_spec_parse("d=64,dtype=f8e4m3fn", &spec), 0);
+  EXPECT_EQ(fa_spec_check_backward(&spec), -1);
+  EXPECT_NE(lastError().find("dtype f8e4m3fn has no backward"), std::string::npos)
+      << lastError();
+  EXPECT_EQ(fa_spec_check_backward(nullptr), -1);
+  EXPECT_NE(lastError().find("fa_spec_check_backward: null spec"),
+            std::string::npos)
+      << lastError();
+}
+
 /// fa_spec_format checks the struct it is given: enumerators, window
 /// bounds only on a window, the ranges; and it writes only what fits.
 TEST(Contract, FormatChecksTheStruct) {

@@ -1,4 +1,4 @@
-//===- VerifyTest.cpp - the backward's check and its rounding floor -------===//
+//===- VerifyTest.cpp - the checks' rounding floors ----------------------===//
 //
 // Part of fa-mlir.
 //
@@ -7,7 +7,9 @@
 // alike, is exactly zero too: its error bounds nothing there. A kernel
 // sums dP and D in f32 in different orders and leaves their rounding. The
 // check must pass that kernel on its rounding floor and still fail one
-// that drops D (the no-row-dot control).
+// that drops D (the no-row-dot control). Likewise an f32 LSE of 1e7 is
+// off by its ulps however it is computed: the LSE check passes that on
+// its floor and still fails an LSE a thousand times further off.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +125,68 @@ TEST(VerifyBackward, FloorIsBelowTheNaiveBoundWhereTheNaiveIsMeaningful) {
   EXPECT_LT(floors.gradQuery, toleranceBound(naiveQuery));
   EXPECT_LT(floors.gradKey, toleranceBound(naiveKey));
   EXPECT_EQ(toleranceBound(naiveKey, floors.gradKey), toleranceBound(naiveKey));
+}
+
+/// The forward at |scale| = 1e6 in f32: the reference's LSE, rounded to
+/// f32 and moved by a few ulps (as an f32 kernel leaves it), against the
+/// same LSE moved by a thousand times more.
+ForwardData largeLogitForward(const ref::Problem &p, double ulpsOff) {
+  BackwardData inputs = drawInputs(p, 1000);
+  ForwardData data{inputs.query, inputs.key, inputs.value, {}, {}};
+  ref::ForwardResult exact = ref::forward(p, data.query, data.key, data.value);
+  data.output = exact.output;
+  for (double lse : exact.lse) {
+    float rounded = float(lse);
+    data.lse.push_back(double(rounded) +
+                       ulpsOff * std::fabs(double(rounded)) * 0x1p-24);
+  }
+  return data;
+}
+
+ref::Problem largeLogitProblem() {
+  ref::Problem p;
+  p.queryLen = p.keyLen = 48;
+  p.headDim = p.valueDim = 64;
+  p.scale = 1e6;
+  return p;
+}
+
+TEST(VerifyForward, LargeLogitLsePassesOnItsRoundingFloor) {
+  ref::Problem p = largeLogitProblem();
+  VerifyReport report = verifyForward(ElementType::F32, p,
+                                      largeLogitForward(p, /*ulpsOff=*/3.0));
+  ASSERT_EQ(report.checks.size(), 2u);
+  const TensorCheck &lse = report.checks[1];
+  // An LSE of ~1e7 off by its ulps: far past the bare 1e-5, within the
+  // floor.
+  EXPECT_GT(lse.kernel.maxAbs, 1e-5);
+  EXPECT_GT(lse.floor, lse.kernel.maxAbs);
+  EXPECT_TRUE(report.pass()) << report.format();
+}
+
+TEST(VerifyForward, LargeLogitLseStillCatchesAWrongLse) {
+  ref::Problem p = largeLogitProblem();
+  VerifyReport report = verifyForward(ElementType::F32, p,
+                                      largeLogitForward(p, /*ulpsOff=*/3000.0));
+  EXPECT_FALSE(report.checks[1].pass) << report.format();
+}
+
+TEST(VerifyForward, LseFloorLeavesTheBoundAloneAtOrdinaryScales) {
+  // f16 inputs at scale 1/sqrt(D): the naive attention's rounding dominates
+  // f32's, and the floor leaves the bound as the policy states it.
+  ref::Problem p = largeLogitProblem();
+  p.scale = 0.125;
+  BackwardData inputs = drawInputs(p, 7);
+  ForwardData data{inputs.query, inputs.key, inputs.value, {}, {}};
+  ref::ForwardResult exact = ref::forward(p, data.query, data.key, data.value);
+  data.output = exact.output;
+  data.lse = exact.lse;
+  VerifyReport report = verifyForward(ElementType::F16, p, data);
+  ASSERT_EQ(report.checks.size(), 2u);
+  const TensorCheck &lse = report.checks[1];
+  EXPECT_GT(lse.floor, 0.0);
+  EXPECT_LT(lse.floor, toleranceBound(lse.naive));
+  EXPECT_EQ(toleranceBound(lse.naive, lse.floor), toleranceBound(lse.naive));
 }
 
 } // namespace

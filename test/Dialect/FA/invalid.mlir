@@ -321,6 +321,21 @@ func.func @attention_grad$grad_key_type(%q: tensor<1x4x256x64xf16>, %k: tensor<1
 
 // -----
 
+func.func @attention_grad$scale_past_backward_range(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
+                                                    %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>,
+                                                    %do: tensor<1x4x256x64xf16>, %lse: tensor<1x4x256xf32>) {
+  // In the forward's range, past the backward's: P would be recomputed
+  // from an f32 LSE too coarse for it.
+  // expected-error @+1 {{'fa.attention_grad' op scale must have |scale| <= 100 for the backward (P is recomputed from the f32 LSE), but is 1000}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse {scale = 1000.0 : f32}
+      : (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>,
+         tensor<1x4x256x64xf16>, tensor<1x4x256x64xf16>, tensor<1x4x256xf32>)
+      -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
+  return
+}
+
+// -----
+
 func.func @attention_grad$grad_output_shape(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
                                             %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>,
                                             %do: tensor<1x4x200x64xf16>, %lse: tensor<1x4x256xf32>) {

@@ -427,7 +427,16 @@ LogicalResult AttentionGradOp::verify() {
                            << pair.grad.getType() << ") does not match type of "
                            << pair.inputName << " (" << pair.input.getType()
                            << ")";
-  return verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr());
+  if (failed(verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr())))
+    return failure();
+  if (FloatAttr scale = getScaleAttr();
+      scale && !::fa::limits::backwardScaleInRange(scale.getValueAsDouble()))
+    return emitOpError()
+           << "scale must have |scale| <= "
+           << formatValue(::fa::limits::kMaxAbsBackwardScale)
+           << " for the backward (P is recomputed from the f32 LSE), but is "
+           << formatValue(scale.getValueAsDouble());
+  return success();
 }
 
 /// `-> type` after an op whose result type is its input's unless printed

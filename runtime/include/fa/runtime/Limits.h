@@ -28,6 +28,12 @@ namespace limits {
 constexpr double kMinAbsScale = 1e-6;
 constexpr double kMaxAbsScale = 1e6;
 
+/// |scale| for the backward, which recomputes P = exp(scale·q·k − LSE) from
+/// the forward's f32 LSE: the rounding of scale·q·k and of the LSE (a few
+/// f32 ulps of the logits' size) becomes P's relative error, and past this
+/// bound it outgrows what 16-bit gradients resolve (docs/dialect.md).
+constexpr double kMaxAbsBackwardScale = 100;
+
 /// softcap (0 = off): capped scores lie in (−cap, cap); below kMinSoftcap
 /// every capped score rounds to the same f32 softmax weight, above
 /// kMaxSoftcap the cap never binds before f32 overflow.
@@ -63,6 +69,10 @@ inline const char *blockSizeRule() {
 inline bool scaleInRange(double scale) {
   return std::isfinite(scale) && std::fabs(scale) >= kMinAbsScale &&
          std::fabs(scale) <= kMaxAbsScale;
+}
+
+inline bool backwardScaleInRange(double scale) {
+  return scaleInRange(scale) && std::fabs(scale) <= kMaxAbsBackwardScale;
 }
 
 inline bool softcapInRange(double softcap) {

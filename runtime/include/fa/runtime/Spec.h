@@ -73,6 +73,12 @@ bool setSpecValue(AttentionSpec &spec, const std::string &key,
 /// powers of two. False with a one-line reason that names the range.
 bool checkSpec(const AttentionSpec &spec, std::string &error);
 
+/// checkSpec, and what a backward further needs: 16-bit inputs and
+/// |scale| <= limits::kMaxAbsBackwardScale. Every front door of a backward
+/// (fa-compile --bwd, fa-run --bwd, the backward kernel's manifest, the C
+/// API, the Python op under autograd) asks this.
+bool checkBackwardSpec(const AttentionSpec &spec, std::string &error);
+
 /// One spec value from its text, as parseSpec reads it: false with a
 /// one-line reason in `error`.
 bool parseMask(const std::string &text, ref::Mask &mask, std::string &error);

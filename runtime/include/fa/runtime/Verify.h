@@ -60,6 +60,19 @@ VerifyReport verifyForward(ElementType type, const ref::Problem &problem,
                            ScoreAccumulation accumulation =
                                ScoreAccumulation::F32);
 
+/// The largest error f32 arithmetic alone may leave in a row's LSE, over
+/// the rows `rows` (flat b·Hq·M + h·M + i): the kernel's LSE is an f32
+/// function of f32 logits, so past the naive attention's (which rounds its
+/// own way) it carries a few ulps of |LSE| and, weighted by P_ij, each
+/// logit's dot-product error lambda sqrt(D) u |scale| sum |q k| (u = 2^-24,
+/// lambda = 6), plus a few of each logit's own ulps |s_ij|. Below the naive
+/// attention's bound at ordinary scales; what lets a large-magnitude LSE
+/// pass (docs/design.md).
+double lseRoundingFloor(const ref::Problem &problem,
+                        const std::vector<double> &query,
+                        const std::vector<double> &key,
+                        const std::vector<int64_t> &rows);
+
 struct BackwardData {
   std::vector<double> query, key, value, gradOutput;
   std::vector<double> gradQuery, gradKey, gradValue;

@@ -94,6 +94,11 @@ int fa_spec_set(fa_spec *spec, const char *key, const char *value);
  * fa_spec_parse), else -1 with the reason. */
 int fa_spec_check(const fa_spec *spec);
 
+/* 0 if a backward can be compiled for `spec`: fa_spec_check's ranges, and
+ * 16-bit inputs with |scale| <= 100 (the backward recomputes P from the
+ * f32 LSE; docs/dialect.md says why). Else -1 with the reason. */
+int fa_spec_check_backward(const fa_spec *spec);
+
 /* The spec's text, which fa_spec_parse reads back exactly: every key but
  * an unstated block, Dv and the scale resolved, doubles printed so that
  * they round-trip bit for bit. Writes it NUL-terminated to `text` when it
