@@ -1,5 +1,5 @@
 """PyTorch SDPA (flash = FA2, cuDNN) forward + backward, for the same shapes
-as bench/verify-backward.sh step 4: the issue's reference speeds.
+as bench/verify-backward.sh step 4: the reference speeds.
 FLOPs: 3.5x the forward's 4*B*H*M*N*D (halved when causal).
 Usage: python3 bench/bwd_sdpa.py [D ...]   (default: 64 128)"""
 import sys

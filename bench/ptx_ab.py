@@ -18,7 +18,7 @@ OLD_DIR, the old and the new kernel run on the same inputs:
      larger than L2, the order rotating each round, the median), so both
      see the same clock. new/old < 1 is faster.
 
-Shapes: the issue's (B = 16384/N, H = 2048/D, MHA, [B, H, N, D]) at each
+Shapes: the standard ones (B = 16384/N, H = 2048/D, MHA, [B, H, N, D]) at each
 --n. The backward is timed alone, on O and LSE from the old forward
 (fa_fwd_X beside the old backward's manifest fa_bwd_X or fa_bwd_X_det).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12 on the GPU machine (no MLIR there): builds libfa_runtime and
+# The Python package on the GPU machine (no MLIR there): builds libfa_runtime and
 # fa-run (-DFA_ENABLE_COMPILER=OFF), runs the Python package's tests with
 # pytest against the kernels generated here by
 #   PYTHONPATH=python python3 python/tests/make_kernels.py bench/python-kernels sm_90a

@@ -1,4 +1,4 @@
-"""Issue 12's numbers, on the GPU machine: the Python entry's overhead and
+"""The Python entry's numbers, on the GPU machine: the Python entry's overhead and
 first-call latency, and end-to-end tokens/s against SDPA (flash, cuDNN).
 
   overhead: flash_attn_func per call against the same kernel launched

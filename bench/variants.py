@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times variants of one kernel spec (e.g. other tiles or stage counts, made
 with fa-compile from an .mlir whose fa.attention states its #fa.tile) in the
-same interleaved rounds, at the issue's problem shapes (B = 16384/N,
+same interleaved rounds, at the standard problem shapes (B = 16384/N,
 H = 2048/D), checking each against SDPA first. For tuning experiments.
 
 usage: python3 bench/variants.py LIBFA_RUNTIME.so N[,N...] LABEL=MANIFEST ...

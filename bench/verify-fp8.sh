@@ -2,7 +2,7 @@
 # The fp8 (e4m3) sm_90a forward on the GPU machine:
 #   1. build libfa_runtime and fa-run with -DFA_ENABLE_COMPILER=OFF;
 #   2. fa-run --verify every fp8 kernel (kernels_generated/ and the carried
-#      bench/fp8-kernels/) at the sizes, MHA [B,H,S,D] and GQA
+#      bench/fp8-kernels/) at the standard verification sizes, MHA [B,H,S,D] and GQA
 #      [B,S,H,D], per-tensor and per-head descales; the negative control
 #      (V's descale dropped) must fail;
 #   3. SASS (HGMMA, spills) and compute-sanitizer on small and odd sizes;
@@ -37,7 +37,7 @@ if want 2; then
 echo "== 2. verify (fa-run --verify, side by side: bench/verify-parallel.sh)"
 for manifest in $kernels; do
   spec=$(grep -o '"spec": "[^"]*"' "$manifest" | cut -d'"' -f4)
-  # The sizes, and M > N: bottom-right causal and windowed query
+  # The standard sizes, and M > N: bottom-right causal and windowed query
   # tiles with no visible keys (D256 stores their O from registers).
   sizes=${FA_FP8_SIZES:-1x1 113x203 128x217 1023x1024 4096x4096 1400x300}
   # The feature kernels (bench/fp8-kernels/) at fewer sizes.

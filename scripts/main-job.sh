@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The main job: compile an attention op and verify it.
 #  1. fa-opt: show examples/attention.mlir after each algorithm pass.
-#  2. fa-run --device cpu: compile the issue's example spec through fa-tile,
+#  2. fa-run --device cpu: compile an example spec through fa-tile,
 #     fa-fuse-online-softmax, fa-recompute-backward and fa-to-cpu, JIT it,
 #     run it on fresh random inputs, and verify O, LSE, dQ, dK, dV against the
-#     float64 reference. (The GPU path, --device cuda, arrives with issue 4.)
+#     float64 reference. (The GPU path is --device cuda; bench/README.md.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${1:-build}"

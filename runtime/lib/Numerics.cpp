@@ -185,7 +185,7 @@ double fa::roundTo(ElementType type, double value) {
   return value;
 }
 
-/// The dtype a naive framework computes in. FP8's baseline (issue 11's
+/// The dtype a naive framework computes in. FP8's baseline (the e4m3
 /// yardstick) is the naive fp8 attention: Q, K, V in e4m3 (the inputs
 /// already are), scores accumulated and kept in f32, P rounded to e4m3 for
 /// P·V, accumulated in f32, O rounded to bf16 (the fp8 output type).

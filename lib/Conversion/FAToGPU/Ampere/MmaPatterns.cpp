@@ -363,7 +363,7 @@ struct QKScoresLowering : OpConversionPattern<QKScoresOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!isDistributed(op))
       return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
-    if (op.getDescale()) // e4m3 tiles: no mma.sync lowering (issue 11)
+    if (op.getDescale()) // e4m3 tiles: no mma.sync lowering (sm_90a only)
       return rewriter.notifyMatchFailure(op, "f8E4M3FN scores are not lowered on sm_80");
     if (!areLdmatrixTiles({adaptor.getQuery(), adaptor.getKey()}))
       return rewriter.notifyMatchFailure(op, "not row-major workgroup tiles");
