@@ -105,7 +105,7 @@ std::vector<double> drawRounded(ElementType type, size_t count, std::mt19937 &ge
   return x;
 }
 
-/// The naive fp8 attention (issue 11's yardstick) rounds P to e4m3 and O to
+/// The naive fp8 attention (the e4m3 yardstick) rounds P to e4m3 and O to
 /// bf16: its output lies on the bf16 grid, and it errs more than the same
 /// inputs' naive bf16 attention, which keeps P in bf16.
 TEST(Tolerance, NaiveFp8RoundsProbabilitiesToE4M3) {
