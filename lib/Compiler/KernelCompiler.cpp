@@ -11,6 +11,7 @@
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -280,8 +281,8 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
     return false;
   if (error = unsupportedSharedMemoryBudget(sharedMemoryBudgetKB); !error.empty())
     return false;
-  if (!::fa::limits::isPtxIdentifier(name)) {
-    error = "kernel name '" + name + "' is not a PTX identifier";
+  if (std::string reason = unsupportedKernelName(name); !reason.empty()) {
+    error = "kernel name " + reason;
     return false;
   }
   // The module states #fa.tile<..., stages and warps = the chip's, and
@@ -421,9 +422,9 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
     return false;
   if (error = unsupportedSharedMemoryBudget(sharedMemoryBudgetKB); !error.empty())
     return false;
-  if (!::fa::limits::isPtxIdentifier(name + "_postprocess")) {
-    error = "kernel name '" + name + "' is not a PTX identifier (with its "
-            "step's suffix)";
+  if (std::string reason = unsupportedKernelName(name, /*backward=*/true);
+      !reason.empty()) {
+    error = "kernel name " + reason;
     return false;
   }
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
@@ -651,10 +652,9 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   if (!ShapedType::isDynamic(keyLen))
     spec.blockN = clampBlockToSequence(spec.blockN, keyLen);
   // The function's name becomes the PTX entry's: LLVM aborts on any other.
-  if (!::fa::limits::isPtxIdentifier(func.getSymName().str())) {
-    error = "function name '" + func.getSymName().str() +
-            "' is not a PTX identifier ([A-Za-z_][A-Za-z0-9_$]*, at most " +
-            std::to_string(::fa::limits::kMaxKernelName) + " characters)";
+  if (std::string reason = unsupportedKernelName(func.getSymName());
+      !reason.empty()) {
+    error = "function name " + reason;
     return false;
   }
   if (!::fa::checkSpec(spec, error))

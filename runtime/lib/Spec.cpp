@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -184,6 +185,21 @@ std::string fa::exactDouble(double value) {
       break;
   }
   return text;
+}
+
+std::string fa::printableText(const std::string &text, bool keepNewlines) {
+  std::string printable;
+  printable.reserve(text.size());
+  for (unsigned char c : text) {
+    if ((c >= 0x20 && c != 0x7F) || (keepNewlines && c == '\n')) {
+      printable += static_cast<char>(c);
+      continue;
+    }
+    char escaped[5];
+    std::snprintf(escaped, sizeof(escaped), "\\x%02X", c);
+    printable += escaped;
+  }
+  return printable;
 }
 
 std::string fa::specText(const AttentionSpec &spec, bool blockMStated,

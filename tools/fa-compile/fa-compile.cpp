@@ -17,6 +17,7 @@
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/Utils/ParseGuard.h"
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
 #include "fa/Version.h"
 #include "fa/runtime/KernelAbi.h"
 #include "fa/runtime/Limits.h"
@@ -282,11 +283,10 @@ int main(int argc, char **argv) {
       return badInput(error);
     specs.push_back({spec, target});
   }
-  if (name.getNumOccurrences() && !fa::limits::isPtxIdentifier(name))
-    return badInput("--name '" + name + "' is not a PTX identifier ([A-Za-z_]"
-                    "[A-Za-z0-9_$]*, at most " +
-                    std::to_string(fa::limits::kMaxKernelName) +
-                    " characters)");
+  if (name.getNumOccurrences())
+    if (std::string reason = mlir::fa::unsupportedKernelName(name);
+        !reason.empty())
+      return badInput("--name " + reason);
   // The standard set and an input .mlir state their own specs: a spec flag
   // beside them would be ignored, so it is refused.
   if (standardSetFlag || !inputFile.empty())
