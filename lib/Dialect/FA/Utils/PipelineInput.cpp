@@ -44,6 +44,30 @@ std::string mlir::fa::unsupportedKernelName(StringRef name, bool backward) {
   return reason + ")";
 }
 
+bool mlir::fa::hasGPULayout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor &&
+         isa_and_nonnull<FragmentLayoutAttr, OperandLayoutAttr, SharedLayoutAttr,
+                         TmaSharedLayoutAttr>(tensor.getEncoding());
+}
+
+Operation *mlir::fa::findGPULayout(Operation *root) {
+  Operation *found = nullptr;
+  root->walk([&](Operation *op) {
+    bool placed = llvm::any_of(op->getOperandTypes(), hasGPULayout) ||
+                  llvm::any_of(op->getResultTypes(), hasGPULayout);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        placed = placed ||
+                 llvm::any_of(block.getArgumentTypes(), hasGPULayout);
+    if (!placed)
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
 /// A function the lowering makes a kernel of: one holding fa ops.
 static bool holdsFAOps(func::FuncOp func) {
   return func

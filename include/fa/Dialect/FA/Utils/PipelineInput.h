@@ -30,6 +30,14 @@ namespace fa {
 /// (control bytes as \xNN).
 std::string unsupportedKernelName(StringRef name, bool backward = false);
 
+/// True if `type` is a tensor with one of the GPU layouts fa-gpu-distribute
+/// puts on tiles (#fa.fragment, #fa.operand, #fa.shared, #fa.tma_shared).
+bool hasGPULayout(Type type);
+
+/// The first op under `root` (itself included) that takes, makes or binds
+/// (as a block argument) a tile with a GPU layout, or null.
+Operation *findGPULayout(Operation *root);
+
 /// What a pipeline (or a pass that starts a lowering) takes.
 struct PipelineInput {
   /// The pipeline's name, first in each message ("fa-to-ptx").
