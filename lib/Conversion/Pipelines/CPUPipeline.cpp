@@ -55,9 +55,11 @@ struct CheckPipelineInputPass
 };
 } // namespace
 
-static void addInputCheck(OpPassManager &pm, StringRef pipeline, bool gpu) {
+static void addInputCheck(OpPassManager &pm, StringRef pipeline,
+                          bool takesAttention, bool gpu) {
   fa::PipelineInput input;
   input.name = pipeline;
+  input.takesAttention = takesAttention;
   input.gpu = gpu;
   pm.addPass(std::make_unique<CheckPipelineInputPass>(input));
 }
@@ -108,7 +110,7 @@ static void addFAToCPUPasses(OpPassManager &pm) {
 }
 
 void mlir::fa::buildFAToCPUPipeline(OpPassManager &pm) {
-  addInputCheck(pm, "fa-to-cpu", /*gpu=*/false);
+  addInputCheck(pm, "fa-to-cpu", /*takesAttention=*/false, /*gpu=*/false);
   addFAToCPUPasses(pm);
 }
 
@@ -129,7 +131,8 @@ static OpPassManager &addTileAndFuse(OpPassManager &pm, int64_t blockM,
 
 void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
                                          const FAPipelineOptions &options) {
-  addInputCheck(pm, "fa-compile-cpu", /*gpu=*/false);
+  addInputCheck(pm, "fa-compile-cpu", /*takesAttention=*/true,
+                /*gpu=*/false);
   OpPassManager &funcPm = addTileAndFuse(pm, options.blockM, options.blockN,
                                          options.testOmitRescale);
   FARecomputeBackwardOptions backward;
@@ -160,13 +163,14 @@ static void addConvertFAToGPUPasses(OpPassManager &pm, StringRef chip,
 void mlir::fa::buildConvertFAToGPUPipeline(OpPassManager &pm,
                                           StringRef chip, bool deterministic,
                                           int64_t sharedMemoryBudgetKB) {
-  addInputCheck(pm, "convert-fa-to-gpu", /*gpu=*/true);
+  addInputCheck(pm, "convert-fa-to-gpu", /*takesAttention=*/false,
+                /*gpu=*/true);
   addConvertFAToGPUPasses(pm, chip, deterministic, sharedMemoryBudgetKB);
 }
 
 void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
                                    const FAToPTXOptions &options) {
-  addInputCheck(pm, "fa-to-ptx", /*gpu=*/true);
+  addInputCheck(pm, "fa-to-ptx", /*takesAttention=*/true, /*gpu=*/true);
   OpPassManager &funcPm =
       addTileAndFuse(pm, options.blockM, options.blockN, /*omitRescale=*/false);
   FARecomputeBackwardOptions backward;

@@ -88,8 +88,44 @@ static bool holdsBackward(func::FuncOp func) {
       .wasInterrupted();
 }
 
+/// The level check: an error on the first op `input` does not take.
+static LogicalResult checkLevel(Operation *root, const PipelineInput &input) {
+  StringRef takes = input.takesAttention ? "fa.attention or tiled IR"
+                                         : "tiled IR";
+  if (Operation *placed = findGPULayout(root)) {
+    InFlightDiagnostic diag = placed->emitError();
+    diag << input.name << " takes " << takes << ", but '" << placed->getName()
+         << "' has tiles with a GPU layout (fa-gpu-distribute's output)";
+    if (input.gpu)
+      diag << ": run fa-gpu-lower-fragments on it instead";
+    else
+      diag << ", which only the GPU lowering (fa-gpu-lower-fragments) takes";
+    return failure();
+  }
+  if (input.takesAttention)
+    return success();
+  // fa-gpu-distribute's words, for every pipeline that starts after tiling.
+  WalkResult untiled = root->walk([&](Operation *op) {
+    if (isa<AttentionGradOp>(op)) {
+      op->emitError() << input.name << ": run fa-recompute-backward first";
+      return WalkResult::interrupt();
+    }
+    if (isa<AttentionOp>(op)) {
+      op->emitError() << input.name
+                      << (input.gpu
+                              ? ": run fa-tile and fa-fuse-online-softmax first"
+                              : ": run fa-tile first");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(untiled.wasInterrupted());
+}
+
 LogicalResult mlir::fa::checkPipelineInput(Operation *root,
                                            const PipelineInput &input) {
+  if (failed(checkLevel(root, input)))
+    return failure();
   // Kernel names: the GPU's entries append a backward's step suffixes.
   WalkResult names = root->walk([&](func::FuncOp func) {
     if (!holdsFAOps(func))

@@ -4,10 +4,17 @@
 //
 // The end-to-end pipelines (fa-to-ptx, convert-fa-to-gpu, fa-to-cpu,
 // fa-compile-cpu) and the passes that start a lowering (fa-gpu-distribute)
-// check their input here before anything runs: a function name the target
-// cannot spell gets one line naming the rule, where LLVM would abort the
-// process on it later ("Symbol name with unsupported characters").
-// fa-compile and the C API check their kernel names with the same rule.
+// check their input here before anything runs, so that input a pipeline
+// does not take gets one line saying what to run instead of an internal
+// error deep in a conversion:
+//
+//   * IR of the wrong level: fa.attention / fa.attention_grad where tiled
+//     IR is expected ("run fa-tile and fa-fuse-online-softmax first"), or
+//     tiles with a GPU layout (fa-gpu-distribute's output), which only
+//     fa-gpu-lower-fragments lowers;
+//   * a function name the target cannot spell as a kernel's, where LLVM
+//     would abort the process ("Symbol name with unsupported characters").
+//     fa-compile and the C API check their kernel names with the same rule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +49,9 @@ Operation *findGPULayout(Operation *root);
 struct PipelineInput {
   /// The pipeline's name, first in each message ("fa-to-ptx").
   StringRef name;
+  /// fa.attention and fa.attention_grad (L1): the pipeline tiles them
+  /// itself. Otherwise it takes tiled IR (L2) only.
+  bool takesAttention = false;
   /// The GPU lowering: each function holding fa ops becomes a kernel named
   /// after it. (The CPU path keeps the same rule, so that IR one path takes
   /// the other takes too, and a function's C interface,
