@@ -63,14 +63,29 @@ static std::string rangeText(double lo, double hi) {
   std::snprintf(text, sizeof(text), "[%g, %g]", lo, hi);
   return text;
 }
+/// --softcap and --scale: LLVM's parser reads an empty value ("--softcap=")
+/// as 0, a request for no softcap nobody made; a number is required, as
+/// the integer options require an integer.
+class NumberParser : public cl::parser<double> {
+public:
+  using cl::parser<double>::parser;
+  bool parse(cl::Option &option, llvm::StringRef, llvm::StringRef arg,
+             double &value) {
+    if (arg.empty() || arg.getAsDouble(value, /*AllowInexact=*/true))
+      return option.error("'" + fa::printableText(arg.str()) +
+                          "' is not a number");
+    return false;
+  }
+};
+
 static const std::string softcapHelp =
     "softcap (default 0: off; else in " +
     rangeText(fa::limits::kMinSoftcap, fa::limits::kMaxSoftcap) + ")";
-static cl::opt<double> softcap(cl::cat(compileOptions), "softcap", cl::desc(softcapHelp), cl::init(0));
+static cl::opt<double, false, NumberParser> softcap(cl::cat(compileOptions), "softcap", cl::desc(softcapHelp), cl::init(0));
 static const std::string scaleHelp =
     "score scale (default: 1/sqrt(D); |scale| in " +
     rangeText(fa::limits::kMinAbsScale, fa::limits::kMaxAbsScale) + ")";
-static cl::opt<double> scale(cl::cat(compileOptions), "scale", cl::desc(scaleHelp), cl::init(0));
+static cl::opt<double, false, NumberParser> scale(cl::cat(compileOptions), "scale", cl::desc(scaleHelp), cl::init(0));
 static cl::opt<int64_t> blockM(cl::cat(compileOptions), "block-m",
                                cl::desc("query rows per block (default: tuned "
                                         "per D, see docs/tuning.md)"),

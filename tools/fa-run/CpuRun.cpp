@@ -175,6 +175,11 @@ int fa::runCpu(const Options &options) {
   if (!parseNegativeControl(options.negativeControl, control))
     return badInput("--negative-control must be none, no-rescale, no-row-dot, "
                     "no-alibi or no-descale");
+  // A control that changes nothing this run checks would report PASS for
+  // a build that was never broken.
+  if (control == NegativeControl::NoRowDot && !options.backward)
+    return badInput("--negative-control no-row-dot breaks the backward "
+                    "(D = rowsum(dO * O)): give --bwd");
   if (control == NegativeControl::NoAlibi && spec.alibi == AlibiKind::None)
     return badInput("--negative-control no-alibi needs a spec with alibi=head "
                     "or alibi=batch_head");
