@@ -95,6 +95,11 @@ std::string mlir::fa::backwardKernelName(const ::fa::AttentionSpec &spec,
   return conventionalName("bwd", spec, target) + (deterministic ? "_det" : "");
 }
 
+std::string mlir::fa::negativeControlKernelName(const std::string &name,
+                                                bool omitRowDot) {
+  return omitRowDot ? name + "_no_row_dot" : name;
+}
+
 /// Runs fa-to-ptx on `module` and pulls the PTX out of its gpu.binary.
 static bool lowerToPTX(MLIRContext &context, ModuleOp module,
                        const std::string &target, int64_t blockM,

@@ -141,11 +141,19 @@ static cl::opt<bool> deterministic(cl::cat(compileOptions),
 static cl::opt<bool> omitRowDot(cl::cat(compileOptions), 
     "test-omit-row-dot",
     cl::desc("with --bwd: the negative control, a backward without "
-             "D = rowsum(dO * O) (fa-run reports it as a mismatch)"),
+             "D = rowsum(dO * O), named NAME_no_row_dot (fa-run "
+             "--bwd-kernel runs it and reports a mismatch)"),
     cl::Hidden);
 
+/// Prints "fa-compile: <message>" on stderr, control bytes from the input
+/// escaped (printableText), so the report stays the one line it is.
+static void printError(const std::string &message) {
+  llvm::errs() << "fa-compile: "
+               << fa::printableText(message, /*keepNewlines=*/true) << "\n";
+}
+
 static int badInput(const std::string &message) {
-  llvm::errs() << "fa-compile: " << message << "\n";
+  printError(message);
   return 2;
 }
 
@@ -196,17 +204,18 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
     backwardSpec.blockN = backwardBlockN;
   std::string error;
   if (!fa::checkSpec(backwardSpec, error)) {
-    llvm::errs() << "fa-compile: " << error << "\n";
+    printError(error);
     return 2;
   }
-  std::string backwardName =
+  std::string backwardName = mlir::fa::negativeControlKernelName(
       conventionalName ? mlir::fa::backwardKernelName(spec, chip, deterministic)
-                       : ::fa::abi::backwardKernelNameOf(name, deterministic);
+                       : ::fa::abi::backwardKernelNameOf(name, deterministic),
+      omitRowDot);
   bool rejected = false;
   if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip, backwardName,
                                        gradients, error, rejected, omitRowDot,
                                        deterministic, sharedMemoryBudget, knobs)) {
-    llvm::errs() << "fa-compile: " << backwardName << ": " << error << "\n";
+    printError(backwardName + ": " + error);
     return rejected ? 2 : 1;
   }
   return 0;
@@ -319,7 +328,7 @@ int main(int argc, char **argv) {
   auto emit = [&](mlir::fa::CompiledKernel &kernel) {
     std::string error;
     if (!mlir::fa::writeKernel(kernel, outputDir, error)) {
-      llvm::errs() << "fa-compile: " << error << "\n";
+      printError(error);
       status = 1;
       return;
     }
@@ -346,7 +355,7 @@ int main(int argc, char **argv) {
     bool rejected = false;
     if (!mlir::fa::compileForwardModule(context, *module, target, kernel,
                                         error, rejected)) {
-      llvm::errs() << "fa-compile: " << error << "\n";
+      printError(error);
       return rejected ? 2 : 1;
     }
     emit(kernel);
@@ -363,7 +372,7 @@ int main(int argc, char **argv) {
     if (!mlir::fa::compileForwardKernel(context, spec, chip, kernelName,
                                         kernel, error, rejected,
                                         sharedMemoryBudget, forwardKnobs)) {
-      llvm::errs() << "fa-compile: " << kernelName << ": " << error << "\n";
+      printError(kernelName + ": " + error);
       return rejected ? 2 : 1;
     }
     emit(kernel);

@@ -31,7 +31,7 @@ using namespace fa;
 namespace {
 
 int badInput(const std::string &message) {
-  std::cerr << "fa-run: " << message << "\n";
+  printError(message);
   return kBadInput;
 }
 
@@ -83,7 +83,7 @@ bool dump(const std::string &dir, const std::string &name,
           const std::vector<int64_t> &shape, const std::vector<double> &values) {
   std::string error;
   if (!writeNpyF32(dir + "/" + name + ".npy", shape, values, error)) {
-    std::cerr << "fa-run: " << error << "\n";
+    printError(error);
     return false;
   }
   return true;
@@ -198,7 +198,7 @@ int fa::runCpu(const Options &options) {
   std::unique_ptr<CpuBackend> backend = CpuBackend::create(
       spec, size, options.backward, control, error, rejected, options.input);
   if (!backend) {
-    std::cerr << "fa-run: " << error << "\n";
+    printError(error);
     return rejected ? kBadInput : kMismatch;
   }
 
