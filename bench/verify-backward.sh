@@ -54,9 +54,11 @@ for fwd in "${pairs[@]}"; do
   echo "  $name: $(grep -A4 '^backward' "$OUT_DIR/last-verify-run.log" | tr '\n' ' ' | cut -c1-200)"
 done
 echo "verified: $((runs - fails)) / $runs"
-for neg in "$DIR"/negative*/fa_bwd_*.json; do
+for neg in "$DIR"/negative*/fa_bwd_*_no_row_dot.json; do
   [ -f "$neg" ] || continue
-  fwd="$DIR/$(basename "${neg/fa_bwd_/fa_fwd_}")"
+  # fa_bwd_X_no_row_dot is the negative control of fa_bwd_X, beside fa_fwd_X.
+  base=$(basename "$neg" _no_row_dot.json)
+  fwd="$DIR/${base/fa_bwd_/fa_fwd_}.json"
   $FA_RUN --device cuda --kernel "$fwd" --bwd-kernel "$neg" --negative-control no-row-dot \
     --bwd --b 2 --hq 4 --hkv 2 --m 113 --n 203 --verify > "$OUT_DIR/neg.log" 2>&1
   rc=$?

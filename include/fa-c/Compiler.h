@@ -49,6 +49,15 @@ MLIR_CAPI_EXPORTED MlirContext faCreateCompilerContext(void);
 /// block_n. On FA_COMPILE_OK `out` holds the kernel (release it with
 /// faCompiledKernelDestroy); otherwise `out` is zeroed and `onError`, if
 /// not null, receives one line saying why.
+///
+/// `context` comes from faCreateCompilerContext: one without the fa
+/// dialect loaded is FA_COMPILE_BAD_INPUT (a context with it but without
+/// the other dialects fails to parse the kernel's module, also
+/// FA_COMPILE_BAD_INPUT). Null arguments: a null `context` or `out`, or a
+/// `spec` or `chip` whose data is null with a nonzero length, is
+/// FA_COMPILE_BAD_INPUT with one line (nothing is written through a null
+/// `out`); a null string of length 0 is the empty string; `onError` may be
+/// null.
 MLIR_CAPI_EXPORTED faCompileStatus
 faCompileKernel(MlirContext context, MlirStringRef spec, MlirStringRef chip,
                 bool backward, bool deterministic, faCompiledKernel *out,
@@ -66,7 +75,9 @@ MLIR_CAPI_EXPORTED faCompileStatus faCompileKernelWithBudget(
     bool deterministic, int64_t sharedMemoryBudgetKB, faCompiledKernel *out,
     MlirStringCallback onError, void *userData);
 
-/// Frees what faCompileKernel put in `kernel` and zeroes it.
+/// Frees what faCompileKernel put in `kernel` and zeroes it; a null
+/// `kernel`, or one already destroyed or zeroed by a failed compile, is a
+/// no-op.
 MLIR_CAPI_EXPORTED void faCompiledKernelDestroy(faCompiledKernel *kernel);
 
 /// The generator's revision (the hash every manifest records).

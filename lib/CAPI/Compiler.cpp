@@ -8,12 +8,15 @@
 
 #include "fa/Compiler/KernelCompiler.h"
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
+#include "fa/Dialect/FA/IR/FADialect.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <utility>
 
 static char *copyString(const std::string &text) {
   char *copy = static_cast<char *>(std::malloc(text.size() + 1));
@@ -51,12 +54,31 @@ faCompileStatus faCompileKernelWithBudget(
     MlirContext context, MlirStringRef specText, MlirStringRef chipName,
     bool backward, bool deterministic, int64_t sharedMemoryBudgetKB,
     faCompiledKernel *out, MlirStringCallback onError, void *userData) {
-  *out = faCompiledKernel{nullptr, nullptr, nullptr};
   auto fail = [&](faCompileStatus status, const std::string &message) {
+    std::string line = fa::printableText(message, /*keepNewlines=*/true);
     if (onError)
-      onError(mlirStringRefCreate(message.data(), message.size()), userData);
+      onError(mlirStringRefCreate(line.data(), line.size()), userData);
     return status;
   };
+  // Null arguments are the caller's to fix, said as such (Compiler.h).
+  if (!out)
+    return fail(FA_COMPILE_BAD_INPUT,
+                "out is null: pass a faCompiledKernel to receive the kernel");
+  *out = faCompiledKernel{nullptr, nullptr, nullptr};
+  if (mlirContextIsNull(context))
+    return fail(FA_COMPILE_BAD_INPUT,
+                "the context is null: create one with faCreateCompilerContext");
+  // The compiler builds fa attributes before it parses anything: a context
+  // without the dialect would crash there.
+  if (!unwrap(context)->getLoadedDialect<mlir::fa::FADialect>())
+    return fail(FA_COMPILE_BAD_INPUT,
+                "the context has no fa dialect: create it with "
+                "faCreateCompilerContext");
+  for (auto [what, text] : {std::pair{"spec", specText}, {"chip", chipName}})
+    if (!text.data && text.length)
+      return fail(FA_COMPILE_BAD_INPUT,
+                  std::string(what) + " is a null string of length " +
+                      std::to_string(text.length));
   std::string chip = unwrap(chipName).str();
   if (!mlir::fa::createAttentionStrategy(chip))
     return fail(FA_COMPILE_BAD_INPUT, "unknown chip '" + chip + "' (known: " +
@@ -90,6 +112,8 @@ faCompileStatus faCompileKernelWithBudget(
 }
 
 void faCompiledKernelDestroy(faCompiledKernel *kernel) {
+  if (!kernel)
+    return;
   std::free(kernel->name);
   std::free(kernel->ptx);
   std::free(kernel->manifest);

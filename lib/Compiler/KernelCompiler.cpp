@@ -11,6 +11,7 @@
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -92,6 +93,11 @@ std::string mlir::fa::backwardKernelName(const ::fa::AttentionSpec &spec,
                                          const std::string &target,
                                          bool deterministic) {
   return conventionalName("bwd", spec, target) + (deterministic ? "_det" : "");
+}
+
+std::string mlir::fa::negativeControlKernelName(const std::string &name,
+                                                bool omitRowDot) {
+  return omitRowDot ? name + "_no_row_dot" : name;
 }
 
 /// Runs fa-to-ptx on `module` and pulls the PTX out of its gpu.binary.
@@ -280,8 +286,8 @@ bool mlir::fa::compileForwardKernel(MLIRContext &context,
     return false;
   if (error = unsupportedSharedMemoryBudget(sharedMemoryBudgetKB); !error.empty())
     return false;
-  if (!::fa::limits::isPtxIdentifier(name)) {
-    error = "kernel name '" + name + "' is not a PTX identifier";
+  if (std::string reason = unsupportedKernelName(name); !reason.empty()) {
+    error = "kernel name " + reason;
     return false;
   }
   // The module states #fa.tile<..., stages and warps = the chip's, and
@@ -421,9 +427,9 @@ bool mlir::fa::compileBackwardKernel(MLIRContext &context,
     return false;
   if (error = unsupportedSharedMemoryBudget(sharedMemoryBudgetKB); !error.empty())
     return false;
-  if (!::fa::limits::isPtxIdentifier(name + "_postprocess")) {
-    error = "kernel name '" + name + "' is not a PTX identifier (with its "
-            "step's suffix)";
+  if (std::string reason = unsupportedKernelName(name, /*backward=*/true);
+      !reason.empty()) {
+    error = "kernel name " + reason;
     return false;
   }
   std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
@@ -651,10 +657,9 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   if (!ShapedType::isDynamic(keyLen))
     spec.blockN = clampBlockToSequence(spec.blockN, keyLen);
   // The function's name becomes the PTX entry's: LLVM aborts on any other.
-  if (!::fa::limits::isPtxIdentifier(func.getSymName().str())) {
-    error = "function name '" + func.getSymName().str() +
-            "' is not a PTX identifier ([A-Za-z_][A-Za-z0-9_$]*, at most " +
-            std::to_string(::fa::limits::kMaxKernelName) + " characters)";
+  if (std::string reason = unsupportedKernelName(func.getSymName());
+      !reason.empty()) {
+    error = "function name " + reason;
     return false;
   }
   if (!::fa::checkSpec(spec, error))

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -63,7 +64,8 @@ static std::vector<std::string> splitFields(const std::string &text) {
 
 static std::string badValue(const std::string &key, const std::string &value,
                             const std::string &expected) {
-  std::string message = "bad value '" + value + "' for spec key '" + key + "'";
+  std::string message = "bad value '" + printableText(value) +
+                        "' for spec key '" + key + "'";
   return expected.empty() ? message : message + " (expected " + expected + ")";
 }
 
@@ -202,6 +204,21 @@ std::string fa::exactDouble(double value) {
   return text;
 }
 
+std::string fa::printableText(const std::string &text, bool keepNewlines) {
+  std::string printable;
+  printable.reserve(text.size());
+  for (unsigned char c : text) {
+    if ((c >= 0x20 && c != 0x7F) || (keepNewlines && c == '\n')) {
+      printable += static_cast<char>(c);
+      continue;
+    }
+    char escaped[5];
+    std::snprintf(escaped, sizeof(escaped), "\\x%02X", c);
+    printable += escaped;
+  }
+  return printable;
+}
+
 std::string fa::specText(const AttentionSpec &spec, bool blockMStated,
                          bool blockNStated) {
   std::ostringstream os;
@@ -233,7 +250,7 @@ bool fa::setSpecValue(AttentionSpec &spec, const std::string &key,
                       const std::string &value, std::string &error) {
   if (std::find(std::begin(kSpecKeys), std::end(kSpecKeys), key) ==
       std::end(kSpecKeys)) {
-    error = "unknown spec key '" + key +
+    error = "unknown spec key '" + printableText(key) +
             "' (expected d, dv, dtype, mask, softcap, alibi, descale, scale, "
             "block_m, block_n)";
     return false;
@@ -274,19 +291,27 @@ bool fa::parseSpec(const std::string &text, AttentionSpec &spec,
                    std::string &error, std::vector<std::string> *keysGiven) {
   spec = AttentionSpec();
   std::set<std::string> seen;
-  for (const std::string &field : splitFields(text)) {
+  std::vector<std::string> fields = splitFields(text);
+  for (const std::string &field : fields) {
+    // ",d=64", "d=64,," and "," alike: an empty field is a malformed spec
+    // (text that is empty, or only spaces, still means no field at all).
+    if (field.empty() && fields.size() > 1) {
+      error = "spec '" + printableText(text) +
+              "' has an empty field (a comma too many)";
+      return false;
+    }
     if (field.empty())
       continue;
     size_t eq = field.find('=');
     if (eq == std::string::npos) {
-      error = "spec field '" + field + "' is not key=value";
+      error = "spec field '" + printableText(field) + "' is not key=value";
       return false;
     }
     std::string key = field.substr(0, eq), value = field.substr(eq + 1);
     // A repeated key is a request that says two things: refuse it rather
     // than let the last one win silently.
     if (seen.count(key)) {
-      error = "spec key '" + key + "' is given twice";
+      error = "spec key '" + printableText(key) + "' is given twice";
       return false;
     }
     if (!setSpecValue(spec, key, value, error))

@@ -6,7 +6,9 @@
  *   1. the fa dialect's handle loads the dialect into a bare context;
  *   2. the fa passes, registered, parse in a pipeline and run on a module;
  *   3. a spec compiles to PTX and a manifest in memory (forward and
- *      backward), and bad specs and chips are refused with a reason.
+ *      backward), and bad specs and chips are refused with a reason;
+ *   4. null arguments are refused (status 2, one line) or, for
+ *      faCompiledKernelDestroy, ignored: never a crash.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -130,6 +132,60 @@ static void compile(MlirContext context, const char *spec, const char *chip,
   compileWithin(context, spec, chip, backward, deterministic, 0);
 }
 
+/* Prints one null-argument case's status and message. */
+static void report(const char *what, faCompileStatus status, const char *error) {
+  printf("%s: status %d, error: %s\n", what, (int)status, error);
+  check(status == FA_COMPILE_BAD_INPUT, "a null argument is bad input");
+}
+
+static void nulls(MlirContext context) {
+  MlirStringRef spec = mlirStringRefCreateFromCString("d=64");
+  MlirStringRef chip = mlirStringRefCreateFromCString("sm_80");
+  faCompiledKernel kernel = {NULL, NULL, NULL};
+  char error[512] = "";
+  report("null out", faCompileKernel(context, spec, chip, false, false, NULL,
+                                collect, error),
+         error);
+  error[0] = '\0';
+  MlirContext none = {NULL};
+  report("null context",
+         faCompileKernel(none, spec, chip, false, false, &kernel, collect, error),
+         error);
+  check(kernel.ptx == NULL, "nothing returned without a context");
+  error[0] = '\0';
+  MlirStringRef nullSpec = {NULL, 4};
+  report("null spec", faCompileKernelWithBudget(context, nullSpec, chip, false,
+                                           false, 0, &kernel, collect, error),
+         error);
+  error[0] = '\0';
+  MlirStringRef nullChip = {NULL, 5};
+  report("null chip", faCompileKernel(context, spec, nullChip, false, false,
+                                 &kernel, collect, error),
+         error);
+  /* Without a callback the status alone says it. */
+  check(faCompileKernel(context, spec, chip, false, false, NULL, NULL, NULL) ==
+            FA_COMPILE_BAD_INPUT,
+        "a null out without onError is bad input");
+  /* A context not made by faCreateCompilerContext: without the fa dialect
+   * (this crashed), then with it alone. */
+  MlirContext bare = mlirContextCreate();
+  error[0] = '\0';
+  report("bare context", faCompileKernel(bare, spec, chip, false, false,
+                                         &kernel, collect, error),
+         error);
+  mlirDialectHandleLoadDialect(mlirGetDialectHandle__fa__(), bare);
+  error[0] = '\0';
+  report("context with fa alone", faCompileKernel(bare, spec, chip, false,
+                                                  false, &kernel, collect,
+                                                  error),
+         error);
+  mlirContextDestroy(bare);
+  faCompiledKernelDestroy(NULL);
+  check(1, "faCompiledKernelDestroy(NULL) is a no-op");
+  faCompiledKernelDestroy(&kernel);
+  check(kernel.name == NULL, "destroying a zeroed kernel is a no-op");
+}
+
 int main(void) {
   dialectHandle();
   MlirContext context = faCreateCompilerContext();
@@ -151,6 +207,7 @@ int main(void) {
   compileWithin(context, "d=256,dtype=bf16", "sm_80", true, false, 227);
   compileWithin(context, "d=256,dtype=bf16", "sm_80", false, false, 99);
   compileWithin(context, "d=64,dtype=bf16", "sm_80", false, false, 228);
+  nulls(context);
   mlirContextDestroy(context);
   printf("failures: %d\n", failures);
   return failures ? 1 : 0;

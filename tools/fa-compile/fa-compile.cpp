@@ -17,6 +17,7 @@
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/Utils/ParseGuard.h"
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
 #include "fa/Version.h"
 #include "fa/runtime/KernelAbi.h"
 #include "fa/runtime/Limits.h"
@@ -62,14 +63,29 @@ static std::string rangeText(double lo, double hi) {
   std::snprintf(text, sizeof(text), "[%g, %g]", lo, hi);
   return text;
 }
+/// --softcap and --scale: LLVM's parser reads an empty value ("--softcap=")
+/// as 0, a request for no softcap nobody made; a number is required, as
+/// the integer options require an integer.
+class NumberParser : public cl::parser<double> {
+public:
+  using cl::parser<double>::parser;
+  bool parse(cl::Option &option, llvm::StringRef, llvm::StringRef arg,
+             double &value) {
+    if (arg.empty() || arg.getAsDouble(value, /*AllowInexact=*/true))
+      return option.error("'" + fa::printableText(arg.str()) +
+                          "' is not a number");
+    return false;
+  }
+};
+
 static const std::string softcapHelp =
     "softcap (default 0: off; else in " +
     rangeText(fa::limits::kMinSoftcap, fa::limits::kMaxSoftcap) + ")";
-static cl::opt<double> softcap(cl::cat(compileOptions), "softcap", cl::desc(softcapHelp), cl::init(0));
+static cl::opt<double, false, NumberParser> softcap(cl::cat(compileOptions), "softcap", cl::desc(softcapHelp), cl::init(0));
 static const std::string scaleHelp =
     "score scale (default: 1/sqrt(D); |scale| in " +
     rangeText(fa::limits::kMinAbsScale, fa::limits::kMaxAbsScale) + ")";
-static cl::opt<double> scale(cl::cat(compileOptions), "scale", cl::desc(scaleHelp), cl::init(0));
+static cl::opt<double, false, NumberParser> scale(cl::cat(compileOptions), "scale", cl::desc(scaleHelp), cl::init(0));
 static cl::opt<int64_t> blockM(cl::cat(compileOptions), "block-m",
                                cl::desc("query rows per block (default: tuned "
                                         "per D, see docs/tuning.md)"),
@@ -125,11 +141,19 @@ static cl::opt<bool> deterministic(cl::cat(compileOptions),
 static cl::opt<bool> omitRowDot(cl::cat(compileOptions), 
     "test-omit-row-dot",
     cl::desc("with --bwd: the negative control, a backward without "
-             "D = rowsum(dO * O) (fa-run reports it as a mismatch)"),
+             "D = rowsum(dO * O), named NAME_no_row_dot (fa-run "
+             "--bwd-kernel runs it and reports a mismatch)"),
     cl::Hidden);
 
+/// Prints "fa-compile: <message>" on stderr, control bytes from the input
+/// escaped (printableText), so the report stays the one line it is.
+static void printError(const std::string &message) {
+  llvm::errs() << "fa-compile: "
+               << fa::printableText(message, /*keepNewlines=*/true) << "\n";
+}
+
 static int badInput(const std::string &message) {
-  llvm::errs() << "fa-compile: " << message << "\n";
+  printError(message);
   return 2;
 }
 
@@ -180,17 +204,18 @@ static int compileBackwardOf(mlir::MLIRContext &context, const fa::AttentionSpec
     backwardSpec.blockN = backwardBlockN;
   std::string error;
   if (!fa::checkBackwardSpec(backwardSpec, error)) {
-    llvm::errs() << "fa-compile: " << error << "\n";
+    printError(error);
     return 2;
   }
-  std::string backwardName =
+  std::string backwardName = mlir::fa::negativeControlKernelName(
       conventionalName ? mlir::fa::backwardKernelName(spec, chip, deterministic)
-                       : ::fa::abi::backwardKernelNameOf(name, deterministic);
+                       : ::fa::abi::backwardKernelNameOf(name, deterministic),
+      omitRowDot);
   bool rejected = false;
   if (!mlir::fa::compileBackwardKernel(context, backwardSpec, chip, backwardName,
                                        gradients, error, rejected, omitRowDot,
                                        deterministic, sharedMemoryBudget, knobs)) {
-    llvm::errs() << "fa-compile: " << backwardName << ": " << error << "\n";
+    printError(backwardName + ": " + error);
     return rejected ? 2 : 1;
   }
   return 0;
@@ -282,11 +307,10 @@ int main(int argc, char **argv) {
       return badInput(error);
     specs.push_back({spec, target});
   }
-  if (name.getNumOccurrences() && !fa::limits::isPtxIdentifier(name))
-    return badInput("--name '" + name + "' is not a PTX identifier ([A-Za-z_]"
-                    "[A-Za-z0-9_$]*, at most " +
-                    std::to_string(fa::limits::kMaxKernelName) +
-                    " characters)");
+  if (name.getNumOccurrences())
+    if (std::string reason = mlir::fa::unsupportedKernelName(name);
+        !reason.empty())
+      return badInput("--name " + reason);
   // The standard set and an input .mlir state their own specs: a spec flag
   // beside them would be ignored, so it is refused.
   if (standardSetFlag || !inputFile.empty())
@@ -304,7 +328,7 @@ int main(int argc, char **argv) {
   auto emit = [&](mlir::fa::CompiledKernel &kernel) {
     std::string error;
     if (!mlir::fa::writeKernel(kernel, outputDir, error)) {
-      llvm::errs() << "fa-compile: " << error << "\n";
+      printError(error);
       status = 1;
       return;
     }
@@ -331,7 +355,7 @@ int main(int argc, char **argv) {
     bool rejected = false;
     if (!mlir::fa::compileForwardModule(context, *module, target, kernel,
                                         error, rejected)) {
-      llvm::errs() << "fa-compile: " << error << "\n";
+      printError(error);
       return rejected ? 2 : 1;
     }
     emit(kernel);
@@ -348,7 +372,7 @@ int main(int argc, char **argv) {
     if (!mlir::fa::compileForwardKernel(context, spec, chip, kernelName,
                                         kernel, error, rejected,
                                         sharedMemoryBudget, forwardKnobs)) {
-      llvm::errs() << "fa-compile: " << kernelName << ": " << error << "\n";
+      printError(kernelName + ": " + error);
       return rejected ? 2 : 1;
     }
     emit(kernel);

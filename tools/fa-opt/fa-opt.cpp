@@ -14,7 +14,9 @@
 #include "fa/Dialect/FA/Transforms/Passes.h"
 #include "fa/Version.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -22,6 +24,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -71,6 +74,27 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "fa-mlir optimizer driver\n", registry);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  // A bad pass option ("--fa-tile=block-m=x"): LLVM's option parser prints
+  // the reason on stderr itself and hands MLIR an empty message, which
+  // would add a line "<unknown>:0: error: " saying nothing (a textual
+  // pipeline appends "\nfailed to add `fa-tile` ..." to it: that context
+  // is kept, on one line of its own).
+  config.setPassPipelineSetupFn([options = config](mlir::PassManager &pm) {
+    mlir::ScopedDiagnosticHandler reasonless(
+        pm.getContext(), [](mlir::Diagnostic &diag) {
+          std::string message = diag.str();
+          if (diag.getSeverity() != mlir::DiagnosticSeverity::Error ||
+              !mlir::isa<mlir::UnknownLoc>(diag.getLocation()) ||
+              !llvm::StringRef(message).split('\n').first.trim().empty())
+            return mlir::failure();
+          llvm::SmallVector<llvm::StringRef> lines;
+          llvm::StringRef(message).split(lines, '\n', -1, /*KeepEmpty=*/false);
+          if (!lines.empty())
+            llvm::errs() << "fa-opt: " << llvm::join(lines, "; ") << "\n";
+          return mlir::success();
+        });
+    return options.setupPassPipeline(pm);
+  });
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));

@@ -31,7 +31,7 @@ using namespace fa;
 namespace {
 
 int badInput(const std::string &message) {
-  std::cerr << "fa-run: " << message << "\n";
+  printError(message);
   return kBadInput;
 }
 
@@ -83,7 +83,7 @@ bool dump(const std::string &dir, const std::string &name,
           const std::vector<int64_t> &shape, const std::vector<double> &values) {
   std::string error;
   if (!writeNpyF32(dir + "/" + name + ".npy", shape, values, error)) {
-    std::cerr << "fa-run: " << error << "\n";
+    printError(error);
     return false;
   }
   return true;
@@ -175,6 +175,11 @@ int fa::runCpu(const Options &options) {
   if (!parseNegativeControl(options.negativeControl, control))
     return badInput("--negative-control must be none, no-rescale, no-row-dot, "
                     "no-alibi or no-descale");
+  // A control that changes nothing this run checks would report PASS for
+  // a build that was never broken.
+  if (control == NegativeControl::NoRowDot && !options.backward)
+    return badInput("--negative-control no-row-dot breaks the backward "
+                    "(D = rowsum(dO * O)): give --bwd");
   if (control == NegativeControl::NoAlibi && spec.alibi == AlibiKind::None)
     return badInput("--negative-control no-alibi needs a spec with alibi=head "
                     "or alibi=batch_head");
@@ -195,7 +200,7 @@ int fa::runCpu(const Options &options) {
   std::unique_ptr<CpuBackend> backend = CpuBackend::create(
       spec, size, options.backward, control, error, rejected, options.input);
   if (!backend) {
-    std::cerr << "fa-run: " << error << "\n";
+    printError(error);
     return rejected ? kBadInput : kMismatch;
   }
 

@@ -77,7 +77,7 @@ bool fa::cudarun::download(Driver &cu, void *data, const DeviceBuffer &buffer,
 }
 
 int fa::cudarun::fail(const std::string &message, int code) {
-  std::cerr << "fa-run: " << message << "\n";
+  printError(message);
   return code;
 }
 

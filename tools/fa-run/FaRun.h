@@ -80,6 +80,10 @@ constexpr int64_t kHostBytesPerElement = 16;
 bool checkHostMemory(const AttentionSpec &spec, const ProblemSize &size,
                      bool backward, std::string &error);
 
+/// Prints "fa-run: <message>" on stderr, control bytes from the input
+/// escaped (printableText), so the report stays the one line it is.
+void printError(const std::string &message);
+
 /// --device cpu (CpuRun.cpp; builds with the compiler only).
 int runCpu(const Options &options);
 

@@ -87,12 +87,12 @@ bool fa::compileSpecKernel(Options &o, std::string &error, bool &badInput) {
                                       /*backward=*/true, o.deterministic,
                                       budgetKB);
   mlir::fa::CompiledKernel backward;
-  std::string backwardName =
-      mlir::fa::backwardKernelName(spec, target, o.deterministic);
-  if (!mlir::fa::compileBackwardKernel(
-          *context, backwardSpec, target, backwardName, backward, error, badInput,
-          /*omitRowDot=*/o.negativeControl == "no-row-dot", o.deterministic,
-          budgetKB))
+  bool omitRowDot = o.negativeControl == "no-row-dot";
+  std::string backwardName = mlir::fa::negativeControlKernelName(
+      mlir::fa::backwardKernelName(spec, target, o.deterministic), omitRowDot);
+  if (!mlir::fa::compileBackwardKernel(*context, backwardSpec, target,
+                                       backwardName, backward, error, badInput,
+                                       omitRowDot, o.deterministic, budgetKB))
     return false;
   if (!mlir::fa::writeKernel(backward, directory, error)) {
     badInput = false;

@@ -178,11 +178,16 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
 }
 
 int badInput(const std::string &message) {
-  std::cerr << "fa-run: " << message << "\n";
+  printError(message);
   return kBadInput;
 }
 
 } // namespace
+
+void fa::printError(const std::string &message) {
+  std::cerr << "fa-run: " << printableText(message, /*keepNewlines=*/true)
+            << "\n";
+}
 
 bool fa::checkHostMemory(const AttentionSpec &spec, const ProblemSize &size,
                          bool backward, std::string &error) {
@@ -246,7 +251,7 @@ int main(int argc, char **argv) {
       bool rejected = false;
       std::string given = options.bwdKernel;
       if (!compileSpecKernel(options, error, rejected)) {
-        std::cerr << "fa-run: " << error << "\n";
+        printError(error);
         return rejected ? kBadInput : kMismatch;
       }
       std::cout << "fa-run: compiled --spec to " << options.kernel;

@@ -291,6 +291,24 @@ TEST(Spec, RangesKeysAndExactText) {
   }
   EXPECT_FALSE(parseSpec("d=64,scale=1e30", spec, error));
   EXPECT_NE(error.find("[1e-06, 1e+06]"), std::string::npos) << error;
+  // An empty field is malformed wherever it is (",d=64" and "d=64,," were
+  // taken, "," was not).
+  for (const char *bad : {",d=64", "d=64,,", ",", "d=64,,mask=causal"}) {
+    EXPECT_FALSE(parseSpec(bad, spec, error)) << bad;
+    EXPECT_EQ(error, "spec '" + std::string(bad) +
+                         "' has an empty field (a comma too many)");
+  }
+  // Control bytes from the text are printed escaped.
+  EXPECT_FALSE(parseSpec(std::string("d=64,mask=ca\0us\x1b[2J", 19), spec,
+                         error));
+  EXPECT_EQ(error.find('\0'), std::string::npos);
+  EXPECT_NE(error.find("bad value 'ca\\x00us\\x1B[2J' for spec key 'mask'"),
+            std::string::npos)
+      << error;
+  // The bounds are inclusive (compared as the f32 each value becomes).
+  for (const char *bound : {"d=64,scale=1e-6", "d=64,scale=-1e6",
+                            "d=64,softcap=1e-3", "d=64,softcap=1e6"})
+    EXPECT_TRUE(parseSpec(bound, spec, error)) << bound << ": " << error;
   EXPECT_FALSE(parseSpec("d=64,d=128", spec, error));
   EXPECT_EQ(error, "spec key 'd' is given twice");
 

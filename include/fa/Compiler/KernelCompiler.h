@@ -57,6 +57,14 @@ std::string backwardKernelName(const ::fa::AttentionSpec &spec,
                                const std::string &target,
                                bool deterministic = false);
 
+/// `name` for the negative control without D = rowsum(dO ∘ O)
+/// (`omitRowDot`: NAME_no_row_dot), else `name`: a deliberately broken
+/// kernel never takes the production kernel's name, so neither can be
+/// mistaken for, or overwrite, the other. fa-run loads it by
+/// --bwd-kernel.
+std::string negativeControlKernelName(const std::string &name,
+                                      bool omitRowDot);
+
 /// Compiles the backward of `spec`: one PTX module with three entries
 /// (NAME_preprocess, NAME_main, NAME_postprocess; KernelAbi.h's
 /// BackwardStep) and a manifest of kind "backward" describing each.

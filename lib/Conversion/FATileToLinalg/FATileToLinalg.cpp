@@ -11,6 +11,7 @@
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -386,6 +387,15 @@ struct TileMatmulToLinalg : OpRewritePattern<TileMatmulOp> {
 struct ConvertFATileToLinalgPass
     : fa::impl::ConvertFATileToLinalgBase<ConvertFATileToLinalgPass> {
   void runOnOperation() override {
+    // Tiles with a GPU layout are one thread's share of a tile, which a
+    // linalg op on the whole tile cannot type: fa-gpu-lower-fragments'.
+    if (Operation *placed = findGPULayout(getOperation())) {
+      placed->emitError()
+          << "convert-fa-tile-to-linalg: '" << placed->getName()
+          << "' has tiles with a GPU layout (fa-gpu-distribute's output), "
+             "which only fa-gpu-lower-fragments lowers";
+      return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
     populateFATileToLinalgPatterns(patterns);
     walkAndApplyPatterns(getOperation(), std::move(patterns));

@@ -10,6 +10,7 @@
 
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
 #include "fa/Conversion/Passes.h"
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -64,20 +65,11 @@ LogicalResult mlir::fa::distributeAttentionToGPU(ModuleOp module,
       !reason.empty())
     return mlir::emitError(module.getLoc()) << reason;
   int64_t budgetBytes = sharedMemoryBudgetKB * 1024;
-  // Semantic ops left here were not tiled (or have no GPU lowering yet).
-  WalkResult untiled = module.walk([&](Operation *op) {
-    if (isa<AttentionGradOp>(op)) {
-      op->emitError("fa-gpu-distribute: run fa-recompute-backward first");
-      return WalkResult::interrupt();
-    }
-    if (isa<AttentionOp>(op)) {
-      op->emitError("fa-gpu-distribute: run fa-tile and "
-                    "fa-fuse-online-softmax first");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (untiled.wasInterrupted())
+  // Tiled IR only (not fa.attention, not already distributed), in
+  // functions whose names can name kernels: the pipelines' own check.
+  PipelineInput input;
+  input.name = "fa-gpu-distribute";
+  if (failed(checkPipelineInput(module, input)))
     return failure();
   SmallVector<func::FuncOp> funcs;
   module.walk([&](func::FuncOp func) {

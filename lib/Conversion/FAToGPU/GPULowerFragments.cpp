@@ -16,6 +16,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
 namespace fa {
@@ -67,6 +69,28 @@ struct FAGPULowerFragmentsPass
       return WalkResult::interrupt();
     });
     if (undistributed.wasInterrupted())
+      return signalPassFailure();
+    // A tile with a GPU layout is one thread's registers or a view of the
+    // block's shared memory: it has no meaning across a call.
+    WalkResult crossing = getOperation().walk([&](Operation *op) {
+      auto crosses = [](TypeRange types) {
+        return llvm::any_of(types, hasFragmentLayout);
+      };
+      auto function = dyn_cast<FunctionOpInterface>(op);
+      bool passes = function ? crosses(function.getArgumentTypes()) ||
+                                   crosses(function.getResultTypes())
+                             : isa<CallOpInterface>(op) &&
+                                   (crosses(op->getOperandTypes()) ||
+                                    crosses(op->getResultTypes()));
+      if (!passes)
+        return WalkResult::advance();
+      op->emitError() << "fa-gpu-lower-fragments: '" << op->getName()
+                      << "' passes tiles with a GPU layout into or out of a "
+                         "function: they live inside one kernel, as "
+                         "fa-gpu-distribute places them";
+      return WalkResult::interrupt();
+    });
+    if (crossing.wasInterrupted())
       return signalPassFailure();
     TypeConverter converter;
     RewritePatternSet patterns(&getContext());

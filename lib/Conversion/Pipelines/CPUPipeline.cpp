@@ -10,6 +10,7 @@
 #include "fa/Conversion/Passes.h"
 #include "fa/Conversion/FAToGPU/AttentionKernel.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -31,8 +32,40 @@ namespace fa {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::fa;
 
-void mlir::fa::buildFAToCPUPipeline(OpPassManager &pm) {
+namespace {
+/// Each pipeline's first pass: what it takes (PipelineInput.h), checked
+/// before any lowering runs.
+struct CheckPipelineInputPass
+    : PassWrapper<CheckPipelineInputPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckPipelineInputPass)
+
+  explicit CheckPipelineInputPass(fa::PipelineInput input) : input(input) {}
+  StringRef getArgument() const override { return "fa-check-pipeline-input"; }
+  StringRef getDescription() const override {
+    return "Refuse input the pipeline does not take, with one line";
+  }
+  void runOnOperation() override {
+    if (failed(fa::checkPipelineInput(getOperation(), input)))
+      signalPassFailure();
+  }
+
+  fa::PipelineInput input;
+};
+} // namespace
+
+static void addInputCheck(OpPassManager &pm, StringRef pipeline,
+                          bool takesAttention, bool gpu) {
+  fa::PipelineInput input;
+  input.name = pipeline;
+  input.takesAttention = takesAttention;
+  input.gpu = gpu;
+  pm.addPass(std::make_unique<CheckPipelineInputPass>(input));
+}
+
+/// fa-to-cpu's passes, after its input check.
+static void addFAToCPUPasses(OpPassManager &pm) {
   // Tile ops -> linalg; elementwise arith/math on tensors -> linalg too.
   OpPassManager &tiles = pm.nest<func::FuncOp>();
   tiles.addPass(createConvertFATileToLinalg());
@@ -76,6 +109,11 @@ void mlir::fa::buildFAToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void mlir::fa::buildFAToCPUPipeline(OpPassManager &pm) {
+  addInputCheck(pm, "fa-to-cpu", /*takesAttention=*/false, /*gpu=*/false);
+  addFAToCPUPasses(pm);
+}
+
 /// fa-tile then fa-fuse-online-softmax on every function: the L1 -> fused
 /// L2 prefix both end-to-end pipelines share.
 static OpPassManager &addTileAndFuse(OpPassManager &pm, int64_t blockM,
@@ -93,6 +131,8 @@ static OpPassManager &addTileAndFuse(OpPassManager &pm, int64_t blockM,
 
 void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
                                          const FAPipelineOptions &options) {
+  addInputCheck(pm, "fa-compile-cpu", /*takesAttention=*/true,
+                /*gpu=*/false);
   OpPassManager &funcPm = addTileAndFuse(pm, options.blockM, options.blockN,
                                          options.testOmitRescale);
   FARecomputeBackwardOptions backward;
@@ -100,12 +140,13 @@ void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
   backward.blockN = options.blockN;
   backward.testOmitRowDot = options.testOmitRowDot;
   funcPm.addPass(createFARecomputeBackward(backward));
-  buildFAToCPUPipeline(pm);
+  addFAToCPUPasses(pm);
 }
 
-void mlir::fa::buildConvertFAToGPUPipeline(OpPassManager &pm,
-                                          StringRef chip, bool deterministic,
-                                          int64_t sharedMemoryBudgetKB) {
+/// convert-fa-to-gpu's passes, after its input check.
+static void addConvertFAToGPUPasses(OpPassManager &pm, StringRef chip,
+                                    bool deterministic,
+                                    int64_t sharedMemoryBudgetKB) {
   FAGPUDistributeOptions distribute;
   distribute.chip = chip.str();
   distribute.deterministic = deterministic;
@@ -119,8 +160,17 @@ void mlir::fa::buildConvertFAToGPUPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+void mlir::fa::buildConvertFAToGPUPipeline(OpPassManager &pm,
+                                          StringRef chip, bool deterministic,
+                                          int64_t sharedMemoryBudgetKB) {
+  addInputCheck(pm, "convert-fa-to-gpu", /*takesAttention=*/false,
+                /*gpu=*/true);
+  addConvertFAToGPUPasses(pm, chip, deterministic, sharedMemoryBudgetKB);
+}
+
 void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
                                    const FAToPTXOptions &options) {
+  addInputCheck(pm, "fa-to-ptx", /*takesAttention=*/true, /*gpu=*/true);
   OpPassManager &funcPm =
       addTileAndFuse(pm, options.blockM, options.blockN, /*omitRescale=*/false);
   FARecomputeBackwardOptions backward;
@@ -128,8 +178,8 @@ void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
   backward.blockN = options.blockN;
   backward.testOmitRowDot = options.testOmitRowDot;
   funcPm.addPass(createFARecomputeBackward(backward));
-  buildConvertFAToGPUPipeline(pm, options.chip, options.deterministic,
-                              options.sharedMemoryBudget);
+  addConvertFAToGPUPasses(pm, options.chip, options.deterministic,
+                          options.sharedMemoryBudget);
   // NVVM at the chip's PTX ISA (the default 6.0 aborts the process). An
   // unknown chip is fa-gpu-distribute's to report.
   GpuNVVMAttachTargetOptions target;

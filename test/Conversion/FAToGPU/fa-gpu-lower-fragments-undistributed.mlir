@@ -37,6 +37,20 @@ func.func @untiled(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: t
 
 // -----
 
+// Tiles with a GPU layout passed into or out of a function: fa-gpu-distribute
+// never does that (they are one thread's registers, or a view of the
+// block's shared memory), and the conversion used to fail with "failed to
+// legalize operation 'func.return'" or an unresolved materialization.
+// CHECK: error: fa-gpu-lower-fragments: 'func.func' passes tiles with a GPU layout into or out of a function: they live inside one kernel, as fa-gpu-distribute places them
+func.func @boundary(%t: tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>,
+                    %acc: memref<?xf32>, %i: index) {
+  fa.accumulate_fragment %t, %acc[%i] rows [%i, %i] stride %i
+      : tensor<64x64xf32, #fa.fragment<warps = 4, mTiles = 1>>, memref<?xf32>
+  return
+}
+
+// -----
+
 // fa-gpu-distribute itself names what is missing.
 // RUN: not fa-opt %s --split-input-file --fa-gpu-distribute 2>&1 | FileCheck %s --check-prefix=DIST
 // DIST: error: fa-gpu-distribute: run fa-tile and fa-fuse-online-softmax first

@@ -557,6 +557,17 @@ func.func @attention$tiny_scale(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x6
 
 // -----
 
+// Just below the bound as an f32 (the bound itself verifies: ops.mlir).
+func.func @attention$scale_below_bound(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
+    %v: tensor<1x4x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op scale must be finite with |scale| in [1e-06, 1e+06], but is 9.9e-07}}
+  %o = fa.attention %q, %k, %v {scale = 9.9e-7 : f32}
+      : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
+  return
+}
+
+// -----
+
 func.func @attention$tiny_softcap(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
     %v: tensor<1x4x128x64xf16>) {
   // expected-error @+1 {{'fa.attention' op softcap must be 0 (off) or in [0.001, 1e+06], but is 1.4013e-45}}

@@ -137,3 +137,19 @@ func.func @attention_grad$alibi(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x6
       -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
   return %dq, %dk, %dv : tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>
 }
+
+// The documented bounds are inclusive, though 1e-6 has no f32 (the
+// attribute holds 9.99999997e-07): |scale| 1e-6 and 1e6, softcap 1e-3 and
+// 1e6 verify.
+// CHECK-LABEL: func.func @attention$range_bounds
+// CHECK: scale = 9.99999997E-7 : f32, softcap = 1.000000e-03 : f32
+// CHECK: scale = -1.000000e+06 : f32, softcap = 1.000000e+06 : f32
+func.func @attention$range_bounds(%q: tensor<1x1x16x16xf16>, %k: tensor<1x1x16x16xf16>,
+                                  %v: tensor<1x1x16x16xf16>)
+    -> (tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>) {
+  %a = fa.attention %q, %k, %v {scale = 1.0e-6 : f32, softcap = 1.0e-3 : f32}
+      : (tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>) -> tensor<1x1x16x16xf16>
+  %b = fa.attention %q, %k, %v {scale = -1.0e6 : f32, softcap = 1.0e6 : f32}
+      : (tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>) -> tensor<1x1x16x16xf16>
+  return %a, %b : tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>
+}

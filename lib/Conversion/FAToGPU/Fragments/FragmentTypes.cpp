@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Conversion/FAToGPU/FragmentPatterns.h"
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -145,12 +146,7 @@ Value ThreadFragment::isRowLeader() {
                                cst(0));
 }
 
-bool mlir::fa::hasFragmentLayout(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor &&
-         isa_and_nonnull<FragmentLayoutAttr, OperandLayoutAttr, SharedLayoutAttr,
-                         TmaSharedLayoutAttr>(tensor.getEncoding());
-}
+bool mlir::fa::hasFragmentLayout(Type type) { return hasGPULayout(type); }
 
 bool mlir::fa::isDistributed(Operation *op) {
   auto placed = [](Type type) {

@@ -127,13 +127,20 @@ public:
       return c.blockM == m && c.blockN == n && c.warps == warps;
     };
     BackwardColumnGroups groups = backwardColumnGroups(c);
+    // The warps of a tile the strategy does not build are derived from the
+    // blocks (backwardWarpsFor), so they say nothing: name the tile alone.
+    bool knownTile = (c.blockM == 64 && c.blockN == 64) ||
+                     (c.blockM == 128 && c.blockN == 128) ||
+                     (c.blockM == 64 && c.blockN == 128);
     if (!tileIs(64, 64, 4) && !tileIs(64, 64, 8) && !tileIs(128, 128, 8) &&
-        !tileIs(64, 128, 8))
+        !tileIs(64, 128, 8)) {
       os << "the sm_90a backward takes block_m x block_n (warps) 64 x 64 (4, "
             "or 8 splitting S's keys and dK's and dV's head dims), 128 x 128 "
             "(8) or 64 x 128 (8, S's keys split), got "
-         << c.blockM << " x " << c.blockN << " (" << c.warps << ")";
-    else if (std::max(c.headDim, c.valueDim) > 128 && groups.keyRows == 1)
+         << c.blockM << " x " << c.blockN;
+      if (knownTile)
+        os << " with " << c.warps << " warps";
+    } else if (std::max(c.headDim, c.valueDim) > 128 && groups.keyRows == 1)
       os << "above D = 128 the sm_90a backward splits dK's and dV's head dims "
             "over two warpgroups: block_m x block_n 64 x 64 with 8 warps, got "
          << c.blockM << " x " << c.blockN << " (" << c.warps << ")";

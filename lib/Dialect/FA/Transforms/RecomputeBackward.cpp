@@ -213,10 +213,13 @@ struct RecomputeBackward : OpRewritePattern<AttentionGradOp> {
     if (failed(shape))
       return failure();
     TileAttr tile = op.getTileAttr();
-    int64_t blockM = std::min(tile ? tile.getBlockM() : options.blockM,
-                              shape->queryLen);
-    int64_t blockN = std::min(tile ? tile.getBlockN() : options.blockN,
-                              shape->keyLen);
+    // fa-tile's rule (clampBlockToSequence): a block past the sequence
+    // shrinks to it rounded up to a power of two, so the recorded #fa.tile
+    // stays one the parser takes back.
+    int64_t blockM = clampBlockToSequence(
+        tile ? tile.getBlockM() : options.blockM, shape->queryLen);
+    int64_t blockN = clampBlockToSequence(
+        tile ? tile.getBlockN() : options.blockN, shape->keyLen);
     TileBuilder tb(rewriter, op.getLoc());
     BackwardTiler tiler(op, *shape, blockM, blockN, omitRowDot, tb);
     SmallVector<Value> results = tiler.build();

@@ -66,9 +66,20 @@ inline const char *blockSizeRule() {
   return "a power of two or a multiple of 16 in [1, 2^40]";
 }
 
+/// The scale and the softcap are f32 values (the op's attributes, the
+/// kernels' arithmetic), and 1e-6 has no f32: a value is compared as the
+/// f32 it becomes, against the f32 nearest each bound, so that the bounds
+/// are inclusive as documented, and a spec's double and the attribute made
+/// of it get the same answer.
+inline bool inF32Range(double value, double lo, double hi) {
+  if (!std::isfinite(value))
+    return false;
+  float single = static_cast<float>(value);
+  return single >= static_cast<float>(lo) && single <= static_cast<float>(hi);
+}
+
 inline bool scaleInRange(double scale) {
-  return std::isfinite(scale) && std::fabs(scale) >= kMinAbsScale &&
-         std::fabs(scale) <= kMaxAbsScale;
+  return inF32Range(std::fabs(scale), kMinAbsScale, kMaxAbsScale);
 }
 
 inline bool backwardScaleInRange(double scale) {
@@ -76,8 +87,7 @@ inline bool backwardScaleInRange(double scale) {
 }
 
 inline bool softcapInRange(double softcap) {
-  return softcap == 0.0 || (std::isfinite(softcap) && softcap >= kMinSoftcap &&
-                            softcap <= kMaxSoftcap);
+  return softcap == 0.0 || inF32Range(softcap, kMinSoftcap, kMaxSoftcap);
 }
 
 /// The product of `dims` (each >= 1), or -1 if it exceeds kMaxTensorElements

@@ -97,6 +97,12 @@ std::string specText(const AttentionSpec &spec, bool blockMStated = true,
 /// reads back to the same double.
 std::string exactDouble(double value);
 
+/// `text` as a message may quote it: each control byte (below 0x20, and
+/// 0x7F) as \xNN, so that a NUL or an escape sequence in a name or a value
+/// neither cuts nor rewrites the line it is reported on; `keepNewlines`
+/// leaves '\n' (a message of several diagnostics, one a line).
+std::string printableText(const std::string &text, bool keepNewlines = false);
+
 /// The text of a mask as the fa dialect prints it: "window(128, 0)".
 std::string maskName(const ref::Mask &mask);
 

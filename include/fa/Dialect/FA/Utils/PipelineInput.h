@@ -1,0 +1,69 @@
+//===- PipelineInput.h - what a lowering takes, checked first ---*- C++ -*-===//
+//
+// Part of fa-mlir.
+//
+// The end-to-end pipelines (fa-to-ptx, convert-fa-to-gpu, fa-to-cpu,
+// fa-compile-cpu) and the passes that start a lowering (fa-gpu-distribute)
+// check their input here before anything runs, so that input a pipeline
+// does not take gets one line saying what to run instead of an internal
+// error deep in a conversion:
+//
+//   * IR of the wrong level: fa.attention / fa.attention_grad where tiled
+//     IR is expected ("run fa-tile and fa-fuse-online-softmax first"), or
+//     tiles with a GPU layout (fa-gpu-distribute's output), which only
+//     fa-gpu-lower-fragments lowers;
+//   * a function name the target cannot spell as a kernel's, where LLVM
+//     would abort the process ("Symbol name with unsupported characters").
+//     fa-compile and the C API check their kernel names with the same rule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_DIALECT_FA_UTILS_PIPELINEINPUT_H
+#define FA_DIALECT_FA_UTILS_PIPELINEINPUT_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir {
+namespace fa {
+
+/// Why `name` cannot name a kernel, as the end of a sentence that starts
+/// with what the name is ("'a-b' is not a PTX identifier (...)"), or "" if
+/// it can. A kernel takes its function's name, and each of a backward's
+/// three entries appends its step's suffix (`_postprocess` the longest), so
+/// a `backward` name leaves room for it. The name is quoted printable
+/// (control bytes as \xNN).
+std::string unsupportedKernelName(StringRef name, bool backward = false);
+
+/// True if `type` is a tensor with one of the GPU layouts fa-gpu-distribute
+/// puts on tiles (#fa.fragment, #fa.operand, #fa.shared, #fa.tma_shared).
+bool hasGPULayout(Type type);
+
+/// The first op under `root` (itself included) that takes, makes or binds
+/// (as a block argument) a tile with a GPU layout, or null.
+Operation *findGPULayout(Operation *root);
+
+/// What a pipeline (or a pass that starts a lowering) takes.
+struct PipelineInput {
+  /// The pipeline's name, first in each message ("fa-to-ptx").
+  StringRef name;
+  /// fa.attention and fa.attention_grad (L1): the pipeline tiles them
+  /// itself. Otherwise it takes tiled IR (L2) only.
+  bool takesAttention = false;
+  /// The GPU lowering: each function holding fa ops becomes a kernel named
+  /// after it. (The CPU path keeps the same rule, so that IR one path takes
+  /// the other takes too, and a function's C interface,
+  /// _mlir_ciface_NAME, is a C identifier.)
+  bool gpu = true;
+};
+
+/// Checks what `root` holds against what `input` takes: one error on the
+/// first offender, and failure.
+LogicalResult checkPipelineInput(Operation *root, const PipelineInput &input);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_DIALECT_FA_UTILS_PIPELINEINPUT_H

@@ -1,0 +1,142 @@
+//===- PipelineInput.cpp - what a lowering takes, checked first -----------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
+
+#include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/runtime/KernelAbi.h"
+#include "fa/runtime/Limits.h"
+#include "fa/runtime/Spec.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+/// The longest suffix a backward's entries append to its name.
+static size_t longestBackwardSuffix() {
+  using ::fa::abi::BackwardStep;
+  size_t longest = 0;
+  for (BackwardStep step : {BackwardStep::Preprocess, BackwardStep::Main,
+                            BackwardStep::Postprocess})
+    longest = std::max(longest,
+                       std::string(::fa::abi::backwardStepName(step)).size() + 1);
+  return longest;
+}
+
+std::string mlir::fa::unsupportedKernelName(StringRef name, bool backward) {
+  size_t room = ::fa::limits::kMaxKernelName -
+                (backward ? longestBackwardSuffix() : 0);
+  std::string text = name.str();
+  if (::fa::limits::isPtxIdentifier(text) && text.size() <= room)
+    return "";
+  std::string reason = "'" + ::fa::printableText(text) +
+                       "' is not a PTX identifier ([A-Za-z_][A-Za-z0-9_$]*, "
+                       "at most " + std::to_string(room) + " characters";
+  if (backward)
+    reason += ": a backward's entries append _postprocess";
+  return reason + ")";
+}
+
+bool mlir::fa::hasGPULayout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor &&
+         isa_and_nonnull<FragmentLayoutAttr, OperandLayoutAttr, SharedLayoutAttr,
+                         TmaSharedLayoutAttr>(tensor.getEncoding());
+}
+
+Operation *mlir::fa::findGPULayout(Operation *root) {
+  Operation *found = nullptr;
+  root->walk([&](Operation *op) {
+    bool placed = llvm::any_of(op->getOperandTypes(), hasGPULayout) ||
+                  llvm::any_of(op->getResultTypes(), hasGPULayout);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        placed = placed ||
+                 llvm::any_of(block.getArgumentTypes(), hasGPULayout);
+    if (!placed)
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+/// A function the lowering makes a kernel of: one holding fa ops.
+static bool holdsFAOps(func::FuncOp func) {
+  return func
+      .walk([](Operation *op) {
+        return isa<FADialect>(op->getDialect()) ? WalkResult::interrupt()
+                                                : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// A backward's function: fa.attention_grad, or fa-recompute-backward's nest.
+static bool holdsBackward(func::FuncOp func) {
+  return func
+      .walk([](Operation *op) {
+        return isa<AttentionGradOp, SoftmaxGradOp>(op) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The level check: an error on the first op `input` does not take.
+static LogicalResult checkLevel(Operation *root, const PipelineInput &input) {
+  StringRef takes = input.takesAttention ? "fa.attention or tiled IR"
+                                         : "tiled IR";
+  if (Operation *placed = findGPULayout(root)) {
+    InFlightDiagnostic diag = placed->emitError();
+    diag << input.name << " takes " << takes << ", but '" << placed->getName()
+         << "' has tiles with a GPU layout (fa-gpu-distribute's output)";
+    if (input.gpu)
+      diag << ": run fa-gpu-lower-fragments on it instead";
+    else
+      diag << ", which only the GPU lowering (fa-gpu-lower-fragments) takes";
+    return failure();
+  }
+  if (input.takesAttention)
+    return success();
+  // fa-gpu-distribute's words, for every pipeline that starts after tiling.
+  WalkResult untiled = root->walk([&](Operation *op) {
+    if (isa<AttentionGradOp>(op)) {
+      op->emitError() << input.name << ": run fa-recompute-backward first";
+      return WalkResult::interrupt();
+    }
+    if (isa<AttentionOp>(op)) {
+      op->emitError() << input.name
+                      << (input.gpu
+                              ? ": run fa-tile and fa-fuse-online-softmax first"
+                              : ": run fa-tile first");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(untiled.wasInterrupted());
+}
+
+LogicalResult mlir::fa::checkPipelineInput(Operation *root,
+                                           const PipelineInput &input) {
+  if (failed(checkLevel(root, input)))
+    return failure();
+  // Kernel names: the GPU's entries append a backward's step suffixes.
+  WalkResult names = root->walk([&](func::FuncOp func) {
+    if (!holdsFAOps(func))
+      return WalkResult::advance();
+    std::string reason = unsupportedKernelName(
+        func.getSymName(), input.gpu && holdsBackward(func));
+    if (reason.empty())
+      return WalkResult::advance();
+    func.emitError() << input.name << ": function name " << reason
+                     << ": the kernel takes its name";
+    return WalkResult::interrupt();
+  });
+  return failure(names.wasInterrupted());
+}
