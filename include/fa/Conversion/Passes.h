@@ -126,6 +126,11 @@ void buildConvertFAToGPUPipeline(OpPassManager &pm, StringRef chip,
 
 void buildFAToPTXPipeline(OpPassManager &pm, const FAToPTXOptions &options);
 
+/// fa-to-ptx but its last step: the kernels lowered to NVVM in their
+/// gpu.module, not yet compiled to PTX by LLVM (the fuzz target runs it,
+/// as LLVM's code generation would cost it most of its inputs).
+void buildFAToNVVMPipeline(OpPassManager &pm, const FAToPTXOptions &options);
+
 /// Registers the conversion passes and the named pipelines.
 void registerFAConversionPassesAndPipelines();
 

@@ -168,8 +168,8 @@ void mlir::fa::buildConvertFAToGPUPipeline(OpPassManager &pm,
   addConvertFAToGPUPasses(pm, chip, deterministic, sharedMemoryBudgetKB);
 }
 
-void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
-                                   const FAToPTXOptions &options) {
+void mlir::fa::buildFAToNVVMPipeline(OpPassManager &pm,
+                                    const FAToPTXOptions &options) {
   addInputCheck(pm, "fa-to-ptx", /*takesAttention=*/true, /*gpu=*/true);
   OpPassManager &funcPm =
       addTileAndFuse(pm, options.blockM, options.blockN, /*omitRescale=*/false);
@@ -204,6 +204,11 @@ void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::fa::buildFAToPTXPipeline(OpPassManager &pm,
+                                   const FAToPTXOptions &options) {
+  buildFAToNVVMPipeline(pm, options);
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(binary));

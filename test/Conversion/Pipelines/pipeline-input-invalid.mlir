@@ -46,3 +46,16 @@ func.func @kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk
       -> (tensor<1x2x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>)
   return %dq, %dk, %dv : tensor<1x2x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>
 }
+
+// -----
+
+// A function already in a gpu.module is compiled to PTX under its name too.
+// GPU: :[[@LINE+4]]:5: error: [[P]]: symbol name 'a-b' is not a PTX identifier ([A-Za-z_][A-Za-z0-9_$]*, at most 256 characters): it is compiled to PTX under it
+// CPU-NOT: symbol name
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @"a-b"() kernel {
+      gpu.return
+    }
+  }
+}

@@ -13,6 +13,7 @@
 #include "fa/runtime/Spec.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <algorithm>
 
@@ -127,6 +128,23 @@ LogicalResult mlir::fa::checkPipelineInput(Operation *root,
   if (failed(checkLevel(root, input)))
     return failure();
   // Kernel names: the GPU's entries append a backward's step suffixes.
+  // On the GPU path every symbol already in a gpu.module becomes a PTX
+  // symbol too.
+  WalkResult deviceNames = root->walk([&](Operation *op) {
+    Operation *parent = op->getParentOp();
+    auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!input.gpu || !name || !parent ||
+        parent->getName().getStringRef() != "gpu.module")
+      return WalkResult::advance();
+    std::string reason = unsupportedKernelName(name.getValue());
+    if (reason.empty())
+      return WalkResult::advance();
+    op->emitError() << input.name << ": symbol name " << reason
+                    << ": it is compiled to PTX under it";
+    return WalkResult::interrupt();
+  });
+  if (deviceNames.wasInterrupted())
+    return failure();
   WalkResult names = root->walk([&](func::FuncOp func) {
     if (!holdsFAOps(func))
       return WalkResult::advance();

@@ -53,9 +53,10 @@ struct PipelineInput {
   /// itself. Otherwise it takes tiled IR (L2) only.
   bool takesAttention = false;
   /// The GPU lowering: each function holding fa ops becomes a kernel named
-  /// after it. (The CPU path keeps the same rule, so that IR one path takes
-  /// the other takes too, and a function's C interface,
-  /// _mlir_ciface_NAME, is a C identifier.)
+  /// after it, and each symbol already in a gpu.module is compiled to PTX
+  /// under its name. (The CPU path keeps the rule for the functions holding
+  /// fa ops, so that IR one path takes the other takes too, and a
+  /// function's C interface, _mlir_ciface_NAME, is a C identifier.)
   bool gpu = true;
 };
 
