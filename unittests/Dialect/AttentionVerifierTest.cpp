@@ -83,7 +83,7 @@ protected:
     auto attention = fa::AttentionOp::create(
         builder, loc, resultTypes, body->getArgument(0), body->getArgument(1),
         body->getArgument(2), body->getArguments().drop_front(3),
-        /*alibiSlopes=*/Value(), fa::MaskAttr::get(&context, fa::MaskKind::Causal),
+        /*alibiSlopes=*/Value(), /*captures=*/ValueRange{}, fa::MaskAttr::get(&context, fa::MaskKind::Causal),
         /*scale=*/nullptr, /*softcap=*/nullptr, /*tile=*/nullptr);
     func::ReturnOp::create(builder, loc);
 

@@ -10,6 +10,7 @@
 
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/IR/ModRegions.h"
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
 #include "fa/Dialect/FA/Utils/PipelineInput.h"
 
@@ -190,6 +191,67 @@ struct ApplyMaskToLinalg : OpRewritePattern<ApplyMaskOp> {
           auto [query, key] = queryAndKey(nb, nloc, op);
           Value visible = buildKeyVisible(nb, nloc, mask, query, key,
                                           op.getQueryLen(), op.getKeyLen());
+          Value minusInf = f32Constant(nb, nloc,
+                                       -std::numeric_limits<double>::infinity());
+          return arith::SelectOp::create(nb, nloc, visible, args[0], minusInf);
+        });
+    rewriter.replaceOp(op, masked);
+    return success();
+  }
+};
+
+/// The leading arguments of a variant region at the current element of the
+/// tile: (b, h, q_idx, kv_idx), positions clamped to the last real query
+/// and key (fa.score_mod's contract).
+template <typename ModOp>
+static SmallVector<Value> regionPosition(OpBuilder &b, Location loc, ModOp op) {
+  auto [query, key] = queryAndKey(b, loc, op);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value lastQuery = arith::SubIOp::create(b, loc, op.getQueryLen(), one);
+  Value lastKey = arith::SubIOp::create(b, loc, op.getKeyLen(), one);
+  return {op.getBatch(), op.getHead(),
+          arith::MinSIOp::create(b, loc, query, lastQuery),
+          arith::MinSIOp::create(b, loc, key, lastKey)};
+}
+
+struct ScoreModToLinalg : OpRewritePattern<ScoreModOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScoreModOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    bool log2 = op.getLog2Domain();
+    Value modified = elementwise(
+        rewriter, loc, op.getScores(), {op.getScores()}, {},
+        [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+          Value score = args[0];
+          if (log2) // the body works in natural units
+            score = arith::MulFOp::create(nb, nloc, score,
+                                          f32Constant(nb, nloc, M_LN2));
+          SmallVector<Value> leading = {score};
+          leading.append(regionPosition(nb, nloc, op));
+          Value result = inlineModRegion(nb, op.getBody(), leading,
+                                         op.getCaptures(), buildClampedExtract);
+          if (log2)
+            result = arith::MulFOp::create(nb, nloc, result,
+                                           f32Constant(nb, nloc, M_LOG2E));
+          return result;
+        });
+    rewriter.replaceOp(op, modified);
+    return success();
+  }
+};
+
+struct MaskModToLinalg : OpRewritePattern<MaskModOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaskModOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value masked = elementwise(
+        rewriter, loc, op.getScores(), {op.getScores()}, {},
+        [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+          Value visible =
+              inlineModRegion(nb, op.getBody(), regionPosition(nb, nloc, op),
+                              op.getCaptures(), buildClampedExtract);
           Value minusInf = f32Constant(nb, nloc,
                                        -std::numeric_limits<double>::infinity());
           return arith::SelectOp::create(nb, nloc, visible, args[0], minusInf);
@@ -406,6 +468,7 @@ struct ConvertFATileToLinalgPass
 
 void mlir::fa::populateFATileToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<QKScoresToLinalg, AlibiBiasToLinalg, ApplyMaskToLinalg,
+               ScoreModToLinalg, MaskModToLinalg,
                RowMaxToLinalg, RowSumToLinalg, RowDotToLinalg,
                ExpShiftedToLinalg, ScaleRowsToLinalg, SoftmaxGradToLinalg, SoftcapGradToLinalg,
                TileMatmulToLinalg>(patterns.getContext());

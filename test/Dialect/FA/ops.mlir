@@ -6,7 +6,9 @@
 // CHECK-LABEL: func.func @attention$mha_defaults
 // CHECK: %{{.*}} = fa.attention %{{.*}}, %{{.*}}, %{{.*}} : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16>
 // GENERIC-LABEL: sym_name = "attention$mha_defaults"
-// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<1x4x128x64xf16>
+// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}> ({
+// GENERIC-NEXT: }, {
+// GENERIC-NEXT: }) : (tensor<1x4x128x64xf16>
 func.func @attention$mha_defaults(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128x64xf16>,
                                   %v: tensor<1x4x128x64xf16>) -> tensor<1x4x128x64xf16> {
   %o = fa.attention %q, %k, %v
@@ -20,7 +22,7 @@ func.func @attention$mha_defaults(%q: tensor<1x4x128x64xf16>, %k: tensor<1x4x128
 // CHECK: %{{.*}}, %{{.*}} = fa.attention %{{.*}}, %{{.*}}, %{{.*}} {mask = #fa.mask<causal>, scale = 1.250000e-01 : f32, tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}
 // CHECK-SAME: -> (tensor<2x8x113x96xbf16>, tensor<2x8x113xf32>)
 // GENERIC-LABEL: sym_name = "attention$gqa_causal_lse"
-// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, scale = 1.250000e-01 : f32, tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}>
+// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>, scale = 1.250000e-01 : f32, tile = #fa.tile<block_m = 128, block_n = 64, stages = 2, warps = 4>}>
 func.func @attention$gqa_causal_lse(%q: tensor<2x8x113x64xbf16>, %k: tensor<2x2x203x64xbf16>,
                                     %v: tensor<2x2x203x96xbf16>)
     -> (tensor<2x8x113x96xbf16>, tensor<2x8x113xf32>) {
@@ -55,7 +57,9 @@ func.func @attention$masks(%q: tensor<1x4x64x32xf16>, %k: tensor<1x1x64x32xf16>,
 // CHECK-LABEL: func.func @attention$fp8
 // CHECK: fa.attention %{{.*}}, %{{.*}}, %{{.*}} descale(%[[DQ:.*]], %[[DK:.*]], %[[DV:.*]]) : (tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, f32, f32, f32) -> tensor<1x2x256x128xbf16>
 // GENERIC-LABEL: sym_name = "attention$fp8"
-// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 3, 0>}> : (tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, f32, f32, f32) -> tensor<1x2x256x128xbf16>
+// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 3, 0, 0>}> ({
+// GENERIC-NEXT: }, {
+// GENERIC-NEXT: }) : (tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, f32, f32, f32) -> tensor<1x2x256x128xbf16>
 func.func @attention$fp8(%q: tensor<1x2x256x128xf8E4M3FN>, %k: tensor<1x2x256x128xf8E4M3FN>,
                          %v: tensor<1x2x256x128xf8E4M3FN>, %dq: f32, %dk: f32, %dv: f32)
     -> tensor<1x2x256x128xbf16> {
@@ -80,7 +84,7 @@ func.func @attention$dynamic(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>,
 // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = fa.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {mask = #fa.mask<causal>, softcap = 5.000000e+01 : f32}
 // CHECK-SAME: -> (tensor<1x4x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>)
 // GENERIC-LABEL: sym_name = "attention_grad$gqa"
-// GENERIC: "fa.attention_grad"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, softcap = 5.000000e+01 : f32}>
+// GENERIC: "fa.attention_grad"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0>, softcap = 5.000000e+01 : f32}>
 func.func @attention_grad$gqa(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
                               %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>,
                               %do: tensor<1x4x256x64xf16>, %lse: tensor<1x4x256xf32>)
@@ -97,7 +101,7 @@ func.func @attention_grad$gqa(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64x
 // CHECK-LABEL: func.func @attention$alibi_head
 // CHECK: fa.attention %{{.*}}, %{{.*}}, %{{.*}} alibi(%{{.*}}) {mask = #fa.mask<causal>} : (tensor<2x8x113x64xbf16>, tensor<2x2x203x64xbf16>, tensor<2x2x203x64xbf16>, tensor<8xf32>) -> (tensor<2x8x113x64xbf16>, tensor<2x8x113xf32>)
 // GENERIC-LABEL: sym_name = "attention$alibi_head"
-// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>}>
+// GENERIC: "fa.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>}>
 func.func @attention$alibi_head(%q: tensor<2x8x113x64xbf16>, %k: tensor<2x2x203x64xbf16>,
                                 %v: tensor<2x2x203x64xbf16>, %slopes: tensor<8xf32>)
     -> (tensor<2x8x113x64xbf16>, tensor<2x8x113xf32>) {
@@ -123,7 +127,7 @@ func.func @attention$alibi_batch_head_dynamic(%q: tensor<?x8x?x64xf16>, %k: tens
 // CHECK: fa.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} alibi(%{{.*}}) {mask = #fa.mask<causal>}
 // CHECK-SAME: tensor<1x4x256xf32>, tensor<1x4xf32>)
 // GENERIC-LABEL: sym_name = "attention_grad$alibi"
-// GENERIC: "fa.attention_grad"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>}>
+// GENERIC: "fa.attention_grad"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{mask = #fa.mask<causal>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0>}>
 func.func @attention_grad$alibi(%q: tensor<1x4x256x64xf16>, %k: tensor<1x2x256x64xf16>,
                                 %v: tensor<1x2x256x64xf16>, %o: tensor<1x4x256x64xf16>,
                                 %do: tensor<1x4x256x64xf16>, %lse: tensor<1x4x256xf32>,

@@ -8,6 +8,10 @@
 #include "fa/Dialect/FA/IR/FAAttrs.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 using namespace mlir;
 using namespace mlir::fa;
 

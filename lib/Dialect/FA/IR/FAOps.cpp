@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/IR/ModRegions.h"
 #include "fa/runtime/Limits.h"
 
 #include "mlir/IR/Builders.h"
@@ -343,6 +344,21 @@ static LogicalResult verifyAttentionOptions(Operation *op, FloatAttr scale,
   return success();
 }
 
+/// The captured operands and both optional variant regions.
+static LogicalResult verifyVariantRegions(Operation *op, ValueRange captures,
+                                         Region &scoreMod, Region &maskMod) {
+  if (failed(verifyCaptures(op, captures)) ||
+      failed(verifyModRegion(op, scoreMod, ModKind::Score,
+                             captures.getTypes(), /*optional=*/true)) ||
+      failed(verifyModRegion(op, maskMod, ModKind::Mask, captures.getTypes(),
+                             /*optional=*/true)))
+    return failure();
+  if (!captures.empty() && scoreMod.empty() && maskMod.empty())
+    return op->emitOpError()
+           << "has captured operands but no score_mod or mask_mod to read them";
+  return success();
+}
+
 /// The element type of O for inputs of `inputType`: the input type itself,
 /// except for f8E4M3FN, whose output is bf16.
 static Type getOutputElementType(Type inputType) {
@@ -383,7 +399,9 @@ LogicalResult AttentionOp::verify() {
     return failure();
   if (getLse() && failed(verifyLse(*this, getLse(), *sizes, /*isResult=*/true)))
     return failure();
-  if (failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)))
+  if (failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)) ||
+      failed(verifyVariantRegions(*this, getCaptures(), getScoreMod(),
+                                  getMaskMod())))
     return failure();
   return verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr());
 }
@@ -408,7 +426,9 @@ LogicalResult AttentionGradOp::verify() {
       failed(verifyOutputLike(*this, getGradOutput(), "grad_output",
                               inputType, "the input element type", *sizes)) ||
       failed(verifyLse(*this, getLse(), *sizes)) ||
-      failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)))
+      failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)) ||
+      failed(verifyVariantRegions(*this, getCaptures(), getScoreMod(),
+                                  getMaskMod())))
     return failure();
 
   // Each gradient has exactly the type of the input it differentiates.

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/IR/ModRegions.h"
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -109,4 +110,18 @@ LogicalResult TileMatmulOp::verify() {
       isa<Float8E4M3FNType>(getRhs().getType().getElementType()))
     return emitOpError("f8E4M3FN operands come in pairs (both or neither)");
   return success();
+}
+
+LogicalResult ScoreModOp::verify() {
+  if (failed(verifyCaptures(*this, getCaptures())))
+    return failure();
+  return verifyModRegion(*this, getBody(), ModKind::Score,
+                         getCaptures().getTypes(), /*optional=*/false);
+}
+
+LogicalResult MaskModOp::verify() {
+  if (failed(verifyCaptures(*this, getCaptures())))
+    return failure();
+  return verifyModRegion(*this, getBody(), ModKind::Mask,
+                         getCaptures().getTypes(), /*optional=*/false);
 }

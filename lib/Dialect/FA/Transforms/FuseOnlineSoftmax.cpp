@@ -201,13 +201,15 @@ struct FuseOnlineSoftmax : OpRewritePattern<scf::ForOp> {
           Value scores = cloneSliceOf(b, rowMaxLoop,
                                       sweeps->rowMax.getInput(), k0,
                                       scoreMapping);
-          // The ALiBi bias must be in the same units as the scores it is
-          // added to.
+          // The ALiBi bias and a score_mod must work in the units of the
+          // scores they get.
           for (Operation &op : *b.getInsertionBlock()) {
             if (auto qk = dyn_cast<QKScoresOp>(op))
               qk.setLog2Domain(true);
             else if (auto alibi = dyn_cast<AlibiBiasOp>(op))
               alibi.setLog2Domain(true);
+            else if (auto mod = dyn_cast<ScoreModOp>(op))
+              mod.setLog2Domain(true);
           }
           IRMapping valueMapping;
           Value valueTile = cloneSliceOf(

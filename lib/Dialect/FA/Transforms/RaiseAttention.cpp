@@ -552,7 +552,7 @@ struct RaiseAttentionPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
                                 qType.getDimSize(2), vType.getDimSize(3)});
     auto attention = AttentionOp::create(
         rewriter, loc, outType, /*lse=*/Type(), q, k, v, ValueRange{},
-        /*alibi_slopes=*/Value(),
+        /*alibi_slopes=*/Value(), /*captures=*/ValueRange{},
         mask == MaskKind::None ? MaskAttr() : MaskAttr::get(getContext(), mask),
         rewriter.getF32FloatAttr(static_cast<float>(modifiers->scale)),
         /*softcap=*/FloatAttr(), /*tile=*/TileAttr());

@@ -12,6 +12,9 @@
 //
 // With ALiBi slopes, the head's slope is read once per (batch, head) and
 // each score tile gets fa.alibi_bias between fa.qk_scores and the mask.
+// score_mod and mask_mod regions are cloned into fa.score_mod / fa.mask_mod
+// on each score tile, after the bias and before the mask attribute's
+// fa.apply_mask; their captured operands stay the op's.
 // With f8E4M3FN inputs, S carries Q's and K's descales (fa.qk_scores'
 // descale), P is rounded to e4m3 for P·V, and O is scaled by V's descale.
 //
@@ -47,7 +50,7 @@ namespace {
 
 /// Everything one Q block's KV sweeps need.
 struct QBlock {
-  Value batch, kvHead, q0, queryTile;
+  Value batch, head, kvHead, q0, queryTile;
   Value kvBegin, kvEnd;
   Value alibiSlope; // null without ALiBi
 
@@ -61,7 +64,8 @@ public:
       : op(op), shape(shape), blockM(blockM), blockN(blockN), tb(tb),
         b(tb.builder()), loc(tb.location()) {}
 
-  /// S for the KV block at `k0`, scaled, softcapped, ALiBi-biased and masked.
+  /// S for the KV block at `k0`, scaled, softcapped, ALiBi-biased, through
+  /// the variant regions, and masked.
   Value maskedScores(const QBlock &blk, Value k0) {
     Value keyTile = tb.loadTile(op.getKey(), blk.batch, blk.kvHead, k0, blockN);
     auto scoresType =
@@ -72,7 +76,10 @@ public:
         /*log2_domain=*/nullptr);
     Value biased = tb.addAlibiBias(scores, blk.alibiSlope, blk.q0, k0,
                                    shape.queryLen, shape.keyLen);
-    return ApplyMaskOp::create(b, loc, scores.getType(), biased,
+    Value modified = tb.applyVariantRegions(
+        biased, op.getScoreMod(), op.getMaskMod(), op.getCaptures(), blk.batch,
+        blk.head, blk.q0, k0, shape.queryLen, shape.keyLen);
+    return ApplyMaskOp::create(b, loc, scores.getType(), modified,
                                op.getMaskOrDefault(), blk.q0, k0,
                                tb.index(shape.queryLen),
                                tb.index(shape.keyLen));
@@ -188,6 +195,7 @@ public:
                     [&](Value q0, ValueRange perBlock) {
           QBlock blk;
           blk.batch = batch;
+          blk.head = head;
           blk.kvHead = kvHead;
           blk.q0 = q0;
           blk.alibiSlope = alibiSlope;

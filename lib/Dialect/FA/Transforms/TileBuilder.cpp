@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -194,6 +195,39 @@ Value TileBuilder::addAlibiBias(Value scores, Value slope, Value q0, Value k0,
   return AlibiBiasOp::create(b, loc, scores.getType(), scores, slope, q0, k0,
                              index(queryLen), index(keyLen),
                              /*log2_domain=*/nullptr);
+}
+
+/// An fa.score_mod / fa.mask_mod on `scores` whose body is a clone of
+/// `region`.
+template <typename ModOp>
+static Value buildModTile(OpBuilder &b, Location loc, Region &region,
+                          Value scores, Value q0, Value k0, Value queryLen,
+                          Value keyLen, Value batch, Value head,
+                          ValueRange captures) {
+  auto mod = ModOp::create(b, loc, scores.getType(), scores, q0, k0, queryLen,
+                           keyLen, batch, head, captures,
+                           /*log2_domain=*/nullptr);
+  IRMapping mapping;
+  region.cloneInto(&mod.getBody(), mapping);
+  return mod.getResult();
+}
+
+Value TileBuilder::applyVariantRegions(Value scores, Region &scoreMod,
+                                       Region &maskMod, ValueRange captures,
+                                       Value batch, Value head, Value q0,
+                                       Value k0, int64_t queryLen,
+                                       int64_t keyLen, Value *scoreModInput) {
+  if (scoreModInput)
+    *scoreModInput = scores;
+  if (!scoreMod.empty())
+    scores = buildModTile<ScoreModOp>(b, loc, scoreMod, scores, q0, k0,
+                                      index(queryLen), index(keyLen), batch,
+                                      head, captures);
+  if (!maskMod.empty())
+    scores = buildModTile<MaskModOp>(b, loc, maskMod, scores, q0, k0,
+                                     index(queryLen), index(keyLen), batch,
+                                     head, captures);
+  return scores;
 }
 
 Value TileBuilder::castTile(Value tile, Type elementType) {

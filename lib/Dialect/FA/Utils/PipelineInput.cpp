@@ -123,10 +123,33 @@ static LogicalResult checkLevel(Operation *root, const PipelineInput &input) {
   return failure(untiled.wasInterrupted());
 }
 
+/// Variant regions (score_mod, mask_mod) at any level: the CPU lowering
+/// takes them; the GPU lowering does not yet.
+static Operation *findVariantRegion(Operation *root) {
+  Operation *found = nullptr;
+  root->walk([&](Operation *op) {
+    bool withRegion = isa<ScoreModOp, MaskModOp>(op);
+    if (auto fwd = dyn_cast<AttentionOp>(op))
+      withRegion = !fwd.getScoreMod().empty() || !fwd.getMaskMod().empty();
+    if (auto bwd = dyn_cast<AttentionGradOp>(op))
+      withRegion = !bwd.getScoreMod().empty() || !bwd.getMaskMod().empty();
+    if (!withRegion)
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
 LogicalResult mlir::fa::checkPipelineInput(Operation *root,
                                            const PipelineInput &input) {
   if (failed(checkLevel(root, input)))
     return failure();
+  if (Operation *variant = input.gpu ? findVariantRegion(root) : nullptr)
+    return variant->emitError()
+           << input.name
+           << ": score_mod and mask_mod regions are compiled for the CPU "
+              "only (fa-to-cpu); the GPU lowering does not take them";
   // Kernel names: the GPU's entries append a backward's step suffixes.
   // On the GPU path every symbol already in a gpu.module becomes a PTX
   // symbol too.

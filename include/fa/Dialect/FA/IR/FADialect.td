@@ -38,6 +38,10 @@ def FA_Dialect : Dialect {
     `O = 0` and `LSE = -inf`, never NaN. Accumulation and softmax statistics
     are f32.
   }];
+  // The ops a score_mod / mask_mod region may hold parse wherever fa does.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
   let useDefaultAttributePrinterParser = 1;
   // `fa.tile` on the loop nest fa-tile builds: the config the GPU lowering
   // reads back (typed access through FADialect::getTileAttrHelper()).

@@ -49,7 +49,16 @@ defvar FA_AttentionOptionAccessors = [{
     }
 }];
 
-def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
+// The variant regions and their captured operands (fa/Dialect/FA/IR/
+// ModRegions.h states and checks their contract).
+defvar FA_ModRegionsFormat = [{
+    (`captures` `(` $captures^ `)`)? attr-dict
+    (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
+    `:` functional-type(operands, results)
+}];
+
+def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments,
+                                         IsolatedFromAbove]> {
   let summary = "Scaled dot-product attention forward: O (and LSE) from Q, K, V";
   let description = [{
     Computes `O = softmax(mask(alibi(softcap(scale * Q Kᵀ)))) V` for every batch and
@@ -74,7 +83,27 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     * `lse` (optional) `[B, Hq, M]`, f32, natural log.
 
     `Hq` must be a multiple of `Hkv`; query head `h` reads key/value head
-    `h / (Hq / Hkv)`. Attributes: `mask` (`#fa.mask`, default none), `scale`
+    `h / (Hq / Hkv)`.
+
+    Variants the attributes do not name are regions, as FlexAttention's
+    functions are:
+
+    * `score_mod` (optional): `^bb0(%score: f32, %b: index, %h: index,
+      %q_idx: index, %kv_idx: index, %captured...)` yielding the new f32
+      score; applied after scale, softcap and ALiBi, before the masks;
+    * `mask_mod` (optional): `^bb0(%b: index, %h: index, %q_idx: index,
+      %kv_idx: index, %captured...)` yielding an i1, true where key `kv_idx`
+      is visible to query `q_idx`; and-ed with `mask`;
+    * `captures`: the values the regions read (each region gets all of them
+      as its trailing arguments, in order): f16/bf16/f32/integer/index
+      scalars or ranked tensors of those, e.g. a `[Hq, 2N-1]` bias table or
+      per-key document ids. They are kernel parameters: new values never
+      recompile.
+
+    `h` is the query head. The bodies hold arith and math ops and
+    `tensor.extract` of a captured tensor, ended by `fa.yield`; the op is
+    isolated from above, so a region's text alone says what it computes.
+    Attributes: `mask` (`#fa.mask`, default none), `scale`
     (f32, default `1/sqrt(D)`, must be finite), `softcap` (f32, default 0 =
     off, must be >= 0) and `tile` (`#fa.tile`, used by the lowering passes).
     Accumulation and softmax statistics are f32. A query row with no visible
@@ -95,6 +124,31 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
         : (tensor<2x8x1024x64xbf16>, tensor<2x2x1024x64xbf16>,
            tensor<2x2x1024x64xbf16>, tensor<8xf32>)
         -> tensor<2x8x1024x64xbf16>
+
+    // A relative-position bias read from a captured table, and a
+    // sliding window of 256 keys as a mask_mod.
+    %o3 = fa.attention %q, %k, %v captures(%bias)
+        score_mod {
+        ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index,
+             %table: tensor<8x2047xf32>):
+          %c1023 = arith.constant 1023 : index
+          %d = arith.subi %i, %j : index
+          %at = arith.addi %d, %c1023 : index
+          %bias = tensor.extract %table[%h, %at] : tensor<8x2047xf32>
+          %r = arith.addf %s, %bias : f32
+          fa.yield %r : f32
+        }
+        mask_mod {
+        ^bb0(%b: index, %h: index, %i: index, %j: index,
+             %table: tensor<8x2047xf32>):
+          %c256 = arith.constant 256 : index
+          %d = arith.subi %i, %j : index
+          %near = arith.cmpi ult, %d, %c256 : index
+          fa.yield %near : i1
+        }
+        : (tensor<2x8x1024x64xbf16>, tensor<2x2x1024x64xbf16>,
+           tensor<2x2x1024x64xbf16>, tensor<8x2047xf32>)
+        -> tensor<2x8x1024x64xbf16>
     ```
   }];
   let arguments = !con((ins
@@ -102,22 +156,24 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     AnyRankedTensor:$key,
     AnyRankedTensor:$value,
     Variadic<AnyTypeOf<[F32, RankedTensorOf<[F32]>]>>:$descale,
-    Optional<AnyRankedTensor>:$alibi_slopes
+    Optional<AnyRankedTensor>:$alibi_slopes,
+    Variadic<AnyType>:$captures
   ), FA_AttentionOptions);
   let results = (outs
     AnyRankedTensor:$output,
     Optional<AnyRankedTensor>:$lse
   );
-  let assemblyFormat = [{
+  let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
+  let assemblyFormat = !strconcat([{
     $query `,` $key `,` $value (`descale` `(` $descale^ `)`)?
-    (`alibi` `(` $alibi_slopes^ `)`)? attr-dict
-    `:` functional-type(operands, results)
-  }];
+    (`alibi` `(` $alibi_slopes^ `)`)?
+  }], FA_ModRegionsFormat);
   let hasVerifier = 1;
   let extraClassDeclaration = FA_AttentionOptionAccessors;
 }
 
-def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
+def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure, AttrSizedOperandSegments,
+                                                  IsolatedFromAbove]> {
   let summary = "Scaled dot-product attention backward: dQ, dK, dV";
   let description = [{
     The gradient of `fa.attention` with respect to its inputs, given the
@@ -133,8 +189,9 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     Results: `grad_query`, `grad_key` and `grad_value` with the types of
     `query`, `key` and `value`. `grad_key` and `grad_value` are summed over the
     query heads that share a key/value head. Element types are f16 or bf16
-    (there is no f8E4M3FN backward). The attributes mean what they mean on
-    `fa.attention` and must match the forward op's.
+    (there is no f8E4M3FN backward). The attributes, `captures`,
+    `score_mod` and `mask_mod` mean what they mean on `fa.attention` and
+    must match the forward op's.
 
     Example:
 
@@ -155,20 +212,32 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     AnyRankedTensor:$output,
     AnyRankedTensor:$grad_output,
     AnyRankedTensor:$lse,
-    Optional<AnyRankedTensor>:$alibi_slopes
+    Optional<AnyRankedTensor>:$alibi_slopes,
+    Variadic<AnyType>:$captures
   ), FA_AttentionOptions);
   let results = (outs
     AnyRankedTensor:$grad_query,
     AnyRankedTensor:$grad_key,
     AnyRankedTensor:$grad_value
   );
-  let assemblyFormat = [{
+  let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
+  let assemblyFormat = !strconcat([{
     $query `,` $key `,` $value `,` $output `,` $grad_output `,` $lse
-    (`alibi` `(` $alibi_slopes^ `)`)? attr-dict
-    `:` functional-type(operands, results)
-  }];
+    (`alibi` `(` $alibi_slopes^ `)`)?
+  }], FA_ModRegionsFormat);
   let hasVerifier = 1;
   let extraClassDeclaration = FA_AttentionOptionAccessors;
+}
+
+def FA_YieldOp : FA_Op<"yield", [Pure, Terminator]> {
+  let summary = "Ends a score_mod or mask_mod region with its value";
+  let description = [{
+    ```mlir
+    fa.yield %score : f32
+    ```
+  }];
+  let arguments = (ins AnyType:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
 #endif // FA_DIALECT_FA_IR_FAOPS_TD

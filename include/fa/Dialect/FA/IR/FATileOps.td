@@ -120,6 +120,79 @@ def FA_AlibiBiasOp : FA_TileOp<"alibi_bias", [AllTypesMatch<["scores", "result"]
   }];
 }
 
+// The variant regions of fa.attention on one score tile. The region is the
+// user's, cloned; its contract is in fa/Dialect/FA/IR/ModRegions.h.
+class FA_ModTileOp<string mnemonic>
+    : FA_TileOp<mnemonic, [AllTypesMatch<["scores", "result"]>,
+                           IsolatedFromAbove]> {
+  let arguments = (ins FA_F32Tile2D:$scores,
+                       Index:$query_offset, Index:$key_offset,
+                       Index:$query_len, Index:$key_len,
+                       Index:$batch, Index:$head,
+                       Variadic<AnyType>:$captures,
+                       UnitAttr:$log2_domain);
+  let results = (outs FA_F32Tile2D:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $scores `at` `[` $query_offset `,` $key_offset `]`
+    `in` `[` $query_len `,` $key_len `]`
+    `head` `[` $batch `,` $head `]`
+    (`captures` `(` $captures^ `:` type($captures) `)`)? attr-dict
+    `:` type($scores) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_ScoreModOp : FA_ModTileOp<"score_mod"> {
+  let summary = "Apply fa.attention's score_mod region to every score of a tile";
+  let description = [{
+    The tile holds queries `query_offset + i` and keys `key_offset + j` of a
+    problem with `query_len` (M) queries and `key_len` (N) keys, in batch
+    `batch` and query head `head`. Elementwise,
+
+    `R[i, j] = body(S[i, j], batch, head, q, kv, captures...)`
+
+    with `q = min(query_offset + i, M - 1)` and `kv = min(key_offset + j,
+    N - 1)`: a padded row or key of a partial block is evaluated at the last
+    real one, so the region only ever sees real positions; fa.apply_mask
+    drops padded keys and padded rows are never stored. An index into a
+    captured tensor is clamped to its extent, so no read is out of bounds.
+    With `log2_domain` the scores are in log2 units (as `fa.qk_scores
+    {log2_domain}` makes them): the body gets `S·ln 2` and its result is
+    multiplied by log2(e).
+
+    ```mlir
+    %r = fa.score_mod %s at [%q0, %k0] in [%c113, %c203] head [%b, %h]
+        : tensor<64x32xf32> {
+    ^bb0(%x: f32, %bb: index, %hh: index, %i: index, %j: index):
+      %c = arith.constant 2.0 : f32
+      %y = arith.mulf %x, %c : f32
+      fa.yield %y : f32
+    }
+    ```
+  }];
+}
+
+def FA_MaskModOp : FA_ModTileOp<"mask_mod"> {
+  let summary = "Set to -inf the scores fa.attention's mask_mod region hides";
+  let description = [{
+    Positions as for `fa.score_mod` (clamped to real ones). Elementwise,
+    `R[i, j] = body(batch, head, q, kv, captures...) ? S[i, j] : -inf`.
+    `log2_domain` has no effect (a masked score is -inf in any unit).
+
+    ```mlir
+    %m = fa.mask_mod %s at [%q0, %k0] in [%c113, %c203] head [%b, %h]
+        captures(%docs : tensor<203xi32>) : tensor<64x32xf32> {
+    ^bb0(%bb: index, %hh: index, %i: index, %j: index, %d: tensor<203xi32>):
+      %di = tensor.extract %d[%i] : tensor<203xi32>
+      %dj = tensor.extract %d[%j] : tensor<203xi32>
+      %same = arith.cmpi eq, %di, %dj : i32
+      fa.yield %same : i1
+    }
+    ```
+  }];
+}
+
 def FA_RowMaxOp : FA_TileOp<"row_max"> {
   let summary = "m[i] = max_j S[i, j] (-inf for a fully masked row)";
   let description = [{

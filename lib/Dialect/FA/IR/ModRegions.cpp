@@ -1,0 +1,155 @@
+//===- ModRegions.cpp - the score_mod / mask_mod region contract ----------===//
+//
+// Part of fa-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/IR/ModRegions.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+StringRef mlir::fa::modName(ModKind kind) {
+  return kind == ModKind::Score ? "score_mod" : "mask_mod";
+}
+
+unsigned mlir::fa::numLeadingModArgs(ModKind kind) {
+  return kind == ModKind::Score ? 5 : 4;
+}
+
+static bool isCapturableScalar(Type type) {
+  return isa<IntegerType, IndexType, Float16Type, BFloat16Type, Float32Type>(
+      type);
+}
+
+bool mlir::fa::isCapturableType(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return isCapturableScalar(tensor.getElementType()) && !tensor.getEncoding();
+  return isCapturableScalar(type);
+}
+
+LogicalResult mlir::fa::verifyCaptures(Operation *op, ValueRange captures) {
+  for (auto [position, capture] : llvm::enumerate(captures))
+    if (!isCapturableType(capture.getType()))
+      return op->emitOpError()
+             << "captured operand #" << position << " has type "
+             << capture.getType()
+             << "; a capture is an f16, bf16, f32, integer or index scalar "
+                "or a ranked tensor of those";
+  return success();
+}
+
+/// The ops a region may hold besides fa.yield: arith and math on scalars,
+/// and reads of captured tensors.
+static bool isAllowedModOp(Operation &op) {
+  return isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
+         isa<tensor::ExtractOp>(op);
+}
+
+LogicalResult mlir::fa::verifyModRegion(Operation *op, Region &region,
+                                        ModKind kind, TypeRange captureTypes,
+                                        bool optional) {
+  StringRef name = modName(kind);
+  if (region.empty()) {
+    if (optional)
+      return success();
+    return op->emitOpError() << "needs a " << name << " body";
+  }
+  if (!region.hasOneBlock())
+    return op->emitOpError() << name << " must have one block";
+  Block &body = region.front();
+  Builder b(op->getContext());
+  SmallVector<Type> expected;
+  if (kind == ModKind::Score)
+    expected.push_back(b.getF32Type());
+  expected.append(4, b.getIndexType());
+  expected.append(captureTypes.begin(), captureTypes.end());
+  if (body.getArgumentTypes() != TypeRange(expected)) {
+    InFlightDiagnostic diag = op->emitOpError()
+                              << name << " arguments must be (";
+    llvm::interleaveComma(expected, diag);
+    diag << ")" << (kind == ModKind::Score ? ": score, b, h, q_idx, kv_idx"
+                                           : ": b, h, q_idx, kv_idx")
+         << ", then the captured values; got (";
+    llvm::interleaveComma(body.getArgumentTypes(), diag);
+    return diag << ")";
+  }
+  for (Operation &nested : body.without_terminator()) {
+    if (!isAllowedModOp(nested))
+      return op->emitOpError()
+             << name << ": '" << nested.getName()
+             << "' is not allowed (arith and math ops, tensor.extract of a "
+                "captured tensor, fa.yield)";
+    if (nested.getNumRegions() != 0)
+      return op->emitOpError() << name << ": '" << nested.getName()
+                               << "' has a region; a " << name
+                               << " body is straight-line code";
+    if (auto extract = dyn_cast<tensor::ExtractOp>(nested)) {
+      auto arg = dyn_cast<BlockArgument>(extract.getTensor());
+      if (!arg || arg.getOwner() != &body)
+        return op->emitOpError() << name
+                                 << ": tensor.extract must read a captured "
+                                    "tensor (an argument of the region)";
+      continue;
+    }
+    for (Type type : nested.getResultTypes())
+      if (isa<ShapedType>(type))
+        return op->emitOpError()
+               << name << ": '" << nested.getName() << "' makes a " << type
+               << "; a " << name << " body computes on scalars";
+  }
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return op->emitOpError() << name << " must end with fa.yield";
+  Type want = kind == ModKind::Score ? Type(b.getF32Type()) : b.getI1Type();
+  if (yield.getValue().getType() != want)
+    return op->emitOpError() << name << " must yield " << want << ", but yields "
+                             << yield.getValue().getType();
+  return success();
+}
+
+Value mlir::fa::buildClampedExtract(OpBuilder &b, Location loc, Value tensor,
+                                    ValueRange indices) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> clamped;
+  for (auto [dim, index] : llvm::enumerate(indices)) {
+    Value size = tensor::DimOp::create(b, loc, tensor, dim);
+    Value last = arith::SubIOp::create(b, loc, size, one);
+    Value below = arith::MinSIOp::create(b, loc, index, last);
+    clamped.push_back(arith::MaxSIOp::create(b, loc, below, zero));
+  }
+  return tensor::ExtractOp::create(b, loc, tensor, clamped);
+}
+
+Value mlir::fa::inlineModRegion(OpBuilder &b, Region &region,
+                                ValueRange leading, ValueRange captures,
+                                CaptureReadBuilder readCapture) {
+  Block &body = region.front();
+  IRMapping mapping;
+  unsigned position = 0;
+  for (Value value : leading)
+    mapping.map(body.getArgument(position++), value);
+  for (Value value : captures)
+    mapping.map(body.getArgument(position++), value);
+  for (Operation &op : body.without_terminator()) {
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      SmallVector<Value> indices;
+      for (Value index : extract.getIndices())
+        indices.push_back(mapping.lookup(index));
+      mapping.map(extract.getResult(),
+                  readCapture(b, op.getLoc(),
+                              mapping.lookup(extract.getTensor()), indices));
+      continue;
+    }
+    b.clone(op, mapping);
+  }
+  return mapping.lookup(cast<YieldOp>(body.getTerminator()).getValue());
+}
