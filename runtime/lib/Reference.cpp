@@ -6,6 +6,7 @@
 
 #include "fa/runtime/Reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -76,6 +77,23 @@ Score score(const Problem &p, const double *qRow, const double *kRow) {
   return {p.softcap * t, 1.0 - t * t};
 }
 
+/// `s` through the problem's score_mod, with ds/draw carried along.
+Score applyScoreMod(const Problem &p, Score s, int64_t b, int64_t h,
+                    int64_t i, int64_t j) {
+  if (!p.scoreMod)
+    return s;
+  double value = p.scoreMod(s.value, b, h, i, j);
+  if (!std::isfinite(value)) // a score_mod that masks: no gradient flows
+    return {value, 0.0};
+  // Central differences; the step is relative so that large scores keep
+  // their significant digits.
+  double step = 1e-6 * std::max(1.0, std::fabs(s.value));
+  double slope = (p.scoreMod(s.value + step, b, h, i, j) -
+                  p.scoreMod(s.value - step, b, h, i, j)) /
+                 (2.0 * step);
+  return {value, s.derivative * slope};
+}
+
 /// Softmax probabilities of one query row over all keys (0 where masked), and
 /// the row's LSE. Plain max-subtracted softmax over the full row.
 double probabilitiesOfRow(const Problem &p, const double *query,
@@ -91,12 +109,14 @@ double probabilitiesOfRow(const Problem &p, const double *query,
     derivatives->assign(p.keyLen, 0.0);
   std::vector<bool> visible(p.keyLen);
   for (int64_t j = 0; j < p.keyLen; ++j) {
-    visible[j] = isVisible(p.mask, i, j, p.queryLen, p.keyLen);
+    visible[j] = isVisible(p.mask, i, j, p.queryLen, p.keyLen) &&
+                 (!p.maskMod || p.maskMod(b, h, i, j));
     if (!visible[j])
       continue;
     // The bias is a constant of s: it leaves ds/draw alone.
     Score s = score(p, qRow, key + at.k(b, kvHead, j));
     s.value += alibiBias(p, b, h, i, j);
+    s = applyScoreMod(p, s, b, h, i, j);
     probs[j] = s.value;
     if (derivatives)
       (*derivatives)[j] = s.derivative;

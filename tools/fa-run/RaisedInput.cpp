@@ -10,6 +10,9 @@
 // path like a spec's module; the float64 reference is --spec's, the
 // test's own statement of what F computes. A raise that took the wrong
 // mask or scale is a mismatch; one that raised nothing is refused.
+// F may also hold fa.attention itself, with score_mod / mask_mod regions:
+// its arguments after Q, K and V are then the regions' captured values,
+// and the reference evaluates the regions (RegionReference.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,12 +85,32 @@ fa::loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
     return nullptr;
   }
   auto function = raised.front()->getParentOfType<mlir::func::FuncOp>();
+  // The function's arguments after Q, K and V are the captured values of
+  // the regions: fa-run draws them, and the reference reads them by
+  // position.
+  std::vector<std::string> captureTypes;
+  for (mlir::Type type : function.getArgumentTypes().drop_front(
+           std::min<size_t>(3, function.getNumArguments()))) {
+    captureTypes.emplace_back();
+    llvm::raw_string_ostream(captureTypes.back()) << type;
+  }
+  for (mlir::Value capture : raised.front().getCaptures()) {
+    auto arg = llvm::dyn_cast<mlir::BlockArgument>(capture);
+    if (!arg || arg.getOwner()->getParentOp() != function ||
+        arg.getArgNumber() < 3) {
+      badInput = true;
+      error = "--input: a captured operand of fa.attention must be an "
+              "argument of the function after Q, K and V";
+      return nullptr;
+    }
+  }
   // The entry calls it by the signature --spec and the sizes state; the
   // verifier refuses a call whose types differ from the function's.
   // (Verified once moved next to its callee.)
   mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
   mlir::OwningOpRef<mlir::ModuleOp> entry = mlir::parseSourceString<mlir::ModuleOp>(
-      mlir::fa::buildForwardEntryText(spec, size, function.getSymName().str()),
+      mlir::fa::buildForwardEntryText(spec, size, function.getSymName().str(),
+                                      captureTypes),
       config);
   if (!entry) {
     error = "--input: internal: the entry point does not parse: " + diagnostics;
@@ -98,8 +121,9 @@ fa::loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
     op.moveBefore(module->getBody(), module->getBody()->end());
   if (mlir::failed(mlir::verify(*module))) {
     badInput = true;
-    error = "--input: the function must take Q, K, V [B, H, S, D] and return "
-            "O as --spec, --b, --hq, --hkv, --m and --n state: " +
+    error = "--input: the function must take Q, K, V [B, H, S, D] (then "
+            "any captured values) and return O as --spec, --b, --hq, --hkv, "
+            "--m and --n state: " +
             diagnostics;
     return nullptr;
   }

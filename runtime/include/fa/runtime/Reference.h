@@ -14,6 +14,7 @@
 #include "fa/runtime/Mask.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace fa {
@@ -52,6 +53,17 @@ struct Problem {
       return alibiSlopes[h];
     return alibiSlopes[b * queryHeads + h];
   }
+
+  /// A score_mod (the user's function): the score after scale, softcap
+  /// and ALiBi of query i and key j in (batch b, query head h) to the
+  /// score the softmax sees. Empty for none. Its derivative, which the
+  /// backward needs, is taken by central differences in float64, apart
+  /// from any differentiation the compiler does.
+  std::function<double(double score, int64_t b, int64_t h, int64_t i,
+                       int64_t j)>
+      scoreMod;
+  /// A mask_mod: whether key j is visible to query i (and-ed with `mask`).
+  std::function<bool(int64_t b, int64_t h, int64_t i, int64_t j)> maskMod;
 
   /// The KV head that query head `h` reads (GQA/MQA).
   int64_t kvHeadOf(int64_t h) const {
