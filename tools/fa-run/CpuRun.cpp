@@ -186,11 +186,12 @@ int fa::runCpu(const Options &options) {
   bool fp8 = spec.dtype == ElementType::F8E4M3FN;
   if (control == NegativeControl::NoDescale && !fp8)
     return badInput("--negative-control no-descale needs dtype=f8e4m3fn");
-  if (fp8 && (options.backward || !options.input.empty()))
-    return badInput("dtype f8e4m3fn is a forward of the spec's module: no "
-                    "--bwd (there is no fp8 backward) or --input");
+  // The spec contract's word on which specs have a backward (fp8 has none).
   if (options.backward && !checkBackwardSpec(spec, error))
     return badInput(error);
+  if (fp8 && !options.input.empty())
+    return badInput("dtype f8e4m3fn is a forward of the spec's module: no "
+                    "--input");
   if (!options.input.empty() &&
       (options.backward || control != NegativeControl::None ||
        spec.alibi != AlibiKind::None))
