@@ -24,8 +24,7 @@ import torch
 from . import _native
 from ._checks import check_backward_tensors, check_forward_tensors as _check
 from ._kernels import KernelSpec, KernelStore, mask_of
-from ._runtime import (BackwardArgs, FaMlirError, ForwardArgs, Runtime, check_backward_spec,
-                       spec_of)
+from ._runtime import BackwardArgs, FaMlirError, ForwardArgs, Runtime, check_backward_range
 
 _DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 _lock = threading.Lock()
@@ -255,8 +254,9 @@ def _gradients(ctx, d_out, backward):
 
 def _check_differentiable(q, scale):
     """Refuses, before the forward runs, a call whose backward could not be
-    built (the runtime's fa_spec_check_backward)."""
-    check_backward_spec(spec_of([("d", q.shape[-1]), ("scale", repr(float(scale)))]))
+    built (the runtime's fa_spec_check_backward, remembered per D and
+    scale)."""
+    check_backward_range(q.shape[-1], scale)
 
 
 def _setup_context(ctx, inputs, output):

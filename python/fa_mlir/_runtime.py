@@ -10,6 +10,7 @@ runtime's: the package has no parser or checks of its own.
 """
 
 import ctypes
+import functools
 import os
 import threading
 from pathlib import Path
@@ -180,6 +181,22 @@ def check_backward_spec(spec):
     lib = library()
     if lib.fa_spec_check_backward(ctypes.byref(spec)) != 0:
         raise _refusal(lib)
+
+
+def check_backward_range(head_dim, scale):
+    """check_backward_spec of the spec (d=head_dim, scale=scale), as a call
+    that records gradients asks it before each forward. An accepted pair is
+    remembered (the check is a pure function of the two, and a few C calls
+    cost more than a launch); a refused one is asked again each time, so it
+    raises the same one-line error."""
+    _backward_range_accepted(str(head_dim), repr(float(scale)))
+
+
+@functools.lru_cache(maxsize=256)
+def _backward_range_accepted(head_dim_text, scale_text):
+    # Raises on a refusal, which lru_cache does not remember.
+    check_backward_spec(spec_of([("d", head_dim_text), ("scale", scale_text)]))
+    return True
 
 
 def format_spec(spec):

@@ -69,6 +69,24 @@ class SpecTextTest(unittest.TestCase):
                                                  r"backward \(\|scale\| <= 100: [^\n]*\)$"):
             check_backward_spec(wide)
 
+    def test_the_backwards_range_is_remembered_per_d_and_scale(self):
+        # What a call recording gradients asks before each forward: the
+        # runtime's answer, asked once per accepted (D, scale).
+        _runtime._backward_range_accepted.cache_clear()
+        for _ in range(3):
+            _runtime.check_backward_range(64, 0.125)
+        info = _runtime._backward_range_accepted.cache_info()
+        self.assertEqual((info.misses, info.hits), (1, 2))
+        _runtime.check_backward_range(128, 0.125)
+        self.assertEqual(_runtime._backward_range_accepted.cache_info().misses, 2)
+        # A refusal is asked again each time: the same one line, every call.
+        for _ in range(2):
+            with self.assertRaisesRegex(FaMlirError, r"^fa_mlir: scale 1000 is out of range for "
+                                                     r"the backward \(\|scale\| <= 100: [^\n]*\)$"):
+                _runtime.check_backward_range(64, 1000.0)
+        with self.assertRaisesRegex(FaMlirError, r"^fa_mlir: "):
+            _runtime.check_backward_range(0, 0.125)
+
     def test_round_trip_and_refusals(self):
         spec = spec_of([("d", 128), ("mask", "window(64,-1)"), ("block_n", 32)])
         self.assertEqual((spec.value_dim, spec.scale, spec.block_m, spec.block_n), (0, 0.0, 0, 32))

@@ -146,9 +146,10 @@ double fa::ref::rowProbabilities(const Problem &p, const double *query,
 void fa::ref::forwardRow(const Problem &p, const double *query,
                          const double *key, const double *value, int64_t b,
                          int64_t h, int64_t i, double *outputRow,
-                         double *lse) {
+                         double *lse, std::vector<double> *rowProbs) {
   Indexer at{p};
-  std::vector<double> probs;
+  std::vector<double> local;
+  std::vector<double> &probs = rowProbs ? *rowProbs : local;
   *lse = probabilitiesOfRow(p, query, key, b, h, i, probs, nullptr);
   int64_t kvHead = p.kvHeadOf(h);
   for (int64_t e = 0; e < p.valueDim; ++e)

@@ -95,15 +95,16 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
   // Gather the selected rows of kernel, reference and naive outputs.
   std::vector<double> outK, outR, outN, lseK, lseR, lseN, outF, lseF;
   std::vector<double> refRow(p.valueDim), naiveRow(p.valueDim),
-      f32Row(p.valueDim);
+      f32Row(p.valueDim), probs;
   bool showF32 = accumulation != ScoreAccumulation::F32;
+  double lseFloor = 0.0;
   for (int64_t row : selected) {
     int64_t i = row % p.queryLen;
     int64_t h = (row / p.queryLen) % p.queryHeads;
     int64_t b = row / p.queryLen / p.queryHeads;
     double refLse, naiveLse;
     ref::forwardRow(p, data.query.data(), data.key.data(), data.value.data(),
-                    b, h, i, refRow.data(), &refLse);
+                    b, h, i, refRow.data(), &refLse, &probs);
     naiveForwardRow(type, p, data.query.data(), data.key.data(),
                     data.value.data(), b, h, i, naiveRow.data(), &naiveLse,
                     accumulation);
@@ -119,6 +120,8 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
     if (showF32)
       outF.insert(outF.end(), f32Row.begin(), f32Row.end());
     if (!data.lse.empty()) {
+      lseFloor = std::max(lseFloor, lseRoundingFloor(p, data.query, data.key,
+                                                     row, refLse, probs));
       lseK.push_back(data.lse[row]);
       lseR.push_back(refLse);
       lseN.push_back(naiveLse);
@@ -131,8 +134,7 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
       check("O", outK, outR, outN, 1, selected.size(), p.valueDim));
   if (!data.lse.empty())
     report.checks.push_back(
-        check("LSE", lseK, lseR, lseN, 1, selected.size(), 1,
-              lseRoundingFloor(p, data.query, data.key, selected)));
+        check("LSE", lseK, lseR, lseN, 1, selected.size(), 1, lseFloor));
   if (showF32) {
     report.checks[0].f32NaiveMaxAbs = compare(outF, outR).maxAbs;
     if (report.checks.size() > 1)
@@ -156,39 +158,30 @@ VerifyReport fa::verifyForward(ElementType type, const ref::Problem &p,
 
 double fa::lseRoundingFloor(const ref::Problem &p,
                             const std::vector<double> &query,
-                            const std::vector<double> &key,
-                            const std::vector<int64_t> &rows) {
+                            const std::vector<double> &key, int64_t row,
+                            double lse, const std::vector<double> &probs) {
   // As gradientRoundingFloors: f32's unit roundoff and the probabilistic
   // dot-product bound; kUlps covers the few f32 roundings (the scale's
   // product, log2(e), the log of the sum) each logit and the LSE take.
   constexpr double kUnitRoundoff = 0x1p-24, kLambda = 6.0, kUlps = 4.0;
+  if (!std::isfinite(lse))
+    return 0.0;
   double dotBound = kLambda * std::sqrt(double(p.headDim));
-  double floor = 0.0;
-  std::vector<double> probs;
-  for (int64_t row : rows) {
-    int64_t i = row % p.queryLen;
-    int64_t h = (row / p.queryLen) % p.queryHeads;
-    int64_t b = row / p.queryLen / p.queryHeads;
-    double lse =
-        ref::rowProbabilities(p, query.data(), key.data(), b, h, i, probs);
-    if (!std::isfinite(lse))
+  int64_t h = (row / p.queryLen) % p.queryHeads;
+  int64_t b = row / p.queryLen / p.queryHeads;
+  const double *qRow = query.data() + row * p.headDim;
+  int64_t kvBase = (b * p.kvHeads + p.kvHeadOf(h)) * p.keyLen;
+  double weighted = 0.0;
+  for (int64_t j = 0; j < p.keyLen; ++j) {
+    if (probs[j] == 0.0)
       continue;
-    const double *qRow = query.data() + row * p.headDim;
-    int64_t kvBase = (b * p.kvHeads + p.kvHeadOf(h)) * p.keyLen;
-    double weighted = 0.0;
-    for (int64_t j = 0; j < p.keyLen; ++j) {
-      if (probs[j] == 0.0)
-        continue;
-      const double *kRow = key.data() + (kvBase + j) * p.headDim;
-      double terms = 0.0;
-      for (int64_t d = 0; d < p.headDim; ++d)
-        terms += std::fabs(qRow[d] * kRow[d]);
-      weighted += probs[j] * (dotBound + kUlps) * std::fabs(p.scale) * terms;
-    }
-    floor = std::max(floor,
-                     kUnitRoundoff * (kUlps * std::fabs(lse) + weighted));
+    const double *kRow = key.data() + (kvBase + j) * p.headDim;
+    double terms = 0.0;
+    for (int64_t d = 0; d < p.headDim; ++d)
+      terms += std::fabs(qRow[d] * kRow[d]);
+    weighted += probs[j] * (dotBound + kUlps) * std::fabs(p.scale) * terms;
   }
-  return floor;
+  return kUnitRoundoff * (kUlps * std::fabs(lse) + weighted);
 }
 
 GradientFloors fa::gradientRoundingFloors(const ref::Problem &p,

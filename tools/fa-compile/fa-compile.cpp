@@ -249,36 +249,34 @@ static std::string flagConflict() {
   return "";
 }
 
-int main(int argc, char **argv) {
-  std::string parseErrors;
-  llvm::raw_string_ostream errs(parseErrors);
-  cl::HideUnrelatedOptions(compileOptions);
-  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    os << "fa-compile (fa-mlir " << FA_MLIR_VERSION << ", generator "
-       << mlir::fa::generatorRevision() << ")\n";
-  });
-  if (!cl::ParseCommandLineOptions(argc, argv, "fa-compile: attention to PTX\n",
-                                   &errs)) {
-    // One line: LLVM's messages, each without its "fa-compile: " prefix.
-    // (A bad flag value LLVM reports on stderr itself, leaving none here.)
-    llvm::SmallVector<llvm::StringRef> lines;
-    llvm::StringRef(parseErrors).split(lines, '\n');
-    std::string message;
-    for (llvm::StringRef line : lines) {
-      line = line.trim();
-      line.consume_front("fa-compile:");
-      line = line.trim();
-      if (!line.empty())
-        message += (message.empty() ? "" : "; ") + line.str();
-    }
-    return message.empty() ? 2 : badInput(message);
+/// LLVM's option-parsing errors as one line, each without its
+/// "fa-compile: " prefix; the exit code (2). A bad flag value LLVM reports
+/// on stderr itself, leaving none here.
+static int reportParseErrors(llvm::StringRef parseErrors) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  parseErrors.split(lines, '\n');
+  std::string message;
+  for (llvm::StringRef line : lines) {
+    line = line.trim();
+    line.consume_front("fa-compile:");
+    line = line.trim();
+    if (!line.empty())
+      message += (message.empty() ? "" : "; ") + line.str();
   }
+  return message.empty() ? 2 : badInput(message);
+}
+
+/// The checks of the request as a whole, before any spec is built: flags
+/// that conflict, the shared memory budget, the schedule knobs (parsed into
+/// `forwardKnobs` and `backwardKnobs`), and the output directory (created
+/// if missing). 0, or the exit code with the reason on stderr.
+static int checkRequest(mlir::fa::ScheduleOverrides &forwardKnobs,
+                        mlir::fa::ScheduleOverrides &backwardKnobs) {
   if (std::string conflict = flagConflict(); !conflict.empty())
     return badInput(conflict);
   if (std::string budget = mlir::fa::unsupportedSharedMemoryBudget(sharedMemoryBudget);
       !budget.empty())
     return badInput(budget);
-  mlir::fa::ScheduleOverrides forwardKnobs, backwardKnobs;
   for (auto [option, knobs] :
        {std::pair{&schedule, &forwardKnobs}, {&backwardSchedule, &backwardKnobs}}) {
     std::string error;
@@ -289,12 +287,13 @@ int main(int argc, char **argv) {
   if (!llvm::sys::fs::is_directory(outputDir) &&
       llvm::sys::fs::create_directories(outputDir))
     return badInput("cannot create output directory " + outputDir);
+  return 0;
+}
 
-  std::unique_ptr<mlir::MLIRContext> contextOwner =
-      mlir::fa::createCompilerContext();
-  mlir::MLIRContext &context = *contextOwner;
-
-  std::vector<mlir::fa::StandardKernel> specs;
+/// The kernels the flags ask for into `specs`: the standard set, or the
+/// one spec the flags state (none for an input .mlir, which states its
+/// own). 0, or the exit code with the reason on stderr.
+static int kernelsOfFlags(std::vector<mlir::fa::StandardKernel> &specs) {
   if (standardSetFlag) {
     // Every chip's set, or the one --target names.
     specs = mlir::fa::standardSet(target.getNumOccurrences() ? std::string(target) : std::string());
@@ -323,45 +322,57 @@ int main(int argc, char **argv) {
                         " describes a kernel built from flags; " +
                         (standardSetFlag ? "--standard-set" : "an input .mlir") +
                         " states its own");
+  return 0;
+}
 
-  int status = 0;
-  auto emit = [&](mlir::fa::CompiledKernel &kernel) {
-    std::string error;
-    if (!mlir::fa::writeKernel(kernel, outputDir, error)) {
-      printError(error);
-      status = 1;
-      return;
-    }
-    llvm::outs() << "fa-compile: " << outputDir << "/" << kernel.name
-                 << ".{ptx,json} in " << llvm::format("%.3f", kernel.seconds)
-                 << " s\n";
-  };
-
-  if (!inputFile.empty()) {
-    std::string readError;
-    std::unique_ptr<llvm::MemoryBuffer> text =
-        mlir::fa::readGuardedInput(inputFile, readError);
-    if (!text)
-      return badInput(readError);
-    llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
-    mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-    if (!module)
-      return 2;
-    mlir::fa::CompiledKernel kernel;
-    std::string error;
-    bool rejected = false;
-    if (!mlir::fa::compileForwardModule(context, *module, target, kernel,
-                                        error, rejected)) {
-      printError(error);
-      return rejected ? 2 : 1;
-    }
-    emit(kernel);
-    return status;
+/// Writes `kernel` into the output directory and says so on stdout; false
+/// (the reason on stderr) if it cannot be written.
+static bool emitKernel(const mlir::fa::CompiledKernel &kernel) {
+  std::string error;
+  if (!mlir::fa::writeKernel(kernel, outputDir, error)) {
+    printError(error);
+    return false;
   }
+  llvm::outs() << "fa-compile: " << outputDir << "/" << kernel.name
+               << ".{ptx,json} in " << llvm::format("%.3f", kernel.seconds)
+               << " s\n";
+  return true;
+}
 
+/// The forward kernel of the input .mlir: the exit code.
+static int compileInputFile(mlir::MLIRContext &context) {
+  std::string readError;
+  std::unique_ptr<llvm::MemoryBuffer> text =
+      mlir::fa::readGuardedInput(inputFile, readError);
+  if (!text)
+    return badInput(readError);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 2;
+  mlir::fa::CompiledKernel kernel;
+  std::string error;
+  bool rejected = false;
+  if (!mlir::fa::compileForwardModule(context, *module, target, kernel,
+                                      error, rejected)) {
+    printError(error);
+    return rejected ? 2 : 1;
+  }
+  return emitKernel(kernel) ? 0 : 1;
+}
+
+/// Each of `specs`' forward kernels, and its backward where one is asked
+/// for, in order: the exit code. A kernel that cannot be written leaves the
+/// others to be built (exit 1 at the end); one that cannot be compiled
+/// stops there.
+static int compileSpecs(mlir::MLIRContext &context,
+                        const std::vector<mlir::fa::StandardKernel> &specs,
+                        const mlir::fa::ScheduleOverrides &forwardKnobs,
+                        const mlir::fa::ScheduleOverrides &backwardKnobs) {
+  int status = 0;
   for (const auto &[spec, chip, standardBackward] : specs) {
     mlir::fa::CompiledKernel kernel;
     std::string error;
@@ -375,7 +386,8 @@ int main(int argc, char **argv) {
       printError(kernelName + ": " + error);
       return rejected ? 2 : 1;
     }
-    emit(kernel);
+    if (!emitKernel(kernel))
+      status = 1;
     if (!(standardSetFlag ? standardBackward : bool(backward)))
       continue;
     mlir::fa::CompiledKernel gradients;
@@ -383,7 +395,33 @@ int main(int argc, char **argv) {
                                         name.empty() || standardSetFlag,
                                         backwardKnobs, gradients))
       return failure;
-    emit(gradients);
+    if (!emitKernel(gradients))
+      status = 1;
   }
   return status;
+}
+
+int main(int argc, char **argv) {
+  std::string parseErrors;
+  llvm::raw_string_ostream errs(parseErrors);
+  cl::HideUnrelatedOptions(compileOptions);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "fa-compile (fa-mlir " << FA_MLIR_VERSION << ", generator "
+       << mlir::fa::generatorRevision() << ")\n";
+  });
+  if (!cl::ParseCommandLineOptions(argc, argv, "fa-compile: attention to PTX\n",
+                                   &errs))
+    return reportParseErrors(parseErrors);
+  mlir::fa::ScheduleOverrides forwardKnobs, backwardKnobs;
+  if (int refused = checkRequest(forwardKnobs, backwardKnobs))
+    return refused;
+
+  std::unique_ptr<mlir::MLIRContext> context =
+      mlir::fa::createCompilerContext();
+  std::vector<mlir::fa::StandardKernel> specs;
+  if (int refused = kernelsOfFlags(specs))
+    return refused;
+  if (!inputFile.empty())
+    return compileInputFile(*context);
+  return compileSpecs(*context, specs, forwardKnobs, backwardKnobs);
 }

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -53,6 +54,17 @@ static void registerTestPasses() {
   mlir::fa::test::registerTestTmaRingPass();
 }
 
+/// Gives the registered boolean option `name` the default `value`, before
+/// the command line is parsed (so an explicit setting still wins).
+static void setOptionDefault(llvm::StringRef name, bool value) {
+  llvm::DenseMap<llvm::StringRef, llvm::cl::Option *> &options =
+      llvm::cl::getRegisteredOptions();
+  auto it = options.find(name);
+  if (it == options.end())
+    return;
+  static_cast<llvm::cl::opt<bool> *>(it->second)->setInitialValue(value);
+}
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::fa::registerFAPasses();
@@ -71,6 +83,11 @@ int main(int argc, char **argv) {
     os << "fa-opt (fa-mlir " << FA_MLIR_VERSION << ", generator "
        << FA_GENERATOR_REVISION << ")\n";
   });
+  // A pass that refuses its input says why in one line: the note printing
+  // the whole op after it (upstream's default) is there on request only,
+  // with --mlir-print-op-on-diagnostic=true.
+  mlir::registerMLIRContextCLOptions();
+  setOptionDefault("mlir-print-op-on-diagnostic", false);
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "fa-mlir optimizer driver\n", registry);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();

@@ -151,9 +151,16 @@ bool dumpAll(const std::string &dir, const RunTensors &t, bool backward) {
   return ok;
 }
 
-} // namespace
+/// What a run is of, once its options are checked.
+struct CpuRequest {
+  AttentionSpec spec;
+  ProblemSize size;
+  NegativeControl control = NegativeControl::None;
+};
 
-int fa::runCpu(const Options &options) {
+/// The options and the spec, checked before anything is compiled: kPass
+/// with `request` filled, or kBadInput with the reason on stderr.
+int checkCpuRequest(const Options &options, CpuRequest &request) {
   std::string error;
   if (options.spec.empty())
     return badInput("--spec is required, e.g. --spec \"d=64,dtype=bf16,mask=causal\"");
@@ -163,15 +170,15 @@ int fa::runCpu(const Options &options) {
     if (options.given.count(cudaOnly))
       return badInput(std::string("--") + cudaOnly +
                       " is a --device cuda option");
-  AttentionSpec spec;
+  AttentionSpec &spec = request.spec;
   if (!parseSpec(options.spec, spec, error))
     return badInput(error);
-  ProblemSize size{options.batch, options.queryHeads, options.kvHeads,
-                   options.queryLen, options.keyLen};
-  if (!validateProblem(spec, size, error) ||
-      !checkHostMemory(spec, size, options.backward, error))
+  request.size = {options.batch, options.queryHeads, options.kvHeads,
+                  options.queryLen, options.keyLen};
+  if (!validateProblem(spec, request.size, error) ||
+      !checkHostMemory(spec, request.size, options.backward, error))
     return badInput(error);
-  NegativeControl control;
+  NegativeControl &control = request.control;
   if (!parseNegativeControl(options.negativeControl, control))
     return badInput("--negative-control must be none, no-rescale, no-row-dot, "
                     "no-alibi or no-descale");
@@ -186,93 +193,130 @@ int fa::runCpu(const Options &options) {
   bool fp8 = spec.dtype == ElementType::F8E4M3FN;
   if (control == NegativeControl::NoDescale && !fp8)
     return badInput("--negative-control no-descale needs dtype=f8e4m3fn");
-  if (fp8 && (options.backward || !options.input.empty()))
-    return badInput("dtype f8e4m3fn is a forward of the spec's module: no "
-                    "--bwd (there is no fp8 backward) or --input");
+  // The spec contract's word on which specs have a backward (fp8 has none).
   if (options.backward && !checkBackwardSpec(spec, error))
     return badInput(error);
+  if (fp8 && !options.input.empty())
+    return badInput("dtype f8e4m3fn is a forward of the spec's module: no "
+                    "--input");
   if (!options.input.empty() &&
       (options.backward || control != NegativeControl::None ||
        spec.alibi != AlibiKind::None))
     return badInput("--input runs a forward without ALiBi: no --bwd, "
                     "--negative-control or alibi");
-  bool rejected = false;
-  std::unique_ptr<CpuBackend> backend = CpuBackend::create(
-      spec, size, options.backward, control, error, rejected, options.input);
-  if (!backend) {
-    printError(error);
-    return rejected ? kBadInput : kMismatch;
-  }
+  return kPass;
+}
 
-  ElementType type = spec.dtype;
+/// The f32 buffers the kernel reads and writes beside `RunTensors`: the
+/// LSE (kept for the backward) and the ALiBi slopes.
+struct KernelBuffers {
+  std::vector<float> lse, slopes;
+};
+
+/// The forward on fresh inputs (drawn from `gen`) into `t` and `buffers`,
+/// then the run's header and compile time on stdout.
+void runForward(CpuBackend &backend, const Options &options,
+                const CpuRequest &request, std::mt19937_64 &gen,
+                RunTensors &t, KernelBuffers &buffers) {
+  const AttentionSpec &spec = request.spec;
+  const ProblemSize &size = request.size;
   // f8E4M3FN's output is bf16 (fa.attention's rule).
-  ElementType outType = outputElementType(type);
-  std::mt19937_64 gen(options.seed);
+  ElementType outType = outputElementType(spec.dtype);
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
-          M = size.queryLen, N = size.keyLen, D = spec.headDim,
-          Dv = spec.valueDim;
-  RunTensors t;
+          M = size.queryLen, N = size.keyLen, Dv = spec.valueDim;
   std::vector<float> descales = drawInputs(spec, size, gen, t);
   bool perHead = spec.descale == DescaleKind::Head;
   t.o = poisoned(outType, {B, Hq, M, Dv});
   t.slopesShape = alibiShape(spec, size);
   t.slopes = randomAlibiSlopes(spec, size, options.seed + kAlibiSeedOffset);
-  std::vector<float> slopes(t.slopes.begin(), t.slopes.end());
-  std::vector<float> lse(B * Hq * M, std::numeric_limits<float>::quiet_NaN());
+  buffers.slopes.assign(t.slopes.begin(), t.slopes.end());
+  buffers.lse.assign(B * Hq * M, std::numeric_limits<float>::quiet_NaN());
 
   // The broken build's V descales are 1; the reference keeps the true ones.
   std::vector<float> given =
-      kernelDescales(descales, control == NegativeControl::NoDescale);
-  backend->forward(t.q.data(), t.k.data(), t.v.data(), slopes.data(),
-                   t.o.bits.data(), lse.data(), given.data());
+      kernelDescales(descales, request.control == NegativeControl::NoDescale);
+  backend.forward(t.q.data(), t.k.data(), t.v.data(), buffers.slopes.data(),
+                  t.o.bits.data(), buffers.lse.data(), given.data());
   readBack(outType, t.o);
   t.lseShape = {B, Hq, M};
-  t.lse.assign(lse.begin(), lse.end());
+  t.lse.assign(buffers.lse.begin(), buffers.lse.end());
 
   std::cout << "fa-run: device=cpu spec=" << options.spec << " b=" << B
                << " hq=" << Hq << " hkv=" << Hkv << " m=" << M << " n=" << N
                << " seed=" << options.seed;
   // The first of each tensor's descales (per head: of head 0, batch 0).
   std::cout << descaleSummary(descales, perHead);
-  if (control != NegativeControl::None)
+  if (request.control != NegativeControl::None)
     std::cout << " negative-control=" << options.negativeControl;
   std::cout << "\n";
   char compileLine[64];
   std::snprintf(compileLine, sizeof(compileLine), "  compile: %.3f s\n",
-                backend->compileSeconds());
+                backend.compileSeconds());
   std::cout << compileLine;
+}
 
-  ref::Problem problem = makeProblem(spec, size, t.slopes);
+/// The backward on a fresh dO (drawn from `gen`) into `t`, checked against
+/// the reference with --verify (the report on stdout): false on a mismatch.
+bool runBackward(CpuBackend &backend, const Options &options,
+                 const CpuRequest &request, const ref::Problem &problem,
+                 std::mt19937_64 &gen, RunTensors &t, KernelBuffers &buffers) {
+  ElementType type = request.spec.dtype;
+  int64_t B = request.size.batch, Hq = request.size.queryHeads,
+          Hkv = request.size.kvHeads, M = request.size.queryLen,
+          N = request.size.keyLen, D = request.spec.headDim,
+          Dv = request.spec.valueDim;
+  t.gradOut = randomTensor(type, {B, Hq, M, Dv}, gen);
+  t.dq = poisoned(type, {B, Hq, M, D});
+  t.dk = poisoned(type, {B, Hkv, N, D});
+  t.dv = poisoned(type, {B, Hkv, N, Dv});
+  backend.backward(t.q.bits.data(), t.k.bits.data(), t.v.bits.data(),
+                   t.o.bits.data(), t.gradOut.bits.data(), buffers.lse.data(),
+                   buffers.slopes.data(), t.dq.bits.data(), t.dk.bits.data(),
+                   t.dv.bits.data());
+  readBack(type, t.dq);
+  readBack(type, t.dk);
+  readBack(type, t.dv);
+  if (!options.verify)
+    return true;
+  BackwardData data{t.q.values,  t.k.values,  t.v.values, t.gradOut.values,
+                    t.dq.values, t.dk.values, t.dv.values};
+  VerifyReport report = verifyBackward(type, problem, data);
+  std::cout << "backward:\n" << report.format() << "\n";
+  return report.pass();
+}
+
+} // namespace
+
+int fa::runCpu(const Options &options) {
+  CpuRequest request;
+  if (int refused = checkCpuRequest(options, request))
+    return refused;
+  std::string error;
+  bool rejected = false;
+  std::unique_ptr<CpuBackend> backend =
+      CpuBackend::create(request.spec, request.size, options.backward,
+                         request.control, error, rejected, options.input);
+  if (!backend) {
+    printError(error);
+    return rejected ? kBadInput : kMismatch;
+  }
+
+  std::mt19937_64 gen(options.seed);
+  RunTensors t;
+  KernelBuffers buffers;
+  runForward(*backend, options, request, gen, t, buffers);
+  ref::Problem problem = makeProblem(request.spec, request.size, t.slopes);
   bool pass = true;
   if (options.verify) {
     // An --input computes O alone: its LSE (still NaN) is not checked.
     ForwardData data{t.q.values, t.k.values, t.v.values, t.o.values,
                      options.input.empty() ? t.lse : std::vector<double>()};
-    VerifyReport report = verifyForward(type, problem, data);
+    VerifyReport report = verifyForward(request.spec.dtype, problem, data);
     std::cout << "forward:\n" << report.format() << "\n";
     pass &= report.pass();
   }
-
-  if (options.backward) {
-    t.gradOut = randomTensor(type, {B, Hq, M, Dv}, gen);
-    t.dq = poisoned(type, {B, Hq, M, D});
-    t.dk = poisoned(type, {B, Hkv, N, D});
-    t.dv = poisoned(type, {B, Hkv, N, Dv});
-    backend->backward(t.q.bits.data(), t.k.bits.data(), t.v.bits.data(),
-                      t.o.bits.data(), t.gradOut.bits.data(), lse.data(),
-                      slopes.data(), t.dq.bits.data(), t.dk.bits.data(),
-                      t.dv.bits.data());
-    readBack(type, t.dq);
-    readBack(type, t.dk);
-    readBack(type, t.dv);
-    if (options.verify) {
-      BackwardData data{t.q.values,  t.k.values,  t.v.values, t.gradOut.values,
-                        t.dq.values, t.dk.values, t.dv.values};
-      VerifyReport report = verifyBackward(type, problem, data);
-      std::cout << "backward:\n" << report.format() << "\n";
-      pass &= report.pass();
-    }
-  }
+  if (options.backward)
+    pass &= runBackward(*backend, options, request, problem, gen, t, buffers);
 
   if (!options.dump.empty()) {
     if (!dumpAll(options.dump, t, options.backward))

@@ -138,12 +138,9 @@ bool fa::checkCudaDtypeOptions(const Options &o, const AttentionSpec &spec,
                                std::string &error) {
   bool fp8 = spec.dtype == ElementType::F8E4M3FN;
   error.clear();
-  if (fp8 && o.backward)
-    error = "dtype f8e4m3fn has a forward kernel only: no --bwd (there is no "
-            "fp8 backward)";
-  else if (!fp8 && o.negativeControl == "no-descale")
+  if (!fp8 && o.negativeControl == "no-descale")
     error = "--negative-control no-descale needs dtype=f8e4m3fn";
-  else if (o.backward)
+  else if (o.backward) // the spec contract's word, fp8's included
     checkBackwardSpec(spec, error);
   return error.empty();
 }

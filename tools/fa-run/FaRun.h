@@ -90,9 +90,9 @@ int runCpu(const Options &options);
 /// --device cuda (CudaRun.cpp).
 int runCuda(const Options &options);
 
-/// --device cuda: what the dtype rules out or needs. f8e4m3fn has a
-/// forward kernel only (no --bwd); --negative-control no-descale needs
-/// f8e4m3fn. False with a one-line reason (exit 2). Checked before a
+/// --device cuda: what the dtype rules out or needs. --bwd takes a spec
+/// checkBackwardSpec takes (f8e4m3fn has no backward); --negative-control
+/// no-descale needs f8e4m3fn. False with a one-line reason (exit 2). Checked before a
 /// --spec is compiled, and on the kernel's spec (CudaRun.cpp).
 bool checkCudaDtypeOptions(const Options &options, const AttentionSpec &spec,
                            std::string &error);

@@ -23,6 +23,7 @@
 #include "fa/Dialect/FA/IR/FAOps.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 #include "fa/Dialect/FA/Utils/ParseGuard.h"
+#include "fa/Dialect/FA/Utils/PipelineInput.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -84,6 +85,18 @@ fa::loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
             ")";
     return nullptr;
   }
+  // The names the CPU path takes (a kernel's, and none the C library's
+  // functions it calls have), before an entry calls the function by its.
+  badInput = true;
+  mlir::fa::PipelineInput takes;
+  takes.name = "fa-compile-cpu";
+  takes.takesAttention = true;
+  takes.gpu = false;
+  if (mlir::failed(mlir::fa::checkPipelineInput(*module, takes))) {
+    error = "--input " + path + ": " + llvm::StringRef(diagnostics).rtrim("; ").str();
+    return nullptr;
+  }
+  badInput = false;
   auto function = raised.front()->getParentOfType<mlir::func::FuncOp>();
   // The function's arguments after Q, K and V are the captured values of
   // the regions: fa-run draws them, and the reference reads them by

@@ -25,6 +25,18 @@
 // RUN: %expect-exit 2 fa-run --device cpu --input %s --spec "d=64,dtype=bf16,mask=causal" --b 1 --hq 2 --hkv 2 --m 32 --n 64 --verify 2>&1 | FileCheck %s --check-prefix=SIZES
 // SIZES: fa-run: --input: the function must take Q, K, V [B, H, S, D] and return O as --spec
 
+// A function name the CPU path does not take: refused (exit 2) with the
+// pipelines' line. A C library function's name made the lowering rename
+// its own allocations, which the JIT then did not find; a name that is no
+// identifier made the entry calling it not parse.
+// RUN: sed 's/@attention(/@malloc(/' %s > %t.malloc.mlir
+// RUN: %expect-exit 2 fa-run --device cpu --input %t.malloc.mlir --spec "d=64,dtype=bf16,mask=causal" --b 1 --hq 2 --hkv 2 --m 64 --n 64 --verify 2>&1 | FileCheck %s --check-prefix=MALLOC
+// MALLOC: {{^}}fa-run: --input {{.*}}: fa-compile-cpu: symbol name 'malloc' is a C library function the CPU code calls (malloc, free, expf, tanhf, memcpy, ...): rename it{{$}}
+// MALLOC-NOT: {{.}}
+// RUN: sed 's/@attention(/@"a-b"(/' %s > %t.dash.mlir
+// RUN: %expect-exit 2 fa-run --device cpu --input %t.dash.mlir --spec "d=64,dtype=bf16,mask=causal" --b 1 --hq 2 --hkv 2 --m 64 --n 64 --verify 2>&1 | FileCheck %s --check-prefix=DASH
+// DASH: {{^}}fa-run: --input {{.*}}: fa-compile-cpu: function name 'a-b' is not a PTX identifier
+
 #qk_q = affine_map<(b, h, m, n, d) -> (b, h, m, d)>
 #qk_k = affine_map<(b, h, m, n, d) -> (b, h, n, d)>
 #qk_s = affine_map<(b, h, m, n, d) -> (b, h, m, n)>

@@ -45,6 +45,23 @@ std::string mlir::fa::unsupportedKernelName(StringRef name, bool backward) {
   return reason + ")";
 }
 
+std::string mlir::fa::unsupportedHostSymbolName(StringRef name) {
+  // What the lowered code calls by name: the buffers' allocation (the
+  // lowering declares malloc and free, renaming its declarations away from
+  // a symbol of another type), a strided copy (memrefCopy, from MLIR's
+  // runner utilities), and what LLVM emits for its memory and math
+  // intrinsics and f16 conversions.
+  static constexpr StringLiteral kCalled[] = {
+      "malloc", "free",   "aligned_alloc", "memrefCopy",    "memcpy",
+      "memset", "memmove", "expf",         "exp2f",         "logf",
+      "tanhf",  "__extendhfsf2",            "__truncsfhf2"};
+  if (!llvm::is_contained(kCalled, name))
+    return "";
+  return "'" + name.str() +
+         "' is a C library function the CPU code calls (malloc, free, expf, "
+         "tanhf, memcpy, ...)";
+}
+
 bool mlir::fa::hasGPULayout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor &&
@@ -167,6 +184,23 @@ LogicalResult mlir::fa::checkPipelineInput(Operation *root,
     return WalkResult::interrupt();
   });
   if (deviceNames.wasInterrupted())
+    return failure();
+  // On the CPU path every symbol shares one space with the C library the
+  // lowered code calls.
+  WalkResult hostNames = root->walk([&](Operation *op) {
+    auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (input.gpu || !name || op == root)
+      return WalkResult::advance();
+    std::string reason = unsupportedHostSymbolName(name.getValue());
+    if (reason.empty())
+      return WalkResult::advance();
+    // The lowering would rename its own calls away from it, or the
+    // linker bind them to it.
+    op->emitError() << input.name << ": symbol name " << reason
+                    << ": rename it";
+    return WalkResult::interrupt();
+  });
+  if (hostNames.wasInterrupted())
     return failure();
   WalkResult names = root->walk([&](func::FuncOp func) {
     if (!holdsFAOps(func))

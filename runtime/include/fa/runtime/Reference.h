@@ -85,10 +85,13 @@ struct ForwardResult {
 };
 
 /// Computes one query row: O[b,h,i,:] into `outputRow` (Dv values) and its
-/// natural-log LSE. A row with no visible key gives zeros and -inf.
+/// natural-log LSE. A row with no visible key gives zeros and -inf. With
+/// `probs`, the row's probabilities are left there, as rowProbabilities
+/// gives them.
 void forwardRow(const Problem &problem, const double *query, const double *key,
                 const double *value, int64_t b, int64_t h, int64_t i,
-                double *outputRow, double *lse);
+                double *outputRow, double *lse,
+                std::vector<double> *probs = nullptr);
 
 /// The softmax probabilities of query row (b, h, i) over every key (0 where
 /// masked) into `probs` (N values); returns the row's LSE (-inf with no

@@ -60,18 +60,19 @@ VerifyReport verifyForward(ElementType type, const ref::Problem &problem,
                            ScoreAccumulation accumulation =
                                ScoreAccumulation::F32);
 
-/// The largest error f32 arithmetic alone may leave in a row's LSE, over
-/// the rows `rows` (flat b·Hq·M + h·M + i): the kernel's LSE is an f32
-/// function of f32 logits, so past the naive attention's (which rounds its
-/// own way) it carries a few ulps of |LSE| and, weighted by P_ij, each
-/// logit's dot-product error lambda sqrt(D) u |scale| sum |q k| (u = 2^-24,
+/// The largest error f32 arithmetic alone may leave in the LSE of row
+/// `row` (flat b·Hq·M + h·M + i), given its reference LSE and probabilities
+/// (as ref::forwardRow leaves them): the kernel's LSE is an f32 function of
+/// f32 logits, so past the naive attention's (which rounds its own way) it
+/// carries a few ulps of |LSE| and, weighted by P_ij, each logit's
+/// dot-product error lambda sqrt(D) u |scale| sum |q k| (u = 2^-24,
 /// lambda = 6), plus a few of each logit's own ulps |s_ij|. Below the naive
 /// attention's bound at ordinary scales; what lets a large-magnitude LSE
-/// pass (docs/design.md).
+/// pass (docs/design.md). 0 for a row with no visible key.
 double lseRoundingFloor(const ref::Problem &problem,
                         const std::vector<double> &query,
-                        const std::vector<double> &key,
-                        const std::vector<int64_t> &rows);
+                        const std::vector<double> &key, int64_t row,
+                        double lse, const std::vector<double> &probs);
 
 struct BackwardData {
   std::vector<double> query, key, value, gradOutput;

@@ -14,7 +14,10 @@
 //     fa-gpu-lower-fragments lowers;
 //   * a function name the target cannot spell as a kernel's, where LLVM
 //     would abort the process ("Symbol name with unsupported characters").
-//     fa-compile and the C API check their kernel names with the same rule.
+//     fa-compile and the C API check their kernel names with the same rule;
+//   * on the CPU path, a symbol named after a C library function its code
+//     calls (malloc, free, expf, ...): the lowering would rename its own
+//     calls around it, or the linker bind them to it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +40,13 @@ namespace fa {
 /// (control bytes as \xNN).
 std::string unsupportedKernelName(StringRef name, bool backward = false);
 
+/// Why `name` cannot name a symbol in IR the CPU path lowers, as the end
+/// of a sentence like unsupportedKernelName's, or "" if it can: the C
+/// library functions the lowered code calls (the allocations the lowering
+/// declares, the math and memory functions LLVM calls for its intrinsics)
+/// are reached by their plain names in the same symbol space.
+std::string unsupportedHostSymbolName(StringRef name);
+
 /// True if `type` is a tensor with one of the GPU layouts fa-gpu-distribute
 /// puts on tiles (#fa.fragment, #fa.operand, #fa.shared, #fa.tma_shared).
 bool hasGPULayout(Type type);
@@ -56,7 +66,8 @@ struct PipelineInput {
   /// after it, and each symbol already in a gpu.module is compiled to PTX
   /// under its name. (The CPU path keeps the rule for the functions holding
   /// fa ops, so that IR one path takes the other takes too, and a
-  /// function's C interface, _mlir_ciface_NAME, is a C identifier.)
+  /// function's C interface, _mlir_ciface_NAME, is a C identifier; it also
+  /// refuses every symbol unsupportedHostSymbolName refuses.)
   bool gpu = true;
 };
 
