@@ -241,7 +241,8 @@ static double naiveScores(ElementType working, const ref::Problem &p,
   scores.assign(p.keyLen, -std::numeric_limits<double>::infinity());
   slopes.assign(p.keyLen, 1.0);
   for (int64_t j = 0; j < p.keyLen; ++j) {
-    if (!ref::isVisible(p.mask, i, j, p.queryLen, p.keyLen))
+    if (!ref::isVisible(p.mask, i, j, p.queryLen, p.keyLen) ||
+        (p.maskMod && !p.maskMod(b, h, i, j)))
       continue;
     const double *kRow =
         key + ((b * p.kvHeads + kvHead) * p.keyLen + j) * p.headDim;
@@ -254,6 +255,11 @@ static double naiveScores(ElementType working, const ref::Problem &p,
     }
     if (!p.alibiSlopes.empty())
       s = round(s + ref::alibiBias(p, b, h, i, j));
+    if (p.scoreMod) {
+      ref::ScoreModValue mod = ref::scoreModAt(p, s, b, h, i, j);
+      s = round(mod.value);
+      slopes[j] *= mod.slope;
+    }
     scores[j] = s;
     rowMax = std::max(rowMax, s);
   }

@@ -31,6 +31,20 @@ bool fa::ref::isVisible(const Mask &mask, int64_t i, int64_t j, int64_t m,
   return true;
 }
 
+ScoreModValue fa::ref::scoreModAt(const Problem &p, double score, int64_t b,
+                                  int64_t h, int64_t i, int64_t j) {
+  double value = p.scoreMod(score, b, h, i, j);
+  if (!std::isfinite(value)) // a score_mod that masks: no gradient flows
+    return {value, 0.0};
+  // Central differences; the step is relative so that large scores keep
+  // their significant digits.
+  double step = 1e-6 * std::max(1.0, std::fabs(score));
+  double slope = (p.scoreMod(score + step, b, h, i, j) -
+                  p.scoreMod(score - step, b, h, i, j)) /
+                 (2.0 * step);
+  return {value, slope};
+}
+
 double fa::ref::alibiBias(const Problem &p, int64_t b, int64_t h, int64_t i,
                          int64_t j) {
   if (p.alibiSlopes.empty())
@@ -82,16 +96,8 @@ Score applyScoreMod(const Problem &p, Score s, int64_t b, int64_t h,
                     int64_t i, int64_t j) {
   if (!p.scoreMod)
     return s;
-  double value = p.scoreMod(s.value, b, h, i, j);
-  if (!std::isfinite(value)) // a score_mod that masks: no gradient flows
-    return {value, 0.0};
-  // Central differences; the step is relative so that large scores keep
-  // their significant digits.
-  double step = 1e-6 * std::max(1.0, std::fabs(s.value));
-  double slope = (p.scoreMod(s.value + step, b, h, i, j) -
-                  p.scoreMod(s.value - step, b, h, i, j)) /
-                 (2.0 * step);
-  return {value, s.derivative * slope};
+  ScoreModValue mod = scoreModAt(p, s.value, b, h, i, j);
+  return {mod.value, s.derivative * mod.slope};
 }
 
 /// Softmax probabilities of one query row over all keys (0 where masked), and

@@ -10,9 +10,12 @@
 #include "fa/Compiler/KernelCompiler.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/runtime/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
@@ -27,6 +30,7 @@
 
 #include <array>
 #include <chrono>
+#include <random>
 
 using namespace fa;
 
@@ -88,7 +92,7 @@ public:
 
     if (!input.empty()) {
       module = loadRaisedInput(*context, input, spec, size, error, badInput);
-      if (!module)
+      if (!module || !takeVariant(control, error, badInput))
         return false;
     } else {
       module = mlir::fa::buildAttentionModule(*context, spec, size, withBackward,
@@ -161,7 +165,9 @@ public:
     void *scales = spec.descale == DescaleKind::Head ? static_cast<void *>(&perHead)
                                                      : static_cast<void *>(&perTensor);
     bool alibi = spec.alibi != AlibiKind::None;
-    if (spec.dtype == ElementType::F8E4M3FN && alibi)
+    if (!captureTypes.empty())
+      forwardWithCaptures(dq, dk, dv, dout, dlse);
+    else if (spec.dtype == ElementType::F8E4M3FN && alibi)
       reinterpret_cast<DescaledAlibiForwardFn>(forwardFn)(
           &dq, &dk, &dv, scales, slopes.get(), &dout, &dlse);
     else if (spec.dtype == ElementType::F8E4M3FN)
@@ -187,9 +193,178 @@ public:
           &mq, &mk, &mv, &mo, &mdo, &mlse, slopes.get(), &mdq, &mdk, &mdv);
   }
 
+  std::vector<CaptureValue> drawCaptures(uint64_t seed) override {
+    std::mt19937_64 gen(seed);
+    captureValues.clear();
+    captureBytes.clear();
+    for (mlir::Type type : captureTypes) {
+      auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
+      mlir::Type element = tensor ? tensor.getElementType() : type;
+      CaptureValue value;
+      if (tensor)
+        value.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+      int64_t count = 1;
+      for (int64_t dim : value.shape)
+        count *= dim;
+      std::vector<uint8_t> bytes;
+      for (int64_t e = 0; e < count; ++e)
+        value.elements.push_back(drawElement(element, gen, bytes));
+      captureValues.push_back(std::move(value));
+      captureBytes.push_back(std::move(bytes));
+    }
+    return captureValues;
+  }
+
+  void bindVariantRegions(ref::Problem &problem) override {
+    if (!source)
+      return;
+    mlir::fa::AttentionOp attention;
+    source->walk([&](mlir::fa::AttentionOp op) { attention = op; });
+    if (!attention.getScoreMod().empty())
+      problem.scoreMod = scoreModOf(attention.getScoreMod(), captureValues);
+    if (!attention.getMaskMod().empty())
+      problem.maskMod = maskModOf(attention.getMaskMod(), captureValues);
+  }
+
   double compileSeconds() const override { return seconds; }
 
 private:
+  /// Keeps the --input's fa.attention as written (the reference reads its
+  /// regions) and its captured types; with the no-regions control, the
+  /// module's regions become the identity score and the all-visible mask.
+  bool takeVariant(NegativeControl control, std::string &error,
+                   bool &badInput) {
+    source = module->clone();
+    mlir::fa::AttentionOp attention;
+    module->walk([&](mlir::fa::AttentionOp op) { attention = op; });
+    for (mlir::Value capture : attention.getCaptures()) {
+      mlir::Type type = capture.getType();
+      auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
+      mlir::Type element = tensor ? tensor.getElementType() : type;
+      if ((tensor && !tensor.hasStaticShape()) || elementBytes(element) == 0) {
+        badInput = true;
+        error = "--input: fa-run draws captured values of f16, bf16, f32, "
+                "i1, i8, i16, i32, i64 or index elements and static shapes";
+        return false;
+      }
+    }
+    for (mlir::Type type : attention->getParentOfType<mlir::func::FuncOp>()
+                               .getArgumentTypes()
+                               .drop_front(3))
+      captureTypes.push_back(type);
+    for (mlir::Region *region :
+         {&attention.getScoreMod(), &attention.getMaskMod()}) {
+      std::string reason = checkEvaluable(*region);
+      if (!reason.empty()) {
+        badInput = true;
+        error = "--input: " + reason;
+        return false;
+      }
+    }
+    if (control != NegativeControl::NoRegions)
+      return true;
+    if (attention.getScoreMod().empty() && attention.getMaskMod().empty()) {
+      badInput = true;
+      error = "--negative-control no-regions: the --input's fa.attention has "
+              "no score_mod or mask_mod";
+      return false;
+    }
+    for (mlir::Region *region :
+         {&attention.getScoreMod(), &attention.getMaskMod()}) {
+      if (region->empty())
+        continue;
+      mlir::Block &body = region->front();
+      auto yield = llvm::cast<mlir::fa::YieldOp>(body.getTerminator());
+      mlir::OpBuilder b(yield);
+      mlir::Value identity =
+          region == &attention.getScoreMod()
+              ? mlir::Value(body.getArgument(0))
+              : mlir::Value(mlir::arith::ConstantOp::create(
+                    b, yield.getLoc(), b.getBoolAttr(true)));
+      yield->setOperand(0, identity);
+    }
+    return true;
+  }
+
+  /// Bytes of one stored element of a captured type; 0 for a type fa-run
+  /// does not draw.
+  static size_t elementBytes(mlir::Type element) {
+    if (element.isF32())
+      return 4;
+    if (element.isF16() || element.isBF16())
+      return 2;
+    if (element.isIndex())
+      return 8;
+    if (auto integer = llvm::dyn_cast<mlir::IntegerType>(element))
+      switch (integer.getWidth()) {
+      case 1:
+      case 8:
+        return 1;
+      case 16:
+        return 2;
+      case 32:
+        return 4;
+      case 64:
+        return 8;
+      }
+    return 0;
+  }
+
+  /// One drawn element: its storage appended to `bytes`, its value (as the
+  /// kernel sees it, f16/bf16 rounded) returned.
+  static double drawElement(mlir::Type element, std::mt19937_64 &gen,
+                            std::vector<uint8_t> &bytes) {
+    auto append = [&](const void *data, size_t size) {
+      auto *p = static_cast<const uint8_t *>(data);
+      bytes.insert(bytes.end(), p, p + size);
+    };
+    if (llvm::isa<mlir::FloatType>(element)) {
+      float value = std::uniform_real_distribution<float>(-1.0f, 1.0f)(gen);
+      if (element.isF32()) {
+        append(&value, 4);
+        return value;
+      }
+      uint16_t stored = element.isF16() ? toF16Bits(value) : toBF16Bits(value);
+      append(&stored, 2);
+      return element.isF16() ? fromF16Bits(stored) : fromBF16Bits(stored);
+    }
+    bool isBool = element.isInteger(1);
+    int64_t value =
+        std::uniform_int_distribution<int64_t>(0, isBool ? 1 : 3)(gen);
+    append(&value, elementBytes(element)); // little-endian: the low bytes
+    return static_cast<double>(value);
+  }
+
+  /// The forward with captured values, through the packed interface: the
+  /// entry's arity depends on the --input.
+  void forwardWithCaptures(D4 &q, D4 &k, D4 &v, D4 &o, D3 &lse) {
+    D4 *pq = &q, *pk = &k, *pv = &v, *po = &o;
+    D3 *plse = &lse;
+    llvm::SmallVector<void *> args = {&pq, &pk, &pv, &po, &plse};
+    // A ranked memref descriptor: allocated, aligned, offset, sizes,
+    // strides; a scalar is passed by value.
+    std::vector<std::vector<int64_t>> descriptors(captureTypes.size());
+    std::vector<void *> descriptorPointers(captureTypes.size());
+    for (size_t c = 0; c < captureTypes.size(); ++c) {
+      void *data = captureBytes[c].data();
+      if (!llvm::isa<mlir::RankedTensorType>(captureTypes[c])) {
+        args.push_back(data);
+        continue;
+      }
+      const std::vector<int64_t> &shape = captureValues[c].shape;
+      std::vector<int64_t> &d = descriptors[c];
+      d = {reinterpret_cast<int64_t>(data), reinterpret_cast<int64_t>(data), 0};
+      d.insert(d.end(), shape.begin(), shape.end());
+      std::vector<int64_t> strides(shape.size(), 1);
+      for (size_t i = shape.size(); i-- > 1;)
+        strides[i - 1] = strides[i] * shape[i];
+      d.insert(d.end(), strides.begin(), strides.end());
+      descriptorPointers[c] = d.data();
+      args.push_back(&descriptorPointers[c]);
+    }
+    llvm::cantFail(engine->invokePacked("_mlir_ciface_fa_forward", args));
+  }
+
   D4 query(void *p) {
     return dense<4>(p, {size.batch, size.queryHeads, size.queryLen, spec.headDim});
   }
@@ -226,6 +401,12 @@ private:
   std::unique_ptr<mlir::MLIRContext> context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// An --input with variant regions: its fa.attention as written, its
+  /// captured types, and the drawn captures (storage and values).
+  mlir::OwningOpRef<mlir::ModuleOp> source;
+  std::vector<mlir::Type> captureTypes;
+  std::vector<std::vector<uint8_t>> captureBytes;
+  std::vector<CaptureValue> captureValues;
   ForwardFn forwardFn = nullptr;
   BackwardFn backwardFn = nullptr;
   double seconds = 0.0;

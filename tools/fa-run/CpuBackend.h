@@ -8,6 +8,7 @@
 #define FA_TOOLS_FARUN_CPUBACKEND_H
 
 #include "FaRun.h"
+#include "RegionReference.h"
 #include "fa/runtime/Spec.h"
 
 #include <memory>
@@ -54,6 +55,14 @@ public:
   virtual void backward(void *q, void *k, void *v, void *o, void *gradOut,
                         float *lse, float *alibiSlopes, void *dq, void *dk,
                         void *dv) = 0;
+  /// With an --input whose fa.attention has captured values: draws fresh
+  /// ones from `seed` for the kernel (float elements uniform in [-1, 1],
+  /// integer and index ones in {0, 1, 2, 3}, i1 ones in {0, 1}) and returns
+  /// them as the reference reads them. Empty otherwise.
+  virtual std::vector<CaptureValue> drawCaptures(uint64_t seed) = 0;
+  /// Gives `problem` the user's score_mod and mask_mod, evaluated in
+  /// float64 on the drawn captures (RegionReference.h); none without them.
+  virtual void bindVariantRegions(ref::Problem &problem) = 0;
   /// Seconds spent compiling (IR build, passes, LLVM JIT).
   virtual double compileSeconds() const = 0;
 };

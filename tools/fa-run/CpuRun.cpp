@@ -95,7 +95,8 @@ bool parseNegativeControl(const std::string &name, NegativeControl &control) {
         std::pair{"no-rescale", NegativeControl::NoRescale},
         std::pair{"no-row-dot", NegativeControl::NoRowDot},
         std::pair{"no-alibi", NegativeControl::NoAlibi},
-        std::pair{"no-descale", NegativeControl::NoDescale}})
+        std::pair{"no-descale", NegativeControl::NoDescale},
+        std::pair{"no-regions", NegativeControl::NoRegions}})
     if (name == text) {
       control = kind;
       return true;
@@ -181,7 +182,7 @@ int checkCpuRequest(const Options &options, CpuRequest &request) {
   NegativeControl &control = request.control;
   if (!parseNegativeControl(options.negativeControl, control))
     return badInput("--negative-control must be none, no-rescale, no-row-dot, "
-                    "no-alibi or no-descale");
+                    "no-alibi, no-descale or no-regions");
   // A control that changes nothing this run checks would report PASS for
   // a build that was never broken.
   if (control == NegativeControl::NoRowDot && !options.backward)
@@ -199,11 +200,16 @@ int checkCpuRequest(const Options &options, CpuRequest &request) {
   if (fp8 && !options.input.empty())
     return badInput("dtype f8e4m3fn is a forward of the spec's module: no "
                     "--input");
+  if (control == NegativeControl::NoRegions && options.input.empty())
+    return badInput("--negative-control no-regions needs an --input whose "
+                    "fa.attention has score_mod or mask_mod regions");
   if (!options.input.empty() &&
-      (options.backward || control != NegativeControl::None ||
+      (options.backward ||
+       (control != NegativeControl::None &&
+        control != NegativeControl::NoRegions) ||
        spec.alibi != AlibiKind::None))
     return badInput("--input runs a forward without ALiBi: no --bwd, "
-                    "--negative-control or alibi");
+                    "alibi, or --negative-control but no-regions");
   return kPass;
 }
 
@@ -304,8 +310,10 @@ int fa::runCpu(const Options &options) {
   std::mt19937_64 gen(options.seed);
   RunTensors t;
   KernelBuffers buffers;
+  backend->drawCaptures(options.seed + kCaptureSeedOffset);
   runForward(*backend, options, request, gen, t, buffers);
   ref::Problem problem = makeProblem(request.spec, request.size, t.slopes);
+  backend->bindVariantRegions(problem);
   bool pass = true;
   if (options.verify) {
     // An --input computes O alone: its LSE (still NaN) is not checked.

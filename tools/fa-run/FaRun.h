@@ -22,7 +22,16 @@ enum ExitCode { kPass = 0, kMismatch = 1, kBadInput = 2, kNoGpu = 77 };
 /// NoAlibi compiles the spec without its ALiBi bias (the reference keeps it);
 /// NoDescale gives an f8E4M3FN kernel 1 for V's descale (the reference
 /// keeps the true one).
-enum class NegativeControl { None, NoRescale, NoRowDot, NoAlibi, NoDescale };
+/// NoRegions compiles an --input's score_mod as the identity and its
+/// mask_mod as all-visible (the reference keeps the user's).
+enum class NegativeControl {
+  None,
+  NoRescale,
+  NoRowDot,
+  NoAlibi,
+  NoDescale,
+  NoRegions
+};
 
 /// fa-run's flags (parsed by hand: fa-run builds where there is no LLVM).
 struct Options {
@@ -55,6 +64,8 @@ struct Options {
 /// Q, K, V and dO of a seed are the same with and without ALiBi, and the CPU
 /// and CUDA runs of one seed draw the same slopes.
 constexpr uint64_t kAlibiSeedOffset = 0x5EED;
+/// Captured values of variant regions: their own stream too.
+constexpr uint64_t kCaptureSeedOffset = 0xCA97;
 
 /// f16/bf16 storage of a value, and back.
 inline uint16_t storageBits(ElementType type, double value) {

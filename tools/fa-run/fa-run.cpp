@@ -40,7 +40,8 @@ const char *kUsage =
     "              [--dump DIR] [--target CHIP] [--shared-memory-budget KB]\n"
     "              [--bwd-kernel B.json]\n"
     "              [--deterministic] [--input F.mlir]\n"
-    "              [--negative-control none|no-rescale|no-row-dot|no-alibi|no-descale]\n"
+    "              [--negative-control none|no-rescale|no-row-dot|no-alibi|\n"
+    "                                  no-descale|no-regions]\n"
     "SPEC: d=..,dv=..,dtype=f16|bf16|f8e4m3fn,mask=none|causal|causal_top_left|\n"
     "      window(L,R),softcap=..,alibi=none|head|batch_head,scale=..,\n"
     "      block_m=..,block_n=..\n"
@@ -76,6 +77,12 @@ const char *kUsage =
     "      [B, H, S, D] in, O out) written in linalg is raised by\n"
     "      fa-raise-attention, must become one fa.attention, and is run and\n"
     "      checked against --spec's reference (O; F computes no LSE).\n"
+    "      F may hold fa.attention itself, with score_mod / mask_mod\n"
+    "      regions: F's arguments after Q, K, V are their captured values,\n"
+    "      drawn fresh (float elements in [-1, 1], integer and index ones in\n"
+    "      {0..3}, i1 ones in {0, 1}), and the reference evaluates the\n"
+    "      regions in float64. --negative-control no-regions compiles them\n"
+    "      as the identity score and an all-visible mask (must FAIL).\n"
     "--version: fa-mlir's version (and the generator's, with the compiler)\n"
     "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 

@@ -16,10 +16,16 @@
 //
 // Only LSE is saved from the forward pass; no M×N value is ever formed.
 //
+// A score_mod g and a mask_mod are applied to S as the forward applies
+// them (fa.score_mod / fa.mask_mod), and the chain rule takes dS through
+// g: dS_pre = dS ∘ g'(S_pre), with g' the compiler's derivative of the
+// region (DifferentiateScoreMod.h) in a second fa.score_mod.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
+#include "DifferentiateScoreMod.h"
 #include "TileBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,8 +104,11 @@ public:
         softcap > 0 ? b.getF32FloatAttr(softcap) : FloatAttr(), nullptr);
     Value biased = tb.addAlibiBias(scores, alibiSlope, q0, k0, shape.queryLen,
                                    shape.keyLen);
+    Value modified = tb.applyVariantRegions(
+        biased, op.getScoreMod(), op.getMaskMod(), op.getCaptures(), batch,
+        head, q0, k0, shape.queryLen, shape.keyLen);
     Value masked = ApplyMaskOp::create(
-        b, loc, scores.getType(), biased, op.getMaskOrDefault(), q0, k0,
+        b, loc, scores.getType(), modified, op.getMaskOrDefault(), q0, k0,
         tb.index(shape.queryLen), tb.index(shape.keyLen));
     Value probs = ExpShiftedOp::create(b, loc, masked.getType(), masked, lseTile, nullptr);
     // dV_j += Pᵀ dO_i
@@ -115,6 +124,8 @@ public:
     // needs the softcapped S before the bias.
     Value gradScores =
         SoftmaxGradOp::create(b, loc, probs.getType(), probs, gradProbs, rowDotTile);
+    if (!op.getScoreMod().empty())
+      gradScores = throughScoreMod(gradScores, biased, batch, head, q0, k0);
     if (softcap > 0)
       gradScores = SoftcapGradOp::create(b, loc, gradScores.getType(), gradScores, scores,
                                          b.getF32FloatAttr(softcap));
@@ -130,6 +141,23 @@ public:
     Value newGradQuery =
         tb.storeTile(newGradQueryTile, gradQuery, batch, head, q0, blockM);
     return {newGradKey, newGradValue, newGradQuery};
+  }
+
+  /// dS ∘ g'(S_pre) for the op's score_mod g at the scores it read; where
+  /// dS is 0 (masked or padded keys) it stays 0 whatever g' is there.
+  Value throughScoreMod(Value gradScores, Value preScores, Value batch,
+                        Value head, Value q0, Value k0) {
+    auto slope = ScoreModOp::create(
+        b, loc, preScores.getType(), preScores, q0, k0,
+        tb.index(shape.queryLen), tb.index(shape.keyLen), batch, head,
+        op.getCaptures(), /*log2_domain=*/nullptr);
+    // The pass checked that the region differentiates.
+    (void)differentiateScoreMod(op.getScoreMod(), slope.getBody(), op);
+    Value chained = arith::MulFOp::create(b, loc, gradScores, slope);
+    Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                       gradScores,
+                                       tb.splat({blockM, blockN}, 0.0));
+    return arith::SelectOp::create(b, loc, zero, gradScores, chained);
   }
 
   SmallVector<Value> build() {
@@ -246,6 +274,16 @@ struct FARecomputeBackwardPass
   void runOnOperation() override {
     if (failed(verifyBlockOptions(getOperation(), "fa-recompute-backward",
                                   blockM, blockN)))
+      return signalPassFailure();
+    // A score_mod without a derivative is refused before anything is built.
+    WalkResult underivable = getOperation().walk([&](AttentionGradOp op) {
+      Region scratch;
+      if (!op.getScoreMod().empty() &&
+          failed(differentiateScoreMod(op.getScoreMod(), scratch, op)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (underivable.wasInterrupted())
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateRecomputeBackwardPatterns(patterns, {blockM, blockN},

@@ -74,6 +74,14 @@ struct Problem {
 /// The ALiBi term added to s_ij after the softcap, before the mask:
 /// -slope(b, h) · |i + N - M - j| (bottom-right aligned, like the causal
 /// mask); 0 without ALiBi.
+/// A score_mod's value at `score` and its slope d(value)/d(score) (0 where
+/// the value is not finite). Needs `problem.scoreMod`.
+struct ScoreModValue {
+  double value, slope;
+};
+ScoreModValue scoreModAt(const Problem &problem, double score, int64_t b,
+                         int64_t h, int64_t i, int64_t j);
+
 double alibiBias(const Problem &problem, int64_t b, int64_t h, int64_t i,
                  int64_t j);
 
