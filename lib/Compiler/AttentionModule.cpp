@@ -220,9 +220,9 @@ std::string mlir::fa::buildAttentionModuleText(const ::fa::AttentionSpec &spec,
   return os.str();
 }
 
-std::string mlir::fa::buildForwardEntryText(
-    const ::fa::AttentionSpec &spec, const ::fa::ProblemSize &size,
-    const std::string &callee, const std::vector<std::string> &captureTypes) {
+std::string mlir::fa::buildForwardEntryText(const ::fa::AttentionSpec &spec,
+                                            const ::fa::ProblemSize &size,
+                                            const std::string &callee) {
   ModuleWriter writer(spec);
   std::string in = mlirElementType(spec.dtype);
   int64_t B = size.batch, Hq = size.queryHeads, Hkv = size.kvHeads,
@@ -232,38 +232,17 @@ std::string mlir::fa::buildForwardEntryText(
   Operand v = writer.operand("v", {B, Hkv, N, spec.valueDim}, in);
   Operand o = writer.operand("o", {B, Hq, M, spec.valueDim}, in);
   Operand lse = writer.operand("lse", {B, Hq, M}, "f32");
-  // A captured tensor arrives as a memref of its shape; a scalar as itself.
-  auto isTensor = [](const std::string &type) {
-    return type.rfind("tensor<", 0) == 0;
-  };
-  auto memrefOf = [](const std::string &tensorType) {
-    return "memref" + tensorType.substr(std::string("tensor").size());
-  };
   std::ostringstream os;
   os << "module {\n  func.func @fa_forward(";
   const Operand *all[] = {&q, &k, &v, &o, &lse};
   for (size_t i = 0; i < 5; ++i)
     os << (i ? ", " : "") << "%" << all[i]->name << "_buf: " << all[i]->memref;
-  for (size_t c = 0; c < captureTypes.size(); ++c)
-    os << ", %cap" << c << (isTensor(captureTypes[c]) ? "_buf" : "") << ": "
-       << (isTensor(captureTypes[c]) ? memrefOf(captureTypes[c])
-                                     : captureTypes[c]);
   os << ") attributes {llvm.emit_c_interface} {\n";
   for (const Operand *x : {&q, &k, &v})
     os << "    %" << x->name << " = bufferization.to_tensor %" << x->name
        << "_buf restrict : " << x->memref << " to " << x->tensor << "\n";
-  for (size_t c = 0; c < captureTypes.size(); ++c)
-    if (isTensor(captureTypes[c]))
-      os << "    %cap" << c << " = bufferization.to_tensor %cap" << c
-         << "_buf restrict : " << memrefOf(captureTypes[c]) << " to "
-         << captureTypes[c] << "\n";
-  os << "    %o = func.call @" << callee << "(%q, %k, %v";
-  for (size_t c = 0; c < captureTypes.size(); ++c)
-    os << ", %cap" << c;
-  os << ") : (" << q.tensor << ", " << k.tensor << ", " << v.tensor;
-  for (const std::string &type : captureTypes)
-    os << ", " << type;
-  os << ") -> " << o.tensor << "\n";
+  os << "    %o = func.call @" << callee << "(%q, %k, %v) : (" << q.tensor << ", "
+     << k.tensor << ", " << v.tensor << ") -> " << o.tensor << "\n";
   os << "    bufferization.materialize_in_destination %o in restrict writable "
         "%o_buf : ("
      << o.tensor << ", " << o.memref << ") -> ()\n    return\n  }\n}\n";

@@ -37,12 +37,17 @@ ScoreModValue fa::ref::scoreModAt(const Problem &p, double score, int64_t b,
   if (!std::isfinite(value)) // a score_mod that masks: no gradient flows
     return {value, 0.0};
   // Central differences; the step is relative so that large scores keep
-  // their significant digits.
+  // their significant digits. Where the one-sided slopes disagree the
+  // score sits on a jump (floor, a select on the score): the derivative
+  // is taken as 0 there rather than the jump over the step.
   double step = 1e-6 * std::max(1.0, std::fabs(score));
-  double slope = (p.scoreMod(score + step, b, h, i, j) -
-                  p.scoreMod(score - step, b, h, i, j)) /
-                 (2.0 * step);
-  return {value, slope};
+  double below = p.scoreMod(score - step, b, h, i, j);
+  double above = p.scoreMod(score + step, b, h, i, j);
+  double left = (value - below) / step, right = (above - value) / step;
+  double scale = std::max({1.0, std::fabs(left), std::fabs(right)});
+  if (!(std::fabs(left - right) <= 1e-3 * scale))
+    return {value, 0.0};
+  return {value, (above - below) / (2.0 * step)};
 }
 
 double fa::ref::alibiBias(const Problem &p, int64_t b, int64_t h, int64_t i,
@@ -128,7 +133,7 @@ double probabilitiesOfRow(const Problem &p, const double *query,
       (*derivatives)[j] = s.derivative;
     rowMax = std::max(rowMax, s.value);
   }
-  if (std::isinf(rowMax)) { // No visible key.
+  if (rowMax == -std::numeric_limits<double>::infinity()) { // No visible key.
     probs.assign(p.keyLen, 0.0);
     return -std::numeric_limits<double>::infinity();
   }

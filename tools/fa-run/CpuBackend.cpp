@@ -91,7 +91,8 @@ public:
     context = mlir::fa::createCompilerContext();
 
     if (!input.empty()) {
-      module = loadRaisedInput(*context, input, spec, size, error, badInput);
+      module = loadRaisedInput(*context, input, spec, size, withBackward, error,
+                               badInput);
       if (!module || !takeVariant(control, error, badInput))
         return false;
     } else {
@@ -108,6 +109,7 @@ public:
     options.blockN = spec.blockN;
     options.testOmitRescale = control == NegativeControl::NoRescale;
     options.testOmitRowDot = control == NegativeControl::NoRowDot;
+    options.testOmitScoreModGrad = control == NegativeControl::NoScoreModGrad;
     mlir::fa::buildFACompileCPUPipeline(pm, options);
     std::string diagnostics;
     llvm::raw_string_ostream os(diagnostics);
@@ -166,7 +168,8 @@ public:
                                                      : static_cast<void *>(&perTensor);
     bool alibi = spec.alibi != AlibiKind::None;
     if (!captureTypes.empty())
-      forwardWithCaptures(dq, dk, dv, dout, dlse);
+      invokeWithCaptures("_mlir_ciface_fa_forward", {&dq, &dk, &dv},
+                         {&dout, &dlse});
     else if (spec.dtype == ElementType::F8E4M3FN && alibi)
       reinterpret_cast<DescaledAlibiForwardFn>(forwardFn)(
           &dq, &dk, &dv, scales, slopes.get(), &dout, &dlse);
@@ -186,7 +189,10 @@ public:
        mdo = output(gradOut), mdq = query(dq), mdk = key(dk), mdv = value(dv);
     D3 mlse = lseDesc(lse);
     SlopesDesc slopes = slopesDesc(alibiSlopes);
-    if (spec.alibi == AlibiKind::None)
+    if (!captureTypes.empty())
+      invokeWithCaptures("_mlir_ciface_fa_backward",
+                         {&mq, &mk, &mv, &mo, &mdo, &mlse}, {&mdq, &mdk, &mdv});
+    else if (spec.alibi == AlibiKind::None)
       backwardFn(&mq, &mk, &mv, &mo, &mdo, &mlse, &mdq, &mdk, &mdv);
     else
       reinterpret_cast<AlibiBackwardFn>(backwardFn)(
@@ -226,6 +232,10 @@ public:
       problem.maskMod = maskModOf(attention.getMaskMod(), captureValues);
   }
 
+  bool computesLse() const override {
+    return !source || hasRegions;
+  }
+
   double compileSeconds() const override { return seconds; }
 
 private:
@@ -248,10 +258,10 @@ private:
         return false;
       }
     }
-    for (mlir::Type type : attention->getParentOfType<mlir::func::FuncOp>()
-                               .getArgumentTypes()
-                               .drop_front(3))
+    for (mlir::Type type : attention.getCaptures().getTypes())
       captureTypes.push_back(type);
+    hasRegions =
+        !attention.getScoreMod().empty() || !attention.getMaskMod().empty();
     for (mlir::Region *region :
          {&attention.getScoreMod(), &attention.getMaskMod()}) {
       std::string reason = checkEvaluable(*region);
@@ -269,21 +279,31 @@ private:
               "no score_mod or mask_mod";
       return false;
     }
-    for (mlir::Region *region :
-         {&attention.getScoreMod(), &attention.getMaskMod()}) {
+    module->walk([&](mlir::Operation *op) {
+      if (auto fwd = llvm::dyn_cast<mlir::fa::AttentionOp>(op))
+        neuterRegions(fwd.getScoreMod(), fwd.getMaskMod());
+      if (auto bwd = llvm::dyn_cast<mlir::fa::AttentionGradOp>(op))
+        neuterRegions(bwd.getScoreMod(), bwd.getMaskMod());
+    });
+    return true;
+  }
+
+  /// The no-regions control: the score_mod yields its score, the mask_mod
+  /// true.
+  static void neuterRegions(mlir::Region &scoreMod, mlir::Region &maskMod) {
+    for (mlir::Region *region : {&scoreMod, &maskMod}) {
       if (region->empty())
         continue;
       mlir::Block &body = region->front();
       auto yield = llvm::cast<mlir::fa::YieldOp>(body.getTerminator());
       mlir::OpBuilder b(yield);
       mlir::Value identity =
-          region == &attention.getScoreMod()
+          region == &scoreMod
               ? mlir::Value(body.getArgument(0))
               : mlir::Value(mlir::arith::ConstantOp::create(
                     b, yield.getLoc(), b.getBoolAttr(true)));
       yield->setOperand(0, identity);
     }
-    return true;
   }
 
   /// Bytes of one stored element of a captured type; 0 for a type fa-run
@@ -335,16 +355,22 @@ private:
     return static_cast<double>(value);
   }
 
-  /// The forward with captured values, through the packed interface: the
-  /// entry's arity depends on the --input.
-  void forwardWithCaptures(D4 &q, D4 &k, D4 &v, D4 &o, D3 &lse) {
-    D4 *pq = &q, *pk = &k, *pv = &v, *po = &o;
-    D3 *plse = &lse;
-    llvm::SmallVector<void *> args = {&pq, &pk, &pv, &po, &plse};
-    // A ranked memref descriptor: allocated, aligned, offset, sizes,
-    // strides; a scalar is passed by value.
+  /// An entry of a variant (VariantEntries.cpp) through the packed
+  /// interface, whose arity depends on the --input: the `inputs`
+  /// descriptors, the captured values, then the `outputs` descriptors.
+  void invokeWithCaptures(const char *entry, llvm::ArrayRef<void *> inputs,
+                          llvm::ArrayRef<void *> outputs) {
+    // The packed interface takes each argument's address: a memref's is
+    // that of its descriptor pointer, a scalar's that of its value.
+    std::vector<void *> in(inputs.begin(), inputs.end());
+    std::vector<void *> out(outputs.begin(), outputs.end());
+    // A captured memref's descriptor: allocated, aligned, offset, sizes,
+    // strides (row-major).
     std::vector<std::vector<int64_t>> descriptors(captureTypes.size());
     std::vector<void *> descriptorPointers(captureTypes.size());
+    llvm::SmallVector<void *> args;
+    for (void *&descriptor : in)
+      args.push_back(&descriptor);
     for (size_t c = 0; c < captureTypes.size(); ++c) {
       void *data = captureBytes[c].data();
       if (!llvm::isa<mlir::RankedTensorType>(captureTypes[c])) {
@@ -362,7 +388,9 @@ private:
       descriptorPointers[c] = d.data();
       args.push_back(&descriptorPointers[c]);
     }
-    llvm::cantFail(engine->invokePacked("_mlir_ciface_fa_forward", args));
+    for (void *&descriptor : out)
+      args.push_back(&descriptor);
+    llvm::cantFail(engine->invokePacked(entry, args));
   }
 
   D4 query(void *p) {
@@ -407,6 +435,7 @@ private:
   std::vector<mlir::Type> captureTypes;
   std::vector<std::vector<uint8_t>> captureBytes;
   std::vector<CaptureValue> captureValues;
+  bool hasRegions = false;
   ForwardFn forwardFn = nullptr;
   BackwardFn backwardFn = nullptr;
   double seconds = 0.0;

@@ -16,6 +16,9 @@
 
 namespace mlir {
 class MLIRContext;
+namespace fa {
+class AttentionOp;
+} // namespace fa
 class ModuleOp;
 template <typename OpTy> class OwningOpRef;
 } // namespace mlir
@@ -26,10 +29,18 @@ namespace fa {
 /// fa-raise-attention, with an fa_forward entry calling its function; null
 /// with a reason when it does not parse or state the problem (`badInput`)
 /// or was not raised to one fa.attention.
+/// An fa.attention with variant regions instead gets entries around a copy
+/// of it: fa_forward(q, k, v, captures..., o, lse) and, with
+/// `withBackward`, fa_backward(q, k, v, o, do, lse, captures..., dq, dk, dv).
 mlir::OwningOpRef<mlir::ModuleOp>
 loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
                 const AttentionSpec &spec, const ProblemSize &size,
-                std::string &error, bool &badInput);
+                bool withBackward, std::string &error, bool &badInput);
+
+/// Adds to `module` the entries above around a copy of `attention`
+/// (VariantEntries.cpp).
+bool buildVariantEntries(mlir::ModuleOp module,
+                         mlir::fa::AttentionOp attention, bool withBackward);
 
 /// Compiles a spec at one problem size through fa-tile,
 /// fa-fuse-online-softmax, fa-recompute-backward and fa-to-cpu, and JITs it.
@@ -63,6 +74,8 @@ public:
   /// Gives `problem` the user's score_mod and mask_mod, evaluated in
   /// float64 on the drawn captures (RegionReference.h); none without them.
   virtual void bindVariantRegions(ref::Problem &problem) = 0;
+  /// Whether the forward writes LSE (all but a raised --input's do).
+  virtual bool computesLse() const = 0;
   /// Seconds spent compiling (IR build, passes, LLVM JIT).
   virtual double compileSeconds() const = 0;
 };

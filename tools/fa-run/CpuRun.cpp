@@ -96,7 +96,8 @@ bool parseNegativeControl(const std::string &name, NegativeControl &control) {
         std::pair{"no-row-dot", NegativeControl::NoRowDot},
         std::pair{"no-alibi", NegativeControl::NoAlibi},
         std::pair{"no-descale", NegativeControl::NoDescale},
-        std::pair{"no-regions", NegativeControl::NoRegions}})
+        std::pair{"no-regions", NegativeControl::NoRegions},
+        std::pair{"no-score-mod-grad", NegativeControl::NoScoreModGrad}})
     if (name == text) {
       control = kind;
       return true;
@@ -182,7 +183,7 @@ int checkCpuRequest(const Options &options, CpuRequest &request) {
   NegativeControl &control = request.control;
   if (!parseNegativeControl(options.negativeControl, control))
     return badInput("--negative-control must be none, no-rescale, no-row-dot, "
-                    "no-alibi, no-descale or no-regions");
+                    "no-alibi, no-descale, no-regions or no-score-mod-grad");
   // A control that changes nothing this run checks would report PASS for
   // a build that was never broken.
   if (control == NegativeControl::NoRowDot && !options.backward)
@@ -203,13 +204,18 @@ int checkCpuRequest(const Options &options, CpuRequest &request) {
   if (control == NegativeControl::NoRegions && options.input.empty())
     return badInput("--negative-control no-regions needs an --input whose "
                     "fa.attention has score_mod or mask_mod regions");
+  if (control == NegativeControl::NoScoreModGrad &&
+      (options.input.empty() || !options.backward))
+    return badInput("--negative-control no-score-mod-grad breaks the "
+                    "backward of an --input's score_mod: give --input and "
+                    "--bwd");
   if (!options.input.empty() &&
-      (options.backward ||
-       (control != NegativeControl::None &&
-        control != NegativeControl::NoRegions) ||
+      ((control != NegativeControl::None &&
+        control != NegativeControl::NoRegions &&
+        control != NegativeControl::NoScoreModGrad) ||
        spec.alibi != AlibiKind::None))
-    return badInput("--input runs a forward without ALiBi: no --bwd, "
-                    "alibi, or --negative-control but no-regions");
+    return badInput("--input runs without ALiBi: no alibi, and no "
+                    "--negative-control but no-regions or no-score-mod-grad");
   return kPass;
 }
 
@@ -316,9 +322,9 @@ int fa::runCpu(const Options &options) {
   backend->bindVariantRegions(problem);
   bool pass = true;
   if (options.verify) {
-    // An --input computes O alone: its LSE (still NaN) is not checked.
+    // A raised --input computes O alone: its LSE (still NaN) is not checked.
     ForwardData data{t.q.values, t.k.values, t.v.values, t.o.values,
-                     options.input.empty() ? t.lse : std::vector<double>()};
+                     backend->computesLse() ? t.lse : std::vector<double>()};
     VerifyReport report = verifyForward(request.spec.dtype, problem, data);
     std::cout << "forward:\n" << report.format() << "\n";
     pass &= report.pass();

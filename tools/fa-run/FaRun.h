@@ -23,14 +23,17 @@ enum ExitCode { kPass = 0, kMismatch = 1, kBadInput = 2, kNoGpu = 77 };
 /// NoDescale gives an f8E4M3FN kernel 1 for V's descale (the reference
 /// keeps the true one).
 /// NoRegions compiles an --input's score_mod as the identity and its
-/// mask_mod as all-visible (the reference keeps the user's).
+/// mask_mod as all-visible (the reference keeps the user's);
+/// NoScoreModGrad compiles the backward with a score_mod's derivative
+/// taken as 1.
 enum class NegativeControl {
   None,
   NoRescale,
   NoRowDot,
   NoAlibi,
   NoDescale,
-  NoRegions
+  NoRegions,
+  NoScoreModGrad
 };
 
 /// fa-run's flags (parsed by hand: fa-run builds where there is no LLVM).

@@ -10,9 +10,10 @@
 // path like a spec's module; the float64 reference is --spec's, the
 // test's own statement of what F computes. A raise that took the wrong
 // mask or scale is a mismatch; one that raised nothing is refused.
-// F may also hold fa.attention itself, with score_mod / mask_mod regions:
-// its arguments after Q, K and V are then the regions' captured values,
-// and the reference evaluates the regions (RegionReference.h).
+// F may also hold fa.attention itself, with score_mod / mask_mod regions
+// reading captured values: the run then goes through entries built around
+// a copy of that op (VariantEntries.cpp), forward and backward, and the
+// reference evaluates the regions (RegionReference.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +40,7 @@
 mlir::OwningOpRef<mlir::ModuleOp>
 fa::loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
                     const AttentionSpec &spec, const ProblemSize &size,
-                    std::string &error, bool &badInput) {
+                    bool withBackward, std::string &error, bool &badInput) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
@@ -98,32 +99,49 @@ fa::loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
   }
   badInput = false;
   auto function = raised.front()->getParentOfType<mlir::func::FuncOp>();
-  // The function's arguments after Q, K and V are the captured values of
-  // the regions: fa-run draws them, and the reference reads them by
-  // position.
-  std::vector<std::string> captureTypes;
-  for (mlir::Type type : function.getArgumentTypes().drop_front(
-           std::min<size_t>(3, function.getNumArguments()))) {
-    captureTypes.emplace_back();
-    llvm::raw_string_ostream(captureTypes.back()) << type;
-  }
-  for (mlir::Value capture : raised.front().getCaptures()) {
-    auto arg = llvm::dyn_cast<mlir::BlockArgument>(capture);
-    if (!arg || arg.getOwner()->getParentOp() != function ||
-        arg.getArgNumber() < 3) {
+  if (!raised.front().getScoreMod().empty() ||
+      !raised.front().getMaskMod().empty()) {
+    // A variant: entries around a copy of the op; the function goes. The
+    // copy takes nothing the run does not draw: Q, K, V and the captures
+    // come from the entry, so they must be the function's arguments.
+    mlir::fa::AttentionOp variant = raised.front();
+    bool fromArguments = llvm::all_of(variant->getOperands(), [&](mlir::Value v) {
+      auto arg = llvm::dyn_cast<mlir::BlockArgument>(v);
+      return arg && arg.getOwner()->getParentOp() == function;
+    });
+    if (variant.getAlibiSlopes() || !variant.getDescale().empty() ||
+        !fromArguments) {
       badInput = true;
-      error = "--input: a captured operand of fa.attention must be an "
-              "argument of the function after Q, K and V";
+      error = "--input: a variant's fa.attention takes Q, K, V and its "
+              "captured values as arguments of the function, with no alibi "
+              "or descale operands (fa-run draws them all)";
       return nullptr;
     }
+    if (!buildVariantEntries(*module, raised.front(), withBackward)) {
+      error = "--input: internal: the entry points do not build: " + diagnostics;
+      return nullptr;
+    }
+    function.erase();
+    if (mlir::failed(mlir::verify(*module))) {
+      badInput = true;
+      error = "--input: the fa.attention must take Q, K, V as --spec, --b, "
+              "--hq, --hkv, --m and --n state: " + diagnostics;
+      return nullptr;
+    }
+    return module;
+  }
+  if (withBackward) {
+    badInput = true;
+    error = "--input with --bwd needs an fa.attention with score_mod or "
+            "mask_mod regions (a raised forward has no backward)";
+    return nullptr;
   }
   // The entry calls it by the signature --spec and the sizes state; the
   // verifier refuses a call whose types differ from the function's.
   // (Verified once moved next to its callee.)
   mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
   mlir::OwningOpRef<mlir::ModuleOp> entry = mlir::parseSourceString<mlir::ModuleOp>(
-      mlir::fa::buildForwardEntryText(spec, size, function.getSymName().str(),
-                                      captureTypes),
+      mlir::fa::buildForwardEntryText(spec, size, function.getSymName().str()),
       config);
   if (!entry) {
     error = "--input: internal: the entry point does not parse: " + diagnostics;
@@ -134,9 +152,8 @@ fa::loadRaisedInput(mlir::MLIRContext &context, const std::string &path,
     op.moveBefore(module->getBody(), module->getBody()->end());
   if (mlir::failed(mlir::verify(*module))) {
     badInput = true;
-    error = "--input: the function must take Q, K, V [B, H, S, D] (then "
-            "any captured values) and return O as --spec, --b, --hq, --hkv, "
-            "--m and --n state: " +
+    error = "--input: the function must take Q, K, V [B, H, S, D] and return "
+            "O as --spec, --b, --hq, --hkv, --m and --n state: " +
             diagnostics;
     return nullptr;
   }

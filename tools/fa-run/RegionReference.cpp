@@ -12,12 +12,14 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -48,6 +50,9 @@ int64_t signedOf(uint64_t bits, unsigned width) {
 }
 
 Scalar fromDouble(double value) { return {value, 0}; }
+Scalar fromBits(uint64_t bits, unsigned width) {
+  return {0.0, truncateBits(bits, width)};
+}
 Scalar fromInt(int64_t value, unsigned width) {
   return {0.0, truncateBits(static_cast<uint64_t>(value), width)};
 }
@@ -106,8 +111,7 @@ int64_t ceilDiv(int64_t a, int64_t b) {
 }
 
 /// Evaluates one op on the scalars of its operands; nullopt for an op the
-/// evaluator does not know. Integer division by zero yields 0 (the
-/// hardware's result is unspecified; the reference must not trap).
+/// evaluator does not know.
 std::optional<Scalar> evaluate(Operation &op, ArrayRef<Scalar> in) {
   Type resultType = op.getNumResults() ? op.getResult(0).getType() : Type();
   unsigned width = resultType ? widthOf(resultType) : 64;
@@ -117,7 +121,11 @@ std::optional<Scalar> evaluate(Operation &op, ArrayRef<Scalar> in) {
   };
   auto u = [&](unsigned i) { return in[i].bits; };
   auto intResult = [&](int64_t v) { return fromInt(v, width); };
-  auto safe = [](int64_t b) { return b == 0; };
+  // Division by 0, and INT64_MIN / -1, yield 0: the hardware's result is
+  // unspecified there, and the reference must not trap.
+  auto safe = [&](int64_t b) {
+    return b == 0 || (b == -1 && s(0) == std::numeric_limits<int64_t>::min());
+  };
   return llvm::TypeSwitch<Operation *, std::optional<Scalar>>(&op)
       .Case([&](arith::ConstantOp c) -> std::optional<Scalar> {
         if (auto fl = dyn_cast<FloatAttr>(c.getValue()))
@@ -147,9 +155,10 @@ std::optional<Scalar> evaluate(Operation &op, ArrayRef<Scalar> in) {
       .Case([&](arith::CmpFOp c) {
         return fromInt(compareFloats(c.getPredicate(), f(0), f(1)), 1);
       })
-      .Case([&](arith::AddIOp) { return intResult(s(0) + s(1)); })
-      .Case([&](arith::SubIOp) { return intResult(s(0) - s(1)); })
-      .Case([&](arith::MulIOp) { return intResult(s(0) * s(1)); })
+      // Wrapping, as the hardware's: in uint64_t, where overflow is defined.
+      .Case([&](arith::AddIOp) { return fromBits(u(0) + u(1), width); })
+      .Case([&](arith::SubIOp) { return fromBits(u(0) - u(1), width); })
+      .Case([&](arith::MulIOp) { return fromBits(u(0) * u(1), width); })
       .Case([&](arith::DivSIOp) {
         return intResult(safe(s(1)) ? 0 : s(0) / s(1));
       })
@@ -299,7 +308,18 @@ namespace fa {
 std::string checkEvaluable(Region &region) {
   if (region.empty())
     return "";
+  // Integers are evaluated in 64 bits.
+  auto tooWide = [](Type type) {
+    auto integer = dyn_cast<IntegerType>(getElementTypeOrSelf(type));
+    return integer && integer.getWidth() > 64;
+  };
+  for (BlockArgument arg : region.front().getArguments())
+    if (tooWide(arg.getType()))
+      return "the float64 reference evaluates integers of at most 64 bits";
   for (Operation &op : region.front().without_terminator()) {
+    if (llvm::any_of(op.getResultTypes(), tooWide))
+      return "the float64 reference evaluates integers of at most 64 bits, "
+             "but '" + op.getName().getStringRef().str() + "' makes a wider one";
     if (isa<tensor::ExtractOp>(op))
       continue;
     llvm::SmallVector<Scalar> zeros(op.getNumOperands(), Scalar{1.0, 1});

@@ -22,7 +22,6 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <string>
-#include <vector>
 
 namespace mlir {
 class MLIRContext;
@@ -39,14 +38,10 @@ std::string buildAttentionModuleText(const ::fa::AttentionSpec &spec,
 /// The CPU entry point fa_forward (the signature buildAttentionModuleText's
 /// has: q, k, v, o, lse buffers) calling `callee`, a function that takes Q,
 /// K, V [B, H, S, D] tensors and returns O; LSE is left as it was. For a
-/// forward written by a user (fa-run --input). The callee's arguments
-/// after Q, K and V are the captured values of its variant regions, of
-/// `captureTypes` (MLIR type text): fa_forward takes them after LSE, a
-/// tensor as a memref of its shape, a scalar as itself.
+/// forward written by a user (fa-run --input).
 std::string buildForwardEntryText(const ::fa::AttentionSpec &spec,
                                   const ::fa::ProblemSize &size,
-                                  const std::string &callee,
-                                  const std::vector<std::string> &captureTypes = {});
+                                  const std::string &callee);
 
 OwningOpRef<ModuleOp> buildAttentionModule(MLIRContext &context,
                                            const ::fa::AttentionSpec &spec,

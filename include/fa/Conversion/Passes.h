@@ -69,6 +69,11 @@ struct FAPipelineOptions : public PassPipelineOptions<FAPipelineOptions> {
       *this, "test-omit-row-dot",
       llvm::cl::desc("Negative control: backward without D = rowsum(dO*O)"),
       llvm::cl::init(false)};
+  Option<bool> testOmitScoreModGrad{
+      *this, "test-omit-score-mod-grad",
+      llvm::cl::desc("Negative control: backward with a score_mod's "
+                     "derivative taken as 1"),
+      llvm::cl::init(false)};
 };
 
 /// fa-to-cpu: tiled (L2) IR -> LLVM dialect for the host. Tile ops become

@@ -139,6 +139,7 @@ void mlir::fa::buildFACompileCPUPipeline(OpPassManager &pm,
   backward.blockM = options.blockM;
   backward.blockN = options.blockN;
   backward.testOmitRowDot = options.testOmitRowDot;
+  backward.testOmitScoreModGrad = options.testOmitScoreModGrad;
   funcPm.addPass(createFARecomputeBackward(backward));
   addFAToCPUPasses(pm);
 }

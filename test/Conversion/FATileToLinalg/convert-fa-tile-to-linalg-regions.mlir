@@ -10,7 +10,8 @@
 // CHECK: %[[SCORED:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[S]] : tensor<16x8xf32>)
 // CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
-// CHECK:   %[[NAT:.*]] = arith.mulf %[[X]], %{{.*}} : f32
+// CHECK:   %[[LN2:.*]] = arith.constant 0.693147182 : f32
+// CHECK:   %[[NAT:.*]] = arith.mulf %[[X]], %[[LN2]] : f32
 // CHECK:   %[[I:.*]] = linalg.index 0
 // CHECK:   %[[QI:.*]] = arith.addi %[[Q0]], %[[I]]
 // CHECK:   %[[J:.*]] = linalg.index 1
@@ -26,7 +27,8 @@
 // CHECK:   arith.maxsi
 // CHECK:   %[[BIAS:.*]] = tensor.extract %[[T]][
 // CHECK:   %[[SUM:.*]] = arith.addf %[[NAT]], %[[BIAS]]
-// CHECK:   %[[BACK:.*]] = arith.mulf %[[SUM]], %{{.*}} : f32
+// CHECK:   %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK:   %[[BACK:.*]] = arith.mulf %[[SUM]], %[[LOG2E]] : f32
 // CHECK:   linalg.yield %[[BACK]]
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[SCORED]] : tensor<16x8xf32>)

@@ -79,7 +79,7 @@ func.func @tensor_math(%q: tensor<1x1x16x16xf16>, %k: tensor<1x1x16x16xf16>,
 func.func @bad_capture(%q: tensor<1x1x16x16xf16>, %k: tensor<1x1x16x16xf16>,
                        %v: tensor<1x1x16x16xf16>, %x: f64)
     -> tensor<1x1x16x16xf16> {
-  // expected-error @+1 {{'fa.attention' op captured operand #0 has type 'f64'; a capture is an f16, bf16, f32, integer or index scalar or a ranked tensor of those}}
+  // expected-error @+1 {{'fa.attention' op captured operand #0 has type 'f64'; a capture is an f16, bf16, f32, integer or index scalar or a ranked tensor of those with no dimension of size 0}}
   %o = fa.attention %q, %k, %v captures(%x) score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %y: f64):
     fa.yield %s : f32
@@ -129,4 +129,57 @@ func.func @extract_of_constant(%s: tensor<16x8xf32>, %q0: index, %k0: index,
     fa.yield %x : f32
   }
   return %r : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @no_yield(%q: tensor<1x1x16x16xf16>, %k: tensor<1x1x16x16xf16>,
+                    %v: tensor<1x1x16x16xf16>) -> tensor<1x1x16x16xf16> {
+  %o = "fa.attention"(%q, %k, %v) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}> ({
+  }, {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    // expected-error @+1 {{block with no terminator}}
+    %t = arith.constant true
+  }) : (tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>)
+      -> tensor<1x1x16x16xf16>
+  return %o : tensor<1x1x16x16xf16>
+}
+
+// -----
+
+func.func @nested_region(%q: tensor<1x1x16x16xf16>, %k: tensor<1x1x16x16xf16>,
+                         %v: tensor<1x1x16x16xf16>) -> tensor<1x1x16x16xf16> {
+  // expected-error @+1 {{'fa.attention' op score_mod: 'scf.execute_region' is not allowed (arith and math ops, tensor.extract of a captured tensor, fa.yield)}}
+  %o = fa.attention %q, %k, %v score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %r = scf.execute_region -> f32 {
+      scf.yield %s : f32
+    }
+    fa.yield %r : f32
+  } : (tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>)
+      -> tensor<1x1x16x16xf16>
+  return %o : tensor<1x1x16x16xf16>
+}
+
+// -----
+
+func.func @empty_capture(%q: tensor<1x1x16x16xf16>, %k: tensor<1x1x16x16xf16>,
+                         %v: tensor<1x1x16x16xf16>, %t: tensor<0xf32>)
+    -> tensor<1x1x16x16xf16> {
+  // expected-error @+1 {{'fa.attention' op captured operand #0 has type 'tensor<0xf32>'}}
+  %o = fa.attention %q, %k, %v captures(%t) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %x: tensor<0xf32>):
+    %e = tensor.extract %x[%j] : tensor<0xf32>
+    %r = arith.addf %s, %e : f32
+    fa.yield %r : f32
+  } : (tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>,
+       tensor<0xf32>) -> tensor<1x1x16x16xf16>
+  return %o : tensor<1x1x16x16xf16>
+}
+
+// -----
+
+func.func @yield_outside(%x: f32) -> f32 {
+  // expected-error @+1 {{'fa.yield' op expects parent op to be one of}}
+  fa.yield %x : f32
 }

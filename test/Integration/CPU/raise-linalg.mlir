@@ -23,7 +23,7 @@
 
 // Sizes other than the function's: refused (exit 2).
 // RUN: %expect-exit 2 fa-run --device cpu --input %s --spec "d=64,dtype=bf16,mask=causal" --b 1 --hq 2 --hkv 2 --m 32 --n 64 --verify 2>&1 | FileCheck %s --check-prefix=SIZES
-// SIZES: fa-run: --input: the function must take Q, K, V [B, H, S, D] (then any captured values) and return O as --spec
+// SIZES: fa-run: --input: the function must take Q, K, V [B, H, S, D] and return O as --spec
 
 // A function name the CPU path does not take: refused (exit 2) with the
 // pipelines' line. A C library function's name made the lowering rename

@@ -399,11 +399,14 @@ LogicalResult AttentionOp::verify() {
     return failure();
   if (getLse() && failed(verifyLse(*this, getLse(), *sizes, /*isResult=*/true)))
     return failure();
-  if (failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)) ||
-      failed(verifyVariantRegions(*this, getCaptures(), getScoreMod(),
-                                  getMaskMod())))
+  if (failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)))
     return failure();
   return verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr());
+}
+
+LogicalResult AttentionOp::verifyRegions() {
+  return verifyVariantRegions(*this, getCaptures(), getScoreMod(),
+                              getMaskMod());
 }
 
 //===----------------------------------------------------------------------===//
@@ -426,9 +429,7 @@ LogicalResult AttentionGradOp::verify() {
       failed(verifyOutputLike(*this, getGradOutput(), "grad_output",
                               inputType, "the input element type", *sizes)) ||
       failed(verifyLse(*this, getLse(), *sizes)) ||
-      failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)) ||
-      failed(verifyVariantRegions(*this, getCaptures(), getScoreMod(),
-                                  getMaskMod())))
+      failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)))
     return failure();
 
   // Each gradient has exactly the type of the input it differentiates.
@@ -457,6 +458,11 @@ LogicalResult AttentionGradOp::verify() {
            << " for the backward (P is recomputed from the f32 LSE), but is "
            << formatValue(scale.getValueAsDouble());
   return success();
+}
+
+LogicalResult AttentionGradOp::verifyRegions() {
+  return verifyVariantRegions(*this, getCaptures(), getScoreMod(),
+                              getMaskMod());
 }
 
 /// `-> type` after an op whose result type is its input's unless printed

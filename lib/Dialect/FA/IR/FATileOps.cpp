@@ -112,14 +112,14 @@ LogicalResult TileMatmulOp::verify() {
   return success();
 }
 
-LogicalResult ScoreModOp::verify() {
+LogicalResult ScoreModOp::verifyRegions() {
   if (failed(verifyCaptures(*this, getCaptures())))
     return failure();
   return verifyModRegion(*this, getBody(), ModKind::Score,
                          getCaptures().getTypes(), /*optional=*/false);
 }
 
-LogicalResult MaskModOp::verify() {
+LogicalResult MaskModOp::verifyRegions() {
   if (failed(verifyCaptures(*this, getCaptures())))
     return failure();
   return verifyModRegion(*this, getBody(), ModKind::Mask,

@@ -20,18 +20,16 @@ StringRef mlir::fa::modName(ModKind kind) {
   return kind == ModKind::Score ? "score_mod" : "mask_mod";
 }
 
-unsigned mlir::fa::numLeadingModArgs(ModKind kind) {
-  return kind == ModKind::Score ? 5 : 4;
-}
-
 static bool isCapturableScalar(Type type) {
   return isa<IntegerType, IndexType, Float16Type, BFloat16Type, Float32Type>(
       type);
 }
 
 bool mlir::fa::isCapturableType(Type type) {
+  // An empty tensor has no element to read, not even a clamped one.
   if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return isCapturableScalar(tensor.getElementType()) && !tensor.getEncoding();
+    return isCapturableScalar(tensor.getElementType()) &&
+           !tensor.getEncoding() && !llvm::is_contained(tensor.getShape(), 0);
   return isCapturableScalar(type);
 }
 
@@ -42,7 +40,7 @@ LogicalResult mlir::fa::verifyCaptures(Operation *op, ValueRange captures) {
              << "captured operand #" << position << " has type "
              << capture.getType()
              << "; a capture is an f16, bf16, f32, integer or index scalar "
-                "or a ranked tensor of those";
+                "or a ranked tensor of those with no dimension of size 0";
   return success();
 }
 
@@ -81,6 +79,8 @@ LogicalResult mlir::fa::verifyModRegion(Operation *op, Region &region,
     llvm::interleaveComma(body.getArgumentTypes(), diag);
     return diag << ")";
   }
+  if (body.empty() || !isa<YieldOp>(body.back()))
+    return op->emitOpError() << name << " must end with fa.yield";
   for (Operation &nested : body.without_terminator()) {
     if (!isAllowedModOp(nested))
       return op->emitOpError()
@@ -105,9 +105,7 @@ LogicalResult mlir::fa::verifyModRegion(Operation *op, Region &region,
                << name << ": '" << nested.getName() << "' makes a " << type
                << "; a " << name << " body computes on scalars";
   }
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
-  if (!yield)
-    return op->emitOpError() << name << " must end with fa.yield";
+  auto yield = cast<YieldOp>(body.back());
   Type want = kind == ModKind::Score ? Type(b.getF32Type()) : b.getI1Type();
   if (yield.getValue().getType() != want)
     return op->emitOpError() << name << " must yield " << want << ", but yields "

@@ -5,8 +5,10 @@
 // Each value v of the body gets a tangent dv = dv/d(score): the score's is
 // 1, a value that does not depend on the score has none (zero, never
 // materialised), and each op's rule builds its result's tangent from its
-// operands' values and tangents. Integer, comparison and rounding ops carry
-// no tangent (their derivative is zero almost everywhere).
+// operands' values and tangents. Comparisons, conversions to integers and
+// rounding carry no tangent (their derivative is zero almost everywhere);
+// any other op the score reaches without a rule is refused, never taken as
+// constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,7 +80,9 @@ LogicalResult mlir::fa::differentiateScoreMod(Region &scoreMod,
   derivative.push_back(body);
   for (BlockArgument arg : source.getArguments())
     body->addArgument(arg.getType(), arg.getLoc());
-  OpBuilder b = OpBuilder::atBlockEnd(body);
+  // The derivative region may have no parent op yet (a scratch check).
+  OpBuilder b(diagnosticOp->getContext());
+  b.setInsertionPointToEnd(body);
   IRMapping primal;
   for (auto [from, to] : llvm::zip(source.getArguments(), body->getArguments()))
     primal.map(from, to);
@@ -91,9 +95,14 @@ LogicalResult mlir::fa::differentiateScoreMod(Region &scoreMod,
     bool anyTangent = llvm::any_of(op.getOperands(), [&](Value operand) {
       return tangent.lookup(operand) != Value();
     });
-    if (!anyTangent || op.getNumResults() != 1 ||
-        !isa<FloatType>(op.getResult(0).getType()))
+    // Comparisons and float-to-integer conversions are piecewise constant:
+    // the score's tangent stops there.
+    if (!anyTangent || isa<arith::CmpFOp, arith::FPToSIOp, arith::FPToUIOp>(op))
       continue;
+    if (op.getNumResults() != 1 || !isa<FloatType>(op.getResult(0).getType()))
+      return diagnosticOp->emitOpError()
+             << "score_mod: no derivative for '" << op.getName()
+             << "' (the backward differentiates the score_mod)";
     SmallVector<Value> v, t;
     for (Value operand : op.getOperands()) {
       v.push_back(primal.lookup(operand));

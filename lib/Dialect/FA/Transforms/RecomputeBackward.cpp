@@ -53,9 +53,10 @@ class BackwardTiler {
 public:
   BackwardTiler(AttentionGradOp op, const AttentionShape &shape,
                 int64_t blockM, int64_t blockN, bool omitRowDot,
-                TileBuilder &tb)
+                bool omitScoreModGrad, TileBuilder &tb)
       : op(op), shape(shape), blockM(blockM), blockN(blockN),
-        omitRowDot(omitRowDot), tb(tb), b(tb.builder()), loc(tb.location()) {}
+        omitRowDot(omitRowDot), omitScoreModGrad(omitScoreModGrad), tb(tb),
+        b(tb.builder()), loc(tb.location()) {}
 
   /// Step 1: D[b, h, i] = sum_e dO[b, h, i, e] · O[b, h, i, e].
   Value rowDots() {
@@ -124,7 +125,7 @@ public:
     // needs the softcapped S before the bias.
     Value gradScores =
         SoftmaxGradOp::create(b, loc, probs.getType(), probs, gradProbs, rowDotTile);
-    if (!op.getScoreMod().empty())
+    if (!op.getScoreMod().empty() && !omitScoreModGrad)
       gradScores = throughScoreMod(gradScores, biased, batch, head, q0, k0);
     if (softcap > 0)
       gradScores = SoftcapGradOp::create(b, loc, gradScores.getType(), gradScores, scores,
@@ -223,7 +224,7 @@ private:
   AttentionGradOp op;
   AttentionShape shape;
   int64_t blockM, blockN;
-  bool omitRowDot;
+  bool omitRowDot, omitScoreModGrad;
   TileBuilder &tb;
   OpBuilder &b;
   Location loc;
@@ -231,8 +232,9 @@ private:
 
 struct RecomputeBackward : OpRewritePattern<AttentionGradOp> {
   RecomputeBackward(MLIRContext *context, const TilingOptions &options,
-                    bool omitRowDot)
-      : OpRewritePattern(context), options(options), omitRowDot(omitRowDot) {}
+                    bool omitRowDot, bool omitScoreModGrad)
+      : OpRewritePattern(context), options(options), omitRowDot(omitRowDot),
+        omitScoreModGrad(omitScoreModGrad) {}
 
   LogicalResult matchAndRewrite(AttentionGradOp op,
                                 PatternRewriter &rewriter) const override {
@@ -249,7 +251,8 @@ struct RecomputeBackward : OpRewritePattern<AttentionGradOp> {
     int64_t blockN = clampBlockToSequence(
         tile ? tile.getBlockN() : options.blockN, shape->keyLen);
     TileBuilder tb(rewriter, op.getLoc());
-    BackwardTiler tiler(op, *shape, blockM, blockN, omitRowDot, tb);
+    BackwardTiler tiler(op, *shape, blockM, blockN, omitRowDot,
+                        omitScoreModGrad, tb);
     SmallVector<Value> results = tiler.build();
     // The nest remembers its tiling, as fa-tile's: the GPU conversion
     // reads stages and warps from the outer loop (dK's result).
@@ -264,7 +267,7 @@ struct RecomputeBackward : OpRewritePattern<AttentionGradOp> {
   }
 
   TilingOptions options;
-  bool omitRowDot;
+  bool omitRowDot, omitScoreModGrad;
 };
 
 struct FARecomputeBackwardPass
@@ -287,7 +290,7 @@ struct FARecomputeBackwardPass
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateRecomputeBackwardPatterns(patterns, {blockM, blockN},
-                                      testOmitRowDot);
+                                      testOmitRowDot, testOmitScoreModGrad);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     getOperation().walk([&](AttentionGradOp op) {
       op.emitOpError("cannot be rewritten by fa-recompute-backward");
@@ -300,6 +303,8 @@ struct FARecomputeBackwardPass
 
 void mlir::fa::populateRecomputeBackwardPatterns(RewritePatternSet &patterns,
                                                  const TilingOptions &options,
-                                                 bool omitRowDot) {
-  patterns.add<RecomputeBackward>(patterns.getContext(), options, omitRowDot);
+                                                 bool omitRowDot,
+                                                 bool omitScoreModGrad) {
+  patterns.add<RecomputeBackward>(patterns.getContext(), options, omitRowDot,
+                                  omitScoreModGrad);
 }

@@ -216,9 +216,7 @@ Value TileBuilder::applyVariantRegions(Value scores, Region &scoreMod,
                                        Region &maskMod, ValueRange captures,
                                        Value batch, Value head, Value q0,
                                        Value k0, int64_t queryLen,
-                                       int64_t keyLen, Value *scoreModInput) {
-  if (scoreModInput)
-    *scoreModInput = scores;
+                                       int64_t keyLen) {
   if (!scoreMod.empty())
     scores = buildModTile<ScoreModOp>(b, loc, scoreMod, scores, q0, k0,
                                       index(queryLen), index(keyLen), batch,

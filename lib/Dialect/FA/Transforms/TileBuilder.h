@@ -89,12 +89,11 @@ public:
   /// `scores` of the tile at [q0, k0] of (batch, query head) through the
   /// variant regions of an attention op: fa.score_mod with `scoreMod`'s
   /// body, then fa.mask_mod with `maskMod`'s, each only when its region is
-  /// there. `scoreModInput`, when given, receives the scores the score_mod
-  /// read (its backward needs them).
+  /// there.
   Value applyVariantRegions(Value scores, Region &scoreMod, Region &maskMod,
                             ValueRange captures, Value batch, Value head,
                             Value q0, Value k0, int64_t queryLen,
-                            int64_t keyLen, Value *scoreModInput = nullptr);
+                            int64_t keyLen);
 
   /// The elementwise cast of an f32 tile to `elementType` (or a no-op).
   Value castTile(Value tile, Type elementType);

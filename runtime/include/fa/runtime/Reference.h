@@ -74,19 +74,19 @@ struct Problem {
 /// The ALiBi term added to s_ij after the softcap, before the mask:
 /// -slope(b, h) · |i + N - M - j| (bottom-right aligned, like the causal
 /// mask); 0 without ALiBi.
+double alibiBias(const Problem &problem, int64_t b, int64_t h, int64_t i,
+                 int64_t j);
+
+/// Dense row-major tensors: Q [B,Hq,M,D], K [B,Hkv,N,D], V [B,Hkv,N,Dv],
+/// O and dO [B,Hq,M,Dv], LSE [B,Hq,M].
 /// A score_mod's value at `score` and its slope d(value)/d(score) (0 where
-/// the value is not finite). Needs `problem.scoreMod`.
+/// the value is not finite or jumps). Needs `problem.scoreMod`.
 struct ScoreModValue {
   double value, slope;
 };
 ScoreModValue scoreModAt(const Problem &problem, double score, int64_t b,
                          int64_t h, int64_t i, int64_t j);
 
-double alibiBias(const Problem &problem, int64_t b, int64_t h, int64_t i,
-                 int64_t j);
-
-/// Dense row-major tensors: Q [B,Hq,M,D], K [B,Hkv,N,D], V [B,Hkv,N,Dv],
-/// O and dO [B,Hq,M,Dv], LSE [B,Hq,M].
 struct ForwardResult {
   std::vector<double> output;
   std::vector<double> lse;

@@ -169,6 +169,8 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments,
     (`alibi` `(` $alibi_slopes^ `)`)?
   }], FA_ModRegionsFormat);
   let hasVerifier = 1;
+  // The variant regions are checked once their ops have verified.
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = FA_AttentionOptionAccessors;
 }
 
@@ -226,10 +228,13 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure, AttrSizedOperandSegments
     (`alibi` `(` $alibi_slopes^ `)`)?
   }], FA_ModRegionsFormat);
   let hasVerifier = 1;
+  // The variant regions are checked once their ops have verified.
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = FA_AttentionOptionAccessors;
 }
 
-def FA_YieldOp : FA_Op<"yield", [Pure, Terminator]> {
+def FA_YieldOp : FA_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["AttentionOp", "AttentionGradOp", "ScoreModOp", "MaskModOp"]>]> {
   let summary = "Ends a score_mod or mask_mod region with its value";
   let description = [{
     ```mlir

@@ -140,7 +140,7 @@ class FA_ModTileOp<string mnemonic>
     (`captures` `(` $captures^ `:` type($captures) `)`)? attr-dict
     `:` type($scores) $body
   }];
-  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 def FA_ScoreModOp : FA_ModTileOp<"score_mod"> {

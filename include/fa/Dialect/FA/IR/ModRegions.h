@@ -27,11 +27,9 @@ enum class ModKind { Score, Mask };
 /// "score_mod" or "mask_mod".
 StringRef modName(ModKind kind);
 
-/// Arguments before the captured ones: 5 for score_mod, 4 for mask_mod.
-unsigned numLeadingModArgs(ModKind kind);
-
 /// Whether `type` may be captured: an f16, bf16, f32, integer or index
-/// scalar, or a ranked tensor of those.
+/// scalar, or a ranked tensor of those with no static dimension of size 0
+/// (a dynamic one must be at least 1 at run time).
 bool isCapturableType(Type type);
 
 /// Checks the captured operands' types; emits on `op` and fails otherwise.

@@ -50,7 +50,8 @@ void populateFuseOnlineSoftmaxPatterns(RewritePatternSet &patterns,
 /// `omitRowDot` builds the deliberately wrong negative control.
 void populateRecomputeBackwardPatterns(RewritePatternSet &patterns,
                                        const TilingOptions &options,
-                                       bool omitRowDot = false);
+                                       bool omitRowDot = false,
+                                       bool omitScoreModGrad = false);
 
 /// Attention in linalg on tensors -> fa.attention (fa-raise-attention).
 void populateRaiseAttentionPatterns(RewritePatternSet &patterns);

@@ -80,13 +80,23 @@ def FARecomputeBackward : Pass<"fa-recompute-backward", "func::FuncOp"> {
     query heads of the group there); dQ accumulates in one f32 buffer of
     Q's shape. Nothing of size M×N exists.
 
-    `test-omit-row-dot` drops `D` (`dS = P ∘ dP`): only a negative control.
+    A `score_mod` g is applied as in the forward, and dS goes back through
+    it: `dS ← dS ∘ g'(S)`, g' derived from the region by forward-mode
+    differentiation; a region with an op that has no derivative rule is
+    refused with one line naming it. A `mask_mod` is applied as in the
+    forward.
+
+    `test-omit-row-dot` drops `D` (`dS = P ∘ dP`) and
+    `test-omit-score-mod-grad` the chain rule through a score_mod: only
+    negative controls.
   }];
   let options = [
     Option<"blockM", "block-m", "int64_t", "64", "Query rows per block">,
     Option<"blockN", "block-n", "int64_t", "64", "Key/value rows per block">,
     Option<"testOmitRowDot", "test-omit-row-dot", "bool", "false",
            "Negative control: forget D = rowsum(dO ∘ O) (wrong on purpose)">,
+    Option<"testOmitScoreModGrad", "test-omit-score-mod-grad", "bool", "false",
+           "Negative control: treat a score_mod's derivative as 1 (wrong on purpose)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
