@@ -81,6 +81,18 @@ static const DialectRegistry &registry() {
 }
 
 /// One pipeline: a name for the finding's report, and its passes.
+/// The names of the symbols in `module`'s gpu.modules.
+static llvm::StringSet<> gpuModuleSymbols(Operation *module) {
+  llvm::StringSet<> names;
+  module->walk([&](Operation *op) {
+    Operation *parent = op->getParentOp();
+    auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (name && parent && isa<gpu::GPUModuleOp>(parent))
+      names.insert(name.getValue());
+  });
+  return names;
+}
+
 struct Pipeline {
   const char *name;
   std::function<void(OpPassManager &pm)> build;
@@ -317,12 +329,16 @@ static void runPipeline(MLIRContext &context, ModuleOp module,
       return;
     }
   }
-  // Each PTX symbol (a gpu.module's functions) is one LLVM can spell: it
-  // aborts the process on any other.
+  // Each PTX symbol (a gpu.module's functions) a pipeline made is one LLVM
+  // can spell: it aborts the process on any other. A gpu.module the input
+  // already held passes through a pass untouched; the PTX pipelines refuse
+  // its bad names at their input check.
+  llvm::StringSet<> inputSymbols = gpuModuleSymbols(module);
   copy->walk([&](Operation *op) {
     Operation *parent = op->getParentOp();
     auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-    if (!name || !parent || !isa<gpu::GPUModuleOp>(parent))
+    if (!name || !parent || !isa<gpu::GPUModuleOp>(parent) ||
+        inputSymbols.contains(name.getValue()))
       return;
     if (std::string reason = fa::unsupportedKernelName(name.getValue());
         !reason.empty())
