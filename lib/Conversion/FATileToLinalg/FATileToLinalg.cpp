@@ -179,21 +179,31 @@ static std::pair<Value, Value> queryAndKey(OpBuilder &b, Location loc,
   return {query, key};
 }
 
+/// `scores` with -inf where `visible` (built per element, in the generic's
+/// body) is false: fa.apply_mask and fa.mask_mod.
+static Value hideScores(OpBuilder &b, Location loc, Value scores,
+                        function_ref<Value(OpBuilder &, Location)> visible) {
+  return elementwise(
+      b, loc, scores, {scores}, {},
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value minusInf =
+            f32Constant(nb, nloc, -std::numeric_limits<double>::infinity());
+        return arith::SelectOp::create(nb, nloc, visible(nb, nloc), args[0],
+                                       minusInf);
+      });
+}
+
 struct ApplyMaskToLinalg : OpRewritePattern<ApplyMaskOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ApplyMaskOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MaskAttr mask = op.getMask();
-    Value masked = elementwise(
-        rewriter, loc, op.getScores(), {op.getScores()}, {},
-        [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+    Value masked = hideScores(
+        rewriter, loc, op.getScores(), [&](OpBuilder &nb, Location nloc) {
           auto [query, key] = queryAndKey(nb, nloc, op);
-          Value visible = buildKeyVisible(nb, nloc, mask, query, key,
-                                          op.getQueryLen(), op.getKeyLen());
-          Value minusInf = f32Constant(nb, nloc,
-                                       -std::numeric_limits<double>::infinity());
-          return arith::SelectOp::create(nb, nloc, visible, args[0], minusInf);
+          return buildKeyVisible(nb, nloc, mask, query, key, op.getQueryLen(),
+                                 op.getKeyLen());
         });
     rewriter.replaceOp(op, masked);
     return success();
@@ -246,15 +256,10 @@ struct MaskModToLinalg : OpRewritePattern<MaskModOp> {
   LogicalResult matchAndRewrite(MaskModOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value masked = elementwise(
-        rewriter, loc, op.getScores(), {op.getScores()}, {},
-        [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-          Value visible =
-              inlineModRegion(nb, op.getBody(), regionPosition(nb, nloc, op),
-                              op.getCaptures(), buildClampedExtract);
-          Value minusInf = f32Constant(nb, nloc,
-                                       -std::numeric_limits<double>::infinity());
-          return arith::SelectOp::create(nb, nloc, visible, args[0], minusInf);
+    Value masked = hideScores(
+        rewriter, loc, op.getScores(), [&](OpBuilder &nb, Location nloc) {
+          return inlineModRegion(nb, op.getBody(), regionPosition(nb, nloc, op),
+                                 op.getCaptures(), buildClampedExtract);
         });
     rewriter.replaceOp(op, masked);
     return success();

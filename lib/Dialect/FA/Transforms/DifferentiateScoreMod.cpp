@@ -72,6 +72,110 @@ public:
 
 } // namespace
 
+/// The tangent of `op`'s single float result from its operands' primal
+/// values `v` (in the derivative region), their tangents `t` (null: zero)
+/// and the primal result `y`: null for zero, nullopt for an op without a
+/// rule.
+static std::optional<Value> tangentOf(Operation &op, ArrayRef<Value> v,
+                                      ArrayRef<Value> t, Value y,
+                                      TangentBuilder &tb) {
+  OpBuilder &b = tb.b;
+  Type type = y.getType();
+  auto at = [&](unsigned i) { return i < t.size() ? t[i] : Value(); };
+  return llvm::TypeSwitch<Operation *, std::optional<Value>>(&op)
+      .Case([&](arith::AddFOp) { return tb.add(at(0), at(1)); })
+      .Case([&](arith::SubFOp) { return tb.add(at(0), tb.neg(at(1))); })
+      .Case([&](arith::MulFOp) {
+        return tb.add(tb.mul(at(0), v[1]), tb.mul(v[0], at(1)));
+      })
+      .Case([&](arith::DivFOp) {
+        // (da - y·db) / b
+        return tb.div(tb.add(at(0), tb.neg(tb.mul(y, at(1)))), v[1]);
+      })
+      .Case([&](arith::NegFOp) { return tb.neg(at(0)); })
+      .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](Operation *) {
+        Value first = tb.cmp(arith::CmpFPredicate::OGE, v[0], v[1]);
+        return tb.select(first, at(0), at(1), type);
+      })
+      .Case<arith::MinimumFOp, arith::MinNumFOp>([&](Operation *) {
+        Value first = tb.cmp(arith::CmpFPredicate::OLE, v[0], v[1]);
+        return tb.select(first, at(0), at(1), type);
+      })
+      .Case([&](arith::SelectOp) {
+        return tb.select(v[0], at(1), at(2), type);
+      })
+      .Case([&](arith::ExtFOp) -> Value {
+        return at(0) ? Value(arith::ExtFOp::create(b, tb.loc, type, at(0)))
+                     : Value();
+      })
+      .Case([&](arith::TruncFOp) -> Value {
+        return at(0)
+                   ? Value(arith::TruncFOp::create(b, tb.loc, type, at(0)))
+                   : Value();
+      })
+      .Case([&](math::ExpOp) { return tb.mul(at(0), y); })
+      .Case([&](math::Exp2Op) {
+        return tb.mul(at(0), tb.mul(y, tb.cst(type, M_LN2)));
+      })
+      .Case([&](math::ExpM1Op) {
+        return tb.mul(at(0), tb.add(y, tb.cst(type, 1.0)));
+      })
+      .Case([&](math::LogOp) { return tb.div(at(0), v[0]); })
+      .Case([&](math::Log2Op) {
+        return tb.div(at(0), tb.mul(v[0], tb.cst(type, M_LN2)));
+      })
+      .Case([&](math::Log1pOp) {
+        return tb.div(at(0), tb.add(v[0], tb.cst(type, 1.0)));
+      })
+      .Case([&](math::TanhOp) {
+        // 1 - y²
+        return tb.mul(at(0), tb.add(tb.cst(type, 1.0),
+                                    tb.neg(tb.mul(y, y))));
+      })
+      .Case([&](math::SqrtOp) {
+        return tb.div(at(0), tb.mul(y, tb.cst(type, 2.0)));
+      })
+      .Case([&](math::RsqrtOp) {
+        // -y³ / 2
+        return tb.mul(at(0), tb.mul(tb.mul(y, tb.mul(y, y)),
+                                    tb.cst(type, -0.5)));
+      })
+      .Case([&](math::AbsFOp) {
+        Value negative = tb.cmp(arith::CmpFPredicate::OLT, v[0],
+                                tb.cst(type, 0.0));
+        return tb.select(negative, tb.neg(at(0)), at(0), type);
+      })
+      .Case([&](math::SinOp) {
+        return tb.mul(at(0), math::CosOp::create(b, tb.loc, v[0]));
+      })
+      .Case([&](math::CosOp) {
+        return tb.neg(tb.mul(at(0), math::SinOp::create(b, tb.loc, v[0])));
+      })
+      .Case([&](math::ErfOp) {
+        // 2/√π · exp(-a²)
+        Value gauss = math::ExpOp::create(
+            b, tb.loc, tb.neg(tb.mul(v[0], v[0])));
+        return tb.mul(at(0),
+                      tb.mul(gauss, tb.cst(type, 2.0 / std::sqrt(M_PI))));
+      })
+      .Case([&](math::PowFOp) {
+        // d(a^c) = y·(dc·ln a + c·da / a)
+        Value fromBase = tb.div(tb.mul(v[1], at(0)), v[0]);
+        Value fromExponent =
+            at(1) ? tb.mul(at(1), math::LogOp::create(b, tb.loc, v[0]))
+                  : Value();
+        return tb.mul(y, tb.add(fromBase, fromExponent));
+      })
+      .Case([&](math::FmaOp) {
+        return tb.add(tb.add(tb.mul(at(0), v[1]), tb.mul(v[0], at(1))),
+                      at(2));
+      })
+      .Case<math::FloorOp, math::CeilOp, math::RoundOp, math::TruncOp>(
+          [&](Operation *) { return Value(); })
+      .Case([&](arith::ConstantOp) { return Value(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 LogicalResult mlir::fa::differentiateScoreMod(Region &scoreMod,
                                               Region &derivative,
                                               Operation *diagnosticOp) {
@@ -99,112 +203,16 @@ LogicalResult mlir::fa::differentiateScoreMod(Region &scoreMod,
     // the score's tangent stops there.
     if (!anyTangent || isa<arith::CmpFOp, arith::FPToSIOp, arith::FPToUIOp>(op))
       continue;
-    if (op.getNumResults() != 1 || !isa<FloatType>(op.getResult(0).getType()))
-      return diagnosticOp->emitOpError()
-             << "score_mod: no derivative for '" << op.getName()
-             << "' (the backward differentiates the score_mod)";
-    SmallVector<Value> v, t;
-    for (Value operand : op.getOperands()) {
-      v.push_back(primal.lookup(operand));
-      t.push_back(tangent.lookup(operand));
+    std::optional<Value> d;
+    if (op.getNumResults() == 1 && isa<FloatType>(op.getResult(0).getType())) {
+      SmallVector<Value> v, t;
+      for (Value operand : op.getOperands()) {
+        v.push_back(primal.lookup(operand));
+        t.push_back(tangent.lookup(operand));
+      }
+      tb.loc = op.getLoc();
+      d = tangentOf(op, v, t, clone->getResult(0), tb);
     }
-    Value y = clone->getResult(0);
-    Type type = y.getType();
-    tb.loc = op.getLoc();
-    auto at = [&](unsigned i) { return i < t.size() ? t[i] : Value(); };
-    std::optional<Value> d =
-        llvm::TypeSwitch<Operation *, std::optional<Value>>(&op)
-            .Case([&](arith::AddFOp) { return tb.add(at(0), at(1)); })
-            .Case([&](arith::SubFOp) { return tb.add(at(0), tb.neg(at(1))); })
-            .Case([&](arith::MulFOp) {
-              return tb.add(tb.mul(at(0), v[1]), tb.mul(v[0], at(1)));
-            })
-            .Case([&](arith::DivFOp) {
-              // (da - y·db) / b
-              return tb.div(tb.add(at(0), tb.neg(tb.mul(y, at(1)))), v[1]);
-            })
-            .Case([&](arith::NegFOp) { return tb.neg(at(0)); })
-            .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](Operation *) {
-              Value first = tb.cmp(arith::CmpFPredicate::OGE, v[0], v[1]);
-              return tb.select(first, at(0), at(1), type);
-            })
-            .Case<arith::MinimumFOp, arith::MinNumFOp>([&](Operation *) {
-              Value first = tb.cmp(arith::CmpFPredicate::OLE, v[0], v[1]);
-              return tb.select(first, at(0), at(1), type);
-            })
-            .Case([&](arith::SelectOp) {
-              return tb.select(v[0], at(1), at(2), type);
-            })
-            .Case([&](arith::ExtFOp) -> Value {
-              return at(0) ? Value(arith::ExtFOp::create(b, tb.loc, type, at(0)))
-                           : Value();
-            })
-            .Case([&](arith::TruncFOp) -> Value {
-              return at(0)
-                         ? Value(arith::TruncFOp::create(b, tb.loc, type, at(0)))
-                         : Value();
-            })
-            .Case([&](math::ExpOp) { return tb.mul(at(0), y); })
-            .Case([&](math::Exp2Op) {
-              return tb.mul(at(0), tb.mul(y, tb.cst(type, M_LN2)));
-            })
-            .Case([&](math::ExpM1Op) {
-              return tb.mul(at(0), tb.add(y, tb.cst(type, 1.0)));
-            })
-            .Case([&](math::LogOp) { return tb.div(at(0), v[0]); })
-            .Case([&](math::Log2Op) {
-              return tb.div(at(0), tb.mul(v[0], tb.cst(type, M_LN2)));
-            })
-            .Case([&](math::Log1pOp) {
-              return tb.div(at(0), tb.add(v[0], tb.cst(type, 1.0)));
-            })
-            .Case([&](math::TanhOp) {
-              // 1 - y²
-              return tb.mul(at(0), tb.add(tb.cst(type, 1.0),
-                                          tb.neg(tb.mul(y, y))));
-            })
-            .Case([&](math::SqrtOp) {
-              return tb.div(at(0), tb.mul(y, tb.cst(type, 2.0)));
-            })
-            .Case([&](math::RsqrtOp) {
-              // -y³ / 2
-              return tb.mul(at(0), tb.mul(tb.mul(y, tb.mul(y, y)),
-                                          tb.cst(type, -0.5)));
-            })
-            .Case([&](math::AbsFOp) {
-              Value negative = tb.cmp(arith::CmpFPredicate::OLT, v[0],
-                                      tb.cst(type, 0.0));
-              return tb.select(negative, tb.neg(at(0)), at(0), type);
-            })
-            .Case([&](math::SinOp) {
-              return tb.mul(at(0), math::CosOp::create(b, tb.loc, v[0]));
-            })
-            .Case([&](math::CosOp) {
-              return tb.neg(tb.mul(at(0), math::SinOp::create(b, tb.loc, v[0])));
-            })
-            .Case([&](math::ErfOp) {
-              // 2/√π · exp(-a²)
-              Value gauss = math::ExpOp::create(
-                  b, tb.loc, tb.neg(tb.mul(v[0], v[0])));
-              return tb.mul(at(0),
-                            tb.mul(gauss, tb.cst(type, 2.0 / std::sqrt(M_PI))));
-            })
-            .Case([&](math::PowFOp) {
-              // d(a^c) = y·(dc·ln a + c·da / a)
-              Value fromBase = tb.div(tb.mul(v[1], at(0)), v[0]);
-              Value fromExponent =
-                  at(1) ? tb.mul(at(1), math::LogOp::create(b, tb.loc, v[0]))
-                        : Value();
-              return tb.mul(y, tb.add(fromBase, fromExponent));
-            })
-            .Case([&](math::FmaOp) {
-              return tb.add(tb.add(tb.mul(at(0), v[1]), tb.mul(v[0], at(1))),
-                            at(2));
-            })
-            .Case<math::FloorOp, math::CeilOp, math::RoundOp, math::TruncOp>(
-                [&](Operation *) { return Value(); })
-            .Case([&](arith::ConstantOp) { return Value(); })
-            .Default([](Operation *) { return std::nullopt; });
     if (!d)
       return diagnosticOp->emitOpError()
              << "score_mod: no derivative for '" << op.getName()
