@@ -8,6 +8,7 @@
 
 #include "fa/Compiler/AttentionModule.h"
 #include "fa/Compiler/KernelCompiler.h"
+#include "fa/Compiler/VariantProgram.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
@@ -200,40 +201,19 @@ public:
   }
 
   std::vector<CaptureValue> drawCaptures(uint64_t seed) override {
-    std::mt19937_64 gen(seed);
-    captureValues.clear();
-    captureBytes.clear();
-    for (mlir::Type type : captureTypes) {
-      auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
-      mlir::Type element = tensor ? tensor.getElementType() : type;
-      CaptureValue value;
-      if (tensor)
-        value.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-      int64_t count = 1;
-      for (int64_t dim : value.shape)
-        count *= dim;
-      std::vector<uint8_t> bytes;
-      for (int64_t e = 0; e < count; ++e)
-        value.elements.push_back(drawElement(element, gen, bytes));
-      captureValues.push_back(std::move(value));
-      captureBytes.push_back(std::move(bytes));
-    }
+    captureValues = fa::drawCaptures(variant.captures, seed, captureBytes);
     return captureValues;
   }
 
   void bindVariantRegions(ref::Problem &problem) override {
-    if (!source)
-      return;
-    mlir::fa::AttentionOp attention;
-    source->walk([&](mlir::fa::AttentionOp op) { attention = op; });
-    if (!attention.getScoreMod().empty())
-      problem.scoreMod = scoreModOf(attention.getScoreMod(), captureValues);
-    if (!attention.getMaskMod().empty())
-      problem.maskMod = maskModOf(attention.getMaskMod(), captureValues);
+    if (!variant.scoreMod.empty())
+      problem.scoreMod = scoreModOf(variant.scoreMod, captureValues);
+    if (!variant.maskMod.empty())
+      problem.maskMod = maskModOf(variant.maskMod, captureValues);
   }
 
   bool computesLse() const override {
-    return !source || hasRegions;
+    return !fromInput || hasRegions;
   }
 
   double compileSeconds() const override { return seconds; }
@@ -244,33 +224,25 @@ private:
   /// module's regions become the identity score and the all-visible mask.
   bool takeVariant(NegativeControl control, std::string &error,
                    bool &badInput) {
-    source = module->clone();
+    fromInput = true;
     mlir::fa::AttentionOp attention;
     module->walk([&](mlir::fa::AttentionOp op) { attention = op; });
-    for (mlir::Value capture : attention.getCaptures()) {
-      mlir::Type type = capture.getType();
-      auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
-      mlir::Type element = tensor ? tensor.getElementType() : type;
-      if ((tensor && !tensor.hasStaticShape()) || elementBytes(element) == 0) {
+    // The reference reads the regions as written, before any pass.
+    if (!mlir::fa::variantOf(attention, variant, error)) {
+      badInput = true;
+      error = "--input: " + error;
+      return false;
+    }
+    for (const CaptureType &type : variant.captures)
+      if (llvm::is_contained(type.shape, CaptureType::kDynamicExtent)) {
         badInput = true;
-        error = "--input: fa-run draws captured values of f16, bf16, f32, "
-                "i1, i8, i16, i32, i64 or index elements and static shapes";
+        error = "--input: fa-run draws captured tensors of static shapes";
         return false;
       }
-    }
     for (mlir::Type type : attention.getCaptures().getTypes())
       captureTypes.push_back(type);
     hasRegions =
         !attention.getScoreMod().empty() || !attention.getMaskMod().empty();
-    for (mlir::Region *region :
-         {&attention.getScoreMod(), &attention.getMaskMod()}) {
-      std::string reason = checkEvaluable(*region);
-      if (!reason.empty()) {
-        badInput = true;
-        error = "--input: " + reason;
-        return false;
-      }
-    }
     if (control != NegativeControl::NoRegions)
       return true;
     if (attention.getScoreMod().empty() && attention.getMaskMod().empty()) {
@@ -304,55 +276,6 @@ private:
                     b, yield.getLoc(), b.getBoolAttr(true)));
       yield->setOperand(0, identity);
     }
-  }
-
-  /// Bytes of one stored element of a captured type; 0 for a type fa-run
-  /// does not draw.
-  static size_t elementBytes(mlir::Type element) {
-    if (element.isF32())
-      return 4;
-    if (element.isF16() || element.isBF16())
-      return 2;
-    if (element.isIndex())
-      return 8;
-    if (auto integer = llvm::dyn_cast<mlir::IntegerType>(element))
-      switch (integer.getWidth()) {
-      case 1:
-      case 8:
-        return 1;
-      case 16:
-        return 2;
-      case 32:
-        return 4;
-      case 64:
-        return 8;
-      }
-    return 0;
-  }
-
-  /// One drawn element: its storage appended to `bytes`, its value (as the
-  /// kernel sees it, f16/bf16 rounded) returned.
-  static double drawElement(mlir::Type element, std::mt19937_64 &gen,
-                            std::vector<uint8_t> &bytes) {
-    auto append = [&](const void *data, size_t size) {
-      auto *p = static_cast<const uint8_t *>(data);
-      bytes.insert(bytes.end(), p, p + size);
-    };
-    if (llvm::isa<mlir::FloatType>(element)) {
-      float value = std::uniform_real_distribution<float>(-1.0f, 1.0f)(gen);
-      if (element.isF32()) {
-        append(&value, 4);
-        return value;
-      }
-      uint16_t stored = element.isF16() ? toF16Bits(value) : toBF16Bits(value);
-      append(&stored, 2);
-      return element.isF16() ? fromF16Bits(stored) : fromBF16Bits(stored);
-    }
-    bool isBool = element.isInteger(1);
-    int64_t value =
-        std::uniform_int_distribution<int64_t>(0, isBool ? 1 : 3)(gen);
-    append(&value, elementBytes(element)); // little-endian: the low bytes
-    return static_cast<double>(value);
   }
 
   /// An entry of a variant (VariantEntries.cpp) through the packed
@@ -431,7 +354,8 @@ private:
   std::unique_ptr<mlir::ExecutionEngine> engine;
   /// An --input with variant regions: its fa.attention as written, its
   /// captured types, and the drawn captures (storage and values).
-  mlir::OwningOpRef<mlir::ModuleOp> source;
+  bool fromInput = false; ///< compiled from --input
+  Variant variant;        ///< the --input's regions, as written
   std::vector<mlir::Type> captureTypes;
   std::vector<std::vector<uint8_t>> captureBytes;
   std::vector<CaptureValue> captureValues;

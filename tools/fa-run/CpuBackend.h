@@ -8,7 +8,7 @@
 #define FA_TOOLS_FARUN_CPUBACKEND_H
 
 #include "FaRun.h"
-#include "RegionReference.h"
+#include "fa/runtime/Variant.h"
 #include "fa/runtime/Spec.h"
 
 #include <memory>
@@ -72,7 +72,7 @@ public:
   /// them as the reference reads them. Empty otherwise.
   virtual std::vector<CaptureValue> drawCaptures(uint64_t seed) = 0;
   /// Gives `problem` the user's score_mod and mask_mod, evaluated in
-  /// float64 on the drawn captures (RegionReference.h); none without them.
+  /// float64 on the drawn captures (fa/runtime/Variant.h); none without them.
   virtual void bindVariantRegions(ref::Problem &problem) = 0;
   /// Whether the forward writes LSE (all but a raised --input's do).
   virtual bool computesLse() const = 0;

@@ -13,7 +13,7 @@
 // F may also hold fa.attention itself, with score_mod / mask_mod regions
 // reading captured values: the run then goes through entries built around
 // a copy of that op (VariantEntries.cpp), forward and backward, and the
-// reference evaluates the regions (RegionReference.h).
+// reference evaluates the regions (fa/runtime/Variant.h).
 //
 //===----------------------------------------------------------------------===//
 
