@@ -7,6 +7,7 @@
 #include "fa/Compiler/KernelCompiler.h"
 
 #include "fa/Compiler/AttentionModule.h"
+#include "fa/Compiler/VariantProgram.h"
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
@@ -163,7 +164,7 @@ static void writeParams(std::ostream &os, const std::vector<::fa::abi::Param> &p
   os << indent << "\"params\": [\n";
   for (size_t i = 0; i < params.size(); ++i)
     os << indent << "  {\"name\": " << quote(params[i].name) << ", \"type\": "
-       << quote(::fa::abi::paramTypeName(params[i].type,
+       << quote(::fa::abi::paramTypeName(params[i],
                                          ::fa::elementTypeName(spec.dtype)))
        << "}" << (i + 1 < params.size() ? "," : "") << "\n";
   os << indent << "]";
@@ -173,7 +174,8 @@ static std::string manifestText(const std::string &name,
                                 const ::fa::AttentionSpec &spec,
                                 const std::string &target,
                                 const AttentionKernelConfig &config,
-                                const AttentionGPUStrategy &strategy) {
+                                const AttentionGPUStrategy &strategy,
+                                const ::fa::Variant &variant) {
   int64_t stages = config.stages, warps = config.warps;
   int64_t smemBytes = strategy.dynamicSharedMemoryBytes(config);
   using ::fa::json::quote;
@@ -210,9 +212,11 @@ static std::string manifestText(const std::string &name,
               ::fa::abi::forwardKernelParams(
                   config.alibi, strategy.usesTensorMaps(),
                   spec.dtype == ::fa::ElementType::F8E4M3FN,
-                  strategy.storesOutputByTensorMap(config)),
+                  strategy.storesOutputByTensorMap(config), variant.captures),
               spec, "  ");
   os << ",\n";
+  if (!variant.empty())
+    os << "  \"variant\": " << ::fa::variantJson(variant) << ",\n";
   os << "  \"memref_abi\": \"each memref<?xT> is 5 launch parameters: "
         "allocated ptr, aligned ptr, offset, size, stride\",\n";
   os << "  \"generator\": " << quote(std::string("fa-mlir ") + generatorRevision())
@@ -260,10 +264,11 @@ static AttentionKernelConfig configOfSpec(MLIRContext &context,
 static std::string describeKernel(const std::string &name,
                                   const ::fa::AttentionSpec &spec,
                                   const std::string &target,
-                                  const AttentionKernelConfig &config) {
+                                  const AttentionKernelConfig &config,
+                                  const ::fa::Variant &variant = {}) {
   std::unique_ptr<AttentionGPUStrategy> strategy =
       createAttentionStrategy(target);
-  return manifestText(name, spec, target, config, *strategy);
+  return manifestText(name, spec, target, config, *strategy, variant);
 }
 
 static double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -648,6 +653,17 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     stages = tile.getStages();
     warps = tile.getWarps();
     schedule = scheduleOverridesOf(tile.getSchedule());
+  } else if (std::unique_ptr<AttentionGPUStrategy> strategy =
+                 createAttentionStrategy(target)) {
+    // Without a #fa.tile: the chip's tuned tile, as for a spec.
+    applyTunedTile(spec, target);
+    AttentionGPUStrategy::Pipeline pipeline = strategy->forwardPipeline(
+        spec.blockM, spec.blockN, spec.headDim, spec.valueDim,
+        spec.dtype == ::fa::ElementType::F8E4M3FN);
+    stages = pipeline.stages;
+    warps = pipeline.warps;
+    op.setTileAttr(TileAttr::get(&context, spec.blockM, spec.blockN, stages,
+                                 warps, scheduleAttrOf(&context, {})));
   }
   // fa-tile shrinks the blocks for a static M or N below them (its rule).
   int64_t queryLen = op.getQuery().getType().getDimSize(2);
@@ -664,7 +680,12 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   }
   if (!::fa::checkSpec(spec, error))
     return false;
+  // The regions as written: the manifest states them for the reference.
+  ::fa::Variant variant;
+  if (!variantOf(op, variant, error))
+    return false;
   AttentionKernelConfig config = configOfSpec(context, spec, stages, warps);
+  config.captures = llvm::to_vector(op.getCaptures().getTypes());
   config.scheduleOverrides = schedule;
   if (std::unique_ptr<AttentionGPUStrategy> strategy =
           createAttentionStrategy(target))
@@ -678,7 +699,7 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   if (!lowerToPTX(context, module, target, spec.blockM, spec.blockN, out.ptx,
                   error, /*sharedMemoryBudgetKB=*/0))
     return false;
-  out.manifest = describeKernel(out.name, spec, target, config);
+  out.manifest = describeKernel(out.name, spec, target, config, variant);
   out.seconds = secondsSince(start);
   return true;
 }

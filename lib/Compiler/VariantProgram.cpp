@@ -6,6 +6,7 @@
 
 #include "fa/Compiler/VariantProgram.h"
 
+#include "fa/Conversion/FAToGPU/KernelSkeleton.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 #include "fa/runtime/Spec.h"
 
@@ -15,19 +16,6 @@
 #include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
-
-std::string mlir::fa::captureElementName(Type type) {
-  if (type.isF32() || type.isF16() || type.isBF16() || type.isIndex()) {
-    std::string name;
-    llvm::raw_string_ostream os(name);
-    type.print(os);
-    return name;
-  }
-  if (auto integer = dyn_cast<IntegerType>(type))
-    if (llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth()))
-      return "i" + std::to_string(integer.getWidth());
-  return "";
-}
 
 namespace {
 /// The runtime's name of a region value's type ("tensor" for a captured
@@ -112,23 +100,13 @@ bool mlir::fa::variantOf(Operation *attention, ::fa::Variant &variant,
     maskMod = &bwd.getMaskMod();
     captures = bwd.getCaptures();
   }
-  for (Value capture : captures) {
-    auto tensor = dyn_cast<RankedTensorType>(capture.getType());
-    ::fa::CaptureType type;
-    type.element = captureElementName(
-        tensor ? tensor.getElementType() : capture.getType());
+  variant.captures = captureTypesOf(captures.getTypes());
+  for (const ::fa::CaptureType &type : variant.captures)
     if (type.element.empty()) {
       error = "the runtime takes captured values of f16, bf16, f32, i1, i8, "
               "i16, i32, i64 or index elements";
       return false;
     }
-    if (tensor)
-      for (int64_t dim : tensor.getShape())
-        type.shape.push_back(ShapedType::isDynamic(dim)
-                                 ? ::fa::CaptureType::kDynamicExtent
-                                 : dim);
-    variant.captures.push_back(type);
-  }
   return programOf(*scoreMod, variant.scoreMod, error) &&
          programOf(*maskMod, variant.maskMod, error);
 }

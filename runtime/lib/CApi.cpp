@@ -91,6 +91,41 @@ extern "C" int fa_kernel_forward(const fa_kernel *kernel,
 
 extern "C" void fa_kernel_free(fa_kernel *kernel) { delete kernel; }
 
+extern "C" int64_t fa_kernel_num_captures(const fa_kernel *kernel) {
+  if (!kernel)
+    return fail("fa_kernel_num_captures: null kernel");
+  return static_cast<int64_t>(
+      kernel->kernel->manifest().variant.captures.size());
+}
+
+extern "C" int fa_kernel_forward_captures(const fa_kernel *kernel,
+                                          const fa_forward_args *a,
+                                          const fa_capture *captures,
+                                          int64_t numCaptures, void *stream) {
+  if (!kernel || !a || (numCaptures > 0 && !captures) || numCaptures < 0 ||
+      numCaptures > 4096)
+    return fail("fa_kernel_forward_captures: null kernel, args or captures, "
+                "or a capture count outside [0, 4096]");
+  fa::ForwardArgs args = forwardArgs(a);
+  for (int64_t i = 0; i < numCaptures; ++i) {
+    const fa_capture &c = captures[i];
+    if (c.rank < 0 || c.rank > 8 || (c.rank > 0 && !c.extents))
+      return fail("fa_kernel_forward_captures: capture " + std::to_string(i) +
+                  " has a rank outside [0, 8] or no extents");
+    fa::ForwardArgs::Capture capture;
+    capture.data = reinterpret_cast<fa::cuda::CUdeviceptr>(c.data);
+    capture.extents.assign(c.extents, c.extents + c.rank);
+    capture.real = c.real;
+    capture.integer = c.integer;
+    args.captures.push_back(std::move(capture));
+  }
+  std::string error;
+  if (!kernel->kernel->forward(args, static_cast<fa::cuda::CUstream>(stream),
+                               error))
+    return fail(error);
+  return 0;
+}
+
 struct fa_backward_kernel {
   std::unique_ptr<fa::BackwardKernel> kernel;
 };

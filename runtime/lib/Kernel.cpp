@@ -30,18 +30,35 @@ bool Manifest::read(const std::string &path, Manifest &out,
       return reader.fail(
           "\"scheduler\" must be \"per_block\" or \"persistent\"");
   }
+  if (const json::Value *variant = root.get("variant")) {
+    std::string reason;
+    if (!parseVariant(*variant, out.variant, reason))
+      return reader.fail(reason);
+  }
   auto known = [](const std::string &name) {
     int64_t unused;
     return abi::forwardParamValue(ForwardArgs(), name, unused);
   };
-  return reader.blockThreads(&root, out.blockThreads) &&
-         reader.params(&root, out.spec.dtype, known, out.params) &&
-         reader.matchTable(out.params, out.spec.dtype,
-                           abi::forwardKernelParams(/*alibi=*/true,
-                                                    /*tensorMaps=*/true,
-                                                    /*descale=*/true,
-                                                    /*outputTensorMap=*/true)) &&
-         reader.locatePtx(out);
+  if (!reader.blockThreads(&root, out.blockThreads) ||
+      !reader.params(&root, out.spec.dtype, known, out.params) ||
+      !reader.matchTable(out.params, out.spec.dtype,
+                         abi::forwardKernelParams(/*alibi=*/true,
+                                                  /*tensorMaps=*/true,
+                                                  /*descale=*/true,
+                                                  /*outputTensorMap=*/true,
+                                                  out.variant.captures)))
+    return false;
+  // The capture parameters are exactly the variant's: one more or fewer
+  // would shift the launch words.
+  size_t captureParams = 0;
+  for (const auto &param : out.params) {
+    int capture, dimension;
+    captureParams += abi::captureParamOf(param.first, capture, dimension);
+  }
+  if (captureParams != abi::captureParams(out.variant.captures).size())
+    return reader.fail("the capture parameters do not match \"variant\"'s "
+                       "captures");
+  return reader.locatePtx(out);
 }
 
 bool Manifest::checkLaunch(const ProblemSize &size,
@@ -170,6 +187,43 @@ static bool tensorMapOf(const Driver &d, const Manifest &info,
   return cache.get(d, type, index, source, map, error);
 }
 
+/// The launch's captured values against the variant's types: one each, a
+/// buffer for each tensor, with its extents (the static ones as stated).
+static bool checkCaptures(const Variant &variant,
+                          const std::vector<ForwardArgs::Capture> &captures,
+                          std::string &error) {
+  if (captures.size() != variant.captures.size()) {
+    error = "the kernel takes " + std::to_string(variant.captures.size()) +
+            " captured values; " + std::to_string(captures.size()) + " given";
+    return false;
+  }
+  for (size_t i = 0; i < captures.size(); ++i) {
+    const CaptureType &type = variant.captures[i];
+    const ForwardArgs::Capture &c = captures[i];
+    if (type.isScalar()) {
+      if (c.data || !c.extents.empty()) {
+        error = "captured value " + std::to_string(i) +
+                " is a scalar: no buffer and no extents";
+        return false;
+      }
+      continue;
+    }
+    bool extentsOk = c.extents.size() == type.shape.size();
+    for (size_t d = 0; extentsOk && d < type.shape.size(); ++d)
+      extentsOk = c.extents[d] >= 1 &&
+                  (type.shape[d] == CaptureType::kDynamicExtent ||
+                   type.shape[d] == c.extents[d]);
+    if (!c.data || !extentsOk) {
+      error = "captured value " + std::to_string(i) +
+              " must be a non-null buffer with " +
+              std::to_string(type.shape.size()) +
+              " extents, each >= 1 and equal to the static ones of its type";
+      return false;
+    }
+  }
+  return true;
+}
+
 bool Kernel::forward(const ForwardArgs &a, CUstream stream,
                      std::string &error) const {
   cuda::makeCurrent(*cu);
@@ -199,15 +253,27 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
       return false;
     }
   }
+  if (!checkCaptures(info.variant, a.captures, error))
+    return false;
+  // A float scalar is launched as its f32 bits.
+  ForwardArgs withCaptures;
+  if (!a.captures.empty()) {
+    withCaptures = a;
+    for (size_t i = 0; i < a.captures.size(); ++i)
+      if (info.variant.captures[i].isScalar() &&
+          info.variant.captures[i].isFloat())
+        withCaptures.captures[i].integer = abi::f32Bits(a.captures[i].real);
+  }
+  const ForwardArgs &launched = a.captures.empty() ? a : withCaptures;
   // The launch words, in the manifest's order (the ABI table's,
   // KernelAbi.h); the names were checked when the manifest was read.
   detail::LaunchParams launch;
   auto valueOf = [&](size_t index, const std::string &) {
-    return abi::forwardParamValueAt(paramRows[index], a);
+    return abi::forwardParamValueAt(paramRows[index], launched);
   };
   auto mapOf = [&](size_t index, const std::string &name,
                    TensorMapStorage &map, std::string &why) {
-    return tensorMapOf(*cu, info, *mapCache, a, index, name, map, why);
+    return tensorMapOf(*cu, info, *mapCache, launched, index, name, map, why);
   };
   if (!launch.pack(info.params, valueOf, mapOf, error))
     return false;

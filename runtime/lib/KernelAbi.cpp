@@ -8,6 +8,7 @@
 
 #include "fa/runtime/Numerics.h"
 
+#include <cstring>
 #include <functional>
 
 using namespace fa;
@@ -80,9 +81,9 @@ static const std::vector<Binding> &forwardBindings() {
   return table;
 }
 
-std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps,
-                                                bool descale,
-                                                bool outputTensorMap) {
+std::vector<Param> fa::abi::forwardKernelParams(
+    bool alibi, bool tensorMaps, bool descale, bool outputTensorMap,
+    const std::vector<CaptureType> &captures) {
   std::vector<Param> params;
   for (const Binding &b : forwardBindings())
     if (b.param.use == ParamUse::Always ||
@@ -91,7 +92,54 @@ std::vector<Param> fa::abi::forwardKernelParams(bool alibi, bool tensorMaps,
         (descale && b.param.use == ParamUse::Descale) ||
         (outputTensorMap && b.param.use == ParamUse::OutputTensorMap))
       params.push_back(b.param);
+  for (Param &p : captureParams(captures))
+    params.push_back(std::move(p));
   return params;
+}
+
+static const char kCapturePrefix[] = "capture", kExtentInfix[] = "_extent";
+
+std::vector<Param>
+fa::abi::captureParams(const std::vector<CaptureType> &captures) {
+  std::vector<Param> params;
+  for (size_t i = 0; i < captures.size(); ++i) {
+    const CaptureType &c = captures[i];
+    std::string name = kCapturePrefix + std::to_string(i);
+    if (c.isScalar()) {
+      params.push_back({name, c.isFloat() ? ParamType::F32 : ParamType::Int64,
+                        ParamUse::Always});
+      continue;
+    }
+    params.push_back({name, ParamType::CaptureBuffer, ParamUse::Always,
+                      c.element == "index" ? "i64" : c.element});
+    for (size_t d = 0; d < c.shape.size(); ++d)
+      if (c.shape[d] == CaptureType::kDynamicExtent)
+        params.push_back({name + kExtentInfix + std::to_string(d),
+                          ParamType::Int64, ParamUse::Always});
+  }
+  return params;
+}
+
+bool fa::abi::captureParamOf(const std::string &name, int &capture,
+                             int &dimension) {
+  auto number = [](const std::string &text, size_t from, size_t to, int &out) {
+    if (from >= to || to - from > 6)
+      return false;
+    for (size_t i = from; i < to; ++i)
+      if (text[i] < '0' || text[i] > '9')
+        return false;
+    out = std::stoi(text.substr(from, to - from));
+    return std::to_string(out) == text.substr(from, to - from);
+  };
+  size_t prefix = sizeof(kCapturePrefix) - 1;
+  if (name.compare(0, prefix, kCapturePrefix) != 0)
+    return false;
+  size_t infix = name.find(kExtentInfix, prefix);
+  dimension = -1;
+  if (infix == std::string::npos)
+    return number(name, prefix, name.size(), capture);
+  return number(name, prefix, infix, capture) &&
+         number(name, infix + sizeof(kExtentInfix) - 1, name.size(), dimension);
 }
 
 std::string fa::abi::outputElementTypeName(const std::string &elementType) {
@@ -141,22 +189,59 @@ std::string fa::abi::paramTypeName(ParamType type,
     return "memref<?xi32>";
   case ParamType::Int64:
     return "i64";
+  case ParamType::F32:
+    return "f32";
+  case ParamType::CaptureBuffer:
+    return "memref<?x" + elementType + ">";
   case ParamType::TensorMap:
     return "tensormap";
   }
   return "";
 }
 
+std::string fa::abi::paramTypeName(const Param &param,
+                                   const std::string &elementType) {
+  return paramTypeName(param.type, param.type == ParamType::CaptureBuffer
+                                       ? param.element
+                                       : elementType);
+}
+
+/// Capture parameters' rows follow the table's: kCaptureRows per capture
+/// (its value, then one per dimension).
+constexpr int kCaptureRows = 64;
+
 int fa::abi::forwardParamRow(const std::string &name) {
   const std::vector<Binding> &table = forwardBindings();
   for (size_t row = 0; row < table.size(); ++row)
     if (name == table[row].param.name)
       return static_cast<int>(row);
+  int capture, dimension;
+  if (captureParamOf(name, capture, dimension) && dimension + 1 < kCaptureRows)
+    return static_cast<int>(table.size()) + capture * kCaptureRows +
+           dimension + 1;
   return -1;
 }
 
 int64_t fa::abi::forwardParamValueAt(int row, const ForwardArgs &args) {
-  return forwardBindings()[row].value(args);
+  const std::vector<Binding> &table = forwardBindings();
+  if (row < static_cast<int>(table.size()))
+    return table[row].value(args);
+  int capture = (row - static_cast<int>(table.size())) / kCaptureRows;
+  int dimension = (row - static_cast<int>(table.size())) % kCaptureRows - 1;
+  if (capture >= static_cast<int>(args.captures.size()))
+    return 0;
+  const ForwardArgs::Capture &c = args.captures[capture];
+  if (dimension >= 0)
+    return dimension < static_cast<int>(c.extents.size()) ? c.extents[dimension]
+                                                          : 0;
+  return c.data ? static_cast<int64_t>(c.data) : c.integer;
+}
+
+int64_t fa::abi::f32Bits(double value) {
+  float single = static_cast<float>(value);
+  uint32_t bits;
+  std::memcpy(&bits, &single, 4);
+  return bits;
 }
 
 bool fa::abi::forwardParamValue(const ForwardArgs &args,

@@ -168,14 +168,23 @@ bool ManifestReader::params(
     if (isMap != (t == "tensormap"))
       return fail("kernel parameter \"" + n + "\" has type \"" + t + "\"" +
                   (isMap ? " (a tensormap expected)" : ""));
-    if (!isMap && t != "i64" && t != "memref<?xf32>" && t != "memref<?xi32>" &&
+    int capture, dimension;
+    bool isCapture = abi::captureParamOf(n, capture, dimension);
+    bool captureType =
+        isCapture && (t == "f32" || (t.rfind("memref<?x", 0) == 0 &&
+                                     t.back() == '>' &&
+                                     captureElementBytes(t.substr(
+                                         9, t.size() - 10)) != 0));
+    if (!isMap && !captureType && t != "i64" && t != "memref<?xf32>" &&
+        t != "memref<?xi32>" &&
         t != abi::paramTypeName(abi::ParamType::ElementBuffer,
                                 elementTypeName(dtype)) &&
         t != abi::paramTypeName(abi::ParamType::OutputBuffer,
                                 elementTypeName(dtype)))
       return fail("kernel parameter \"" + n + "\" has type \"" + t +
                   "\" (i64 or a memref of f32, i32, the kernel's element "
-                  "type or its output type expected)");
+                  "type or its output type expected; a capture's f32 or "
+                  "memref of its element)");
     out.push_back({n, t});
   }
   return true;
@@ -187,7 +196,7 @@ bool ManifestReader::matchTable(const ParamList &params, ElementType dtype,
     for (const abi::Param &p : table) {
       if (name != p.name)
         continue;
-      std::string expected = abi::paramTypeName(p.type, elementTypeName(dtype));
+      std::string expected = abi::paramTypeName(p, elementTypeName(dtype));
       if (type != expected)
         return fail("kernel parameter \"" + name + "\" has type \"" + type +
                     "\" (the ABI table's is \"" + expected + "\")");

@@ -155,12 +155,15 @@ static int checkCudaOptions(const Options &o) {
   // The other forward controls need the CPU path's compiler; no-descale
   // is the launch's (V's descales 1), the backward's a kernel of its own
   // (--bwd-kernel, or compiled from --spec).
-  bool forwardControl = o.negativeControl == "no-descale" && !o.backward;
+  bool forwardControl = (o.negativeControl == "no-descale" ||
+                         o.negativeControl == "no-regions") &&
+                        !o.backward;
   bool backwardControl = o.negativeControl == "no-row-dot" && o.backward;
   if (o.negativeControl != "none" && !forwardControl && !backwardControl)
     return fail("--negative-control with --device cuda: only no-row-dot, "
-                "with --bwd, or no-descale, for an f8e4m3fn forward (the "
-                "others are CPU (compiler) options)",
+                "with --bwd, no-descale, for an f8e4m3fn forward, or "
+                "no-regions, for a variant's (the others are CPU (compiler) "
+                "options)",
                 kBadInput);
   if (!o.bwdKernel.empty() && !o.backward)
     return fail("--bwd-kernel needs --bwd", kBadInput);
@@ -204,6 +207,16 @@ static int readKernelSpec(const Options &o, const ProblemSize &size,
   }
   if (!checkCudaDtypeOptions(o, spec, error))
     return fail(error, kBadInput);
+  if (o.negativeControl == "no-regions" && manifest.variant.empty())
+    return fail("--negative-control no-regions: " + manifest.kernelName +
+                    " has no score_mod or mask_mod",
+                kBadInput);
+  for (const CaptureType &type : manifest.variant.captures)
+    if (std::count(type.shape.begin(), type.shape.end(),
+                   CaptureType::kDynamicExtent))
+      return fail("fa-run draws captured tensors of static shapes; " +
+                      manifest.kernelName + " takes one of a dynamic extent",
+                  kBadInput);
   bool fp8 = spec.dtype == ElementType::F8E4M3FN;
   if (manifest.takesDescales() != fp8)
     return fail(manifest.kernelName + " is " + elementTypeName(spec.dtype) +
@@ -314,6 +327,24 @@ static bool prepareTensors(Driver &cu, const Options &o,
   return uploadDescales(cu, o, t, error);
 }
 
+/// A variant kernel's captured values, drawn as fa-run --device cpu draws
+/// them for the same seed, and uploaded; nothing for a spec's kernel.
+static bool prepareCaptures(Driver &cu, const Options &o,
+                            const Variant &variant, Tensors &t,
+                            std::string &error) {
+  std::vector<std::vector<uint8_t>> bytes;
+  t.captures = drawCaptures(variant.captures, o.seed + kCaptureSeedOffset, bytes);
+  for (size_t c = 0; c < t.captures.size(); ++c) {
+    t.dcaptures.push_back(std::make_unique<DeviceBuffer>());
+    if (variant.captures[c].isScalar())
+      continue;
+    if (!allocate(cu, *t.dcaptures.back(), bytes[c].size(), error) ||
+        !upload(cu, *t.dcaptures.back(), bytes[c].data(), error))
+      return false;
+  }
+  return true;
+}
+
 /// The kernel's arguments for the tensors in `t`.
 static ForwardArgs makeForwardArgs(const Tensors &t, const AttentionSpec &spec,
                                    const ProblemSize &size) {
@@ -349,6 +380,17 @@ static ForwardArgs makeForwardArgs(const Tensors &t, const AttentionSpec &spec,
       args.descaleStride[1] = 1;
     }
   }
+  for (size_t c = 0; c < t.captures.size(); ++c) {
+    ForwardArgs::Capture capture;
+    capture.data = t.dcaptures[c]->ptr;
+    capture.extents = t.captures[c].shape;
+    if (!capture.data) {
+      capture.extents.clear();
+      capture.real = t.captures[c].elements.front();
+      capture.integer = static_cast<int64_t>(capture.real);
+    }
+    args.captures.push_back(capture);
+  }
   return args;
 }
 
@@ -376,8 +418,17 @@ static bool runOnce(const Kernel &kernel, const ForwardArgs &args,
 
 /// Checks O and LSE against the float64 reference; true if they pass.
 static bool verifyOutputs(const Options &o, const AttentionSpec &spec,
-                          const ProblemSize &size, const Tensors &t) {
+                          const Variant &variant, const ProblemSize &size,
+                          const Tensors &t) {
   ref::Problem problem = makeProblem(spec, size, t.alibiSlopes);
+  // The user's regions as written, on the captured values the kernel got;
+  // the no-regions control leaves them out of the reference.
+  if (o.negativeControl != "no-regions") {
+    if (!variant.scoreMod.empty())
+      problem.scoreMod = scoreModOf(variant.scoreMod, t.captures);
+    if (!variant.maskMod.empty())
+      problem.maskMod = maskModOf(variant.maskMod, t.captures);
+  }
   // Full check for small problems; sampled rows (block boundaries
   // included) for large ones.
   double work = static_cast<double>(size.batch) * size.queryHeads *
@@ -515,7 +566,8 @@ int fa::runCuda(const Options &o) {
   // Declared after the kernels, so its buffers are freed while the driver
   // is still there.
   Tensors t;
-  if (!prepareTensors(cu, o, spec, size, t, error))
+  if (!prepareTensors(cu, o, spec, size, t, error) ||
+      !prepareCaptures(cu, o, manifest.variant, t, error))
     return fail(error, kMismatch);
   ForwardArgs args = makeForwardArgs(t, spec, size);
   if (!runOnce(*kernel, args, manifest.kernelName,
@@ -538,7 +590,7 @@ int fa::runCuda(const Options &o) {
 
   bool pass = true;
   if (o.verify)
-    pass = verifyOutputs(o, spec, size, t);
+    pass = verifyOutputs(o, spec, manifest.variant, size, t);
   if (!o.dump.empty())
     if (int code = writeDump(o.dump, spec, size, t); code != kPass)
       return code;

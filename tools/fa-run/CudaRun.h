@@ -147,6 +147,10 @@ struct Tensors {
   DeviceBuffer dq, dk, dv, dout, dlse, dslopes;
   /// The descales the kernel reads (kernelDescales), one buffer a tensor.
   DeviceBuffer dqDescale, dkDescale, dvDescale;
+  /// A variant kernel's captured values: as the reference reads them, and
+  /// the tensors' device buffers (null for a scalar).
+  std::vector<CaptureValue> captures;
+  std::vector<std::unique_ptr<DeviceBuffer>> dcaptures;
 };
 
 /// --bwd: reads the backward kernel's manifest (--bwd-kernel, or the one

@@ -20,10 +20,6 @@
 namespace mlir {
 namespace fa {
 
-/// `type`'s capture element name ("f32", "i32", "index", ...), or empty
-/// for a type the runtime has no name for.
-std::string captureElementName(Type type);
-
 /// The variant of `attention` (an fa.attention or fa.attention_grad): its
 /// captured types and its regions as programs. False with a one-line
 /// reason naming what the runtime cannot state or evaluate (an integer

@@ -45,6 +45,10 @@ FailureOr<AttentionBackward> mlir::fa::analyzeAttentionBackward(func::FuncOp fun
   for (auto op : body->getOps<ExpShiftedOp>())
     a.lseRows = op.getShift();
   a.headInputs = findHeadScoreInputs(body);
+  for (Operation &op : *body)
+    if (isa<ScoreModOp, MaskModOp>(op))
+      return op.emitError("the GPU backward does not take score_mod or "
+                          "mask_mod regions yet; the CPU's does (fa-to-cpu)");
   a.queryTile = a.scores.getQuery();
   a.keyTile = a.scores.getKey();
   a.valueTile = a.gradProbs.getRhs();

@@ -126,7 +126,9 @@ mlir::fa::scoresHeldUnscaled(QKScoresOp scores,
     Value value = worklist.pop_back_val();
     held.insert(value);
     for (OpOperand &use : value.getUses()) {
-      if (isa<ApplyMaskOp>(use.getOwner()) && use.getOperandNumber() == 0)
+      // The masks keep -inf and pass the rest through, in any unit.
+      if (isa<ApplyMaskOp, MaskModOp>(use.getOwner()) &&
+          use.getOperandNumber() == 0)
         worklist.push_back(use.getOwner()->getResult(0));
       else if (!mayRead(use))
         return {};
@@ -235,9 +237,10 @@ LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
   IRMapping operands;
   // A mask's coordinates are the kernel's, set after cloning (by operand
   // role: M and N may be one constant in the L2 IR).
-  unsigned firstCoordinate = isa<ApplyMaskOp>(op)   ? 1
-                             : isa<AlibiBiasOp>(op) ? 2
-                                                    : op->getNumOperands();
+  unsigned firstCoordinate =
+      isa<ApplyMaskOp, ScoreModOp, MaskModOp>(op) ? 1
+      : isa<AlibiBiasOp>(op)                      ? 2
+                                                  : op->getNumOperands();
   for (Value operand : op->getOperands().take_front(firstCoordinate)) {
     Value value = lookup(b, operand);
     if (!value)
@@ -288,6 +291,27 @@ LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
     placeAt(mask);
   if (auto bias = dyn_cast<AlibiBiasOp>(clone))
     placeAt(bias);
+  // A variant sees the kernel's batch and query head, and its captures as
+  // the kernel's parameters.
+  auto placeVariant = [&](auto variant) -> LogicalResult {
+    placeAt(variant);
+    variant.getBatchMutable().assign(grid->batch);
+    variant.getHeadMutable().assign(grid->head);
+    SmallVector<Value> captures;
+    for (Value capture : variant.getCaptures()) {
+      Value value = mapping.lookupOrNull(capture);
+      if (!value)
+        return op->emitError("the GPU lowering has no kernel parameter for a "
+                             "captured value");
+      captures.push_back(value);
+    }
+    variant.getCapturesMutable().assign(captures);
+    return success();
+  };
+  if (auto variant = dyn_cast<ScoreModOp>(clone))
+    return placeVariant(variant);
+  if (auto variant = dyn_cast<MaskModOp>(clone))
+    return placeVariant(variant);
   return success();
 }
 
@@ -298,6 +322,8 @@ void DistributedMath::mapRunTimeScalars() {
     mapping.map(attention.valueDescale, valueDescale);
   for (auto [input, value] : llvm::zip(attention.headInputs, headInputValues))
     mapping.map(input.l2Value, value);
+  for (auto [capture, value] : llvm::zip(attention.captures, captureValues))
+    mapping.map(capture, value);
 }
 
 void DistributedMath::beginBody(const GridCoords &coords, Value tileStart,

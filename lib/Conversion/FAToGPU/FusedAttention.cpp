@@ -73,6 +73,17 @@ FailureOr<FusedAttention> mlir::fa::analyzeFusedAttention(func::FuncOp func) {
     if (a.kvLoop->isAncestor(input.l2Value.getParentBlock()->getParentOp()))
       return a.kvLoop.emitError("the per-head score input ")
              << input.values << " must be loop-invariant";
+  // The variant ops of one attention capture the same list (fa-tile's).
+  for (Operation &op : *a.kvLoop.getBody()) {
+    if (!isa<ScoreModOp, MaskModOp>(op))
+      continue;
+    ValueRange captures = isa<ScoreModOp>(op) ? cast<ScoreModOp>(op).getCaptures()
+                                             : cast<MaskModOp>(op).getCaptures();
+    if (!a.captures.empty() && ValueRange(a.captures) != captures)
+      return op.emitError("the GPU lowering takes the score_mod and the "
+                          "mask_mod of one attention, capturing one list");
+    a.captures.assign(captures.begin(), captures.end());
+  }
   a.queryTile = a.scores.getQuery();
   a.keyTile = a.scores.getKey();
   a.valueTile = a.probsTimesValue.getRhs();
@@ -101,6 +112,10 @@ FailureOr<FusedAttention> mlir::fa::analyzeFusedAttention(func::FuncOp func) {
     if (auto splat = dyn_cast<tensor::SplatOp>(op))
       if (!queryLoop->isAncestor(splat.getInput().getParentBlock()->getParentOp()))
         a.valueDescale = splat.getInput();
+  for (Value capture : a.captures)
+    if (queryLoop->isAncestor(capture.getParentBlock()->getParentOp()))
+      return queryLoop.emitError("a captured value must be defined outside "
+                                 "the Q-block loop (a kernel parameter)");
   if (a.scoreDescale &&
       queryLoop->isAncestor(a.scoreDescale.getParentBlock()->getParentOp()))
     return a.scores.emitError("the descale must be defined outside the "
@@ -149,6 +164,7 @@ AttentionKernelConfig mlir::fa::configOf(FusedAttention a) {
   AttentionKernelConfig c = configOfTiles(a.scores, a.valueTile,
                                           a.kvLoop.getBody(),
                                           readsAlibiSlopes(a.headInputs));
+  c.captures = llvm::to_vector(ValueRange(a.captures).getTypes());
   readNestTiling(a.kvLoop, c);
   return c;
 }

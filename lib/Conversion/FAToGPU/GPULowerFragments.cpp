@@ -49,7 +49,7 @@ void mlir::fa::populateFAGPULowerFragmentsPatterns(
 
 namespace {
 struct FAGPULowerFragmentsPass
-    : fa::impl::FAGPULowerFragmentsBase<FAGPULowerFragmentsPass> {
+    : mlir::fa::impl::FAGPULowerFragmentsBase<FAGPULowerFragmentsPass> {
   using FAGPULowerFragmentsBase::FAGPULowerFragmentsBase;
   void runOnOperation() override {
     std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(chip);

@@ -11,10 +11,42 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::fa;
+
+std::string mlir::fa::captureElementName(Type type) {
+  if (type.isF32() || type.isF16() || type.isBF16() || type.isIndex()) {
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    type.print(os);
+    return name;
+  }
+  if (auto integer = dyn_cast<IntegerType>(type))
+    if (llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth()))
+      return "i" + std::to_string(integer.getWidth());
+  return "";
+}
+
+std::vector<::fa::CaptureType> mlir::fa::captureTypesOf(TypeRange captures) {
+  std::vector<::fa::CaptureType> types;
+  for (Type captured : captures) {
+    auto tensor = dyn_cast<RankedTensorType>(captured);
+    ::fa::CaptureType type;
+    type.element =
+        captureElementName(tensor ? tensor.getElementType() : captured);
+    if (tensor)
+      for (int64_t dim : tensor.getShape())
+        type.shape.push_back(ShapedType::isDynamic(dim)
+                                 ? ::fa::CaptureType::kDynamicExtent
+                                 : dim);
+    types.push_back(type);
+  }
+  return types;
+}
 
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
                               const AttentionKernelConfig &c, StringRef name,
@@ -23,7 +55,8 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
   return create(b, module, c.elementType, name, threads,
                 ::fa::abi::forwardKernelParams(c.alibi, tensorMaps,
                                                isa<Float8E4M3FNType>(c.elementType),
-                                               outputTensorMap));
+                                               outputTensorMap,
+                                               captureTypesOf(c.captures)));
 }
 
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
@@ -58,6 +91,19 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
     case ::fa::abi::ParamType::Int64:
       types.push_back(b.getI64Type());
       break;
+    case ::fa::abi::ParamType::F32:
+      types.push_back(b.getF32Type());
+      break;
+    case ::fa::abi::ParamType::CaptureBuffer: {
+      Type element =
+          p.element == "f32"    ? Type(b.getF32Type())
+          : p.element == "f16"  ? Type(b.getF16Type())
+          : p.element == "bf16" ? Type(b.getBF16Type())
+                                : Type(b.getIntegerType(
+                                      std::stoi(p.element.substr(1))));
+      types.push_back(MemRefType::get({ShapedType::kDynamic}, element));
+      break;
+    }
     }
   }
   b.setInsertionPointToEnd(module.getBody());
@@ -92,6 +138,59 @@ Value KernelArgs::operator[](StringRef name) const {
 Value KernelArgs::index(OpBuilder &b, StringRef name) const {
   Value arg = (*this)[name];
   return arith::IndexCastOp::create(b, arg.getLoc(), b.getIndexType(), arg);
+}
+
+SmallVector<Value> KernelArgs::captureValues(OpBuilder &b, Location loc,
+                                             ValueRange captures) const {
+  SmallVector<Value> values;
+  for (auto [i, capture] : llvm::enumerate(captures)) {
+    std::string name = "capture" + std::to_string(i);
+    Value param = (*this)[name];
+    auto tensor = dyn_cast<RankedTensorType>(capture.getType());
+    if (!tensor) {
+      Type type = capture.getType();
+      Value value = param;
+      if (type.isIndex())
+        value = arith::IndexCastOp::create(b, loc, type, param);
+      else if (isa<IntegerType>(type) && type != param.getType())
+        value = arith::TruncIOp::create(b, loc, type, param);
+      else if (isa<FloatType>(type) && type != param.getType())
+        value = arith::TruncFOp::create(b, loc, type, param);
+      values.push_back(value);
+      continue;
+    }
+    // Row-major: stride d is the product of the extents after d.
+    int64_t rank = tensor.getRank();
+    SmallVector<OpFoldResult> sizes(rank), strides(rank);
+    SmallVector<int64_t> staticStrides(rank);
+    OpFoldResult stride = b.getIndexAttr(1);
+    bool dynamicStride = false;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      strides[d] = stride;
+      staticStrides[d] = dynamicStride ? ShapedType::kDynamic
+                                       : *getConstantIntValue(stride);
+      if (tensor.isDynamicDim(d)) {
+        sizes[d] = index(b, name + "_extent" + std::to_string(d));
+        dynamicStride = true;
+      } else {
+        sizes[d] = b.getIndexAttr(tensor.getDimSize(d));
+      }
+      if (d > 0)
+        stride = dynamicStride
+                     ? OpFoldResult(arith::MulIOp::create(
+                           b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
+                           getValueOrCreateConstantIndexOp(b, loc, sizes[d])))
+                     : b.getIndexAttr(*getConstantIntValue(stride) *
+                                      tensor.getDimSize(d));
+    }
+    Type element = cast<MemRefType>(param.getType()).getElementType();
+    auto viewType = MemRefType::get(
+        tensor.getShape(), element,
+        StridedLayoutAttr::get(b.getContext(), 0, staticStrides));
+    values.push_back(memref::ReinterpretCastOp::create(
+        b, loc, viewType, param, b.getIndexAttr(0), sizes, strides));
+  }
+  return values;
 }
 
 /// The coordinates that follow from (queryBlock, head, batch).

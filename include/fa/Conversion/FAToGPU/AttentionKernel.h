@@ -74,6 +74,10 @@ struct FusedAttention {
   Value outputTile;       ///< [BM, Dv] in the output dtype, stored to O
   Value lseRows;          ///< [BM] f32, stored to LSE (null without LSE)
   SmallVector<HeadScoreInput> headInputs; ///< loop-invariant, per head
+  /// The values fa.score_mod / fa.mask_mod capture, defined outside the
+  /// Q-block loop: the kernel's trailing parameters (KernelAbi.h's
+  /// captureParams), in the order of the attention's captures.
+  SmallVector<Value> captures;
   /// f8E4M3FN: Q's · K's descale on S (fa.qk_scores' operand) and V's on
   /// O (the epilogue's splat), f32 scalars defined outside the Q-block
   /// loop; null for 16-bit inputs.
@@ -99,6 +103,9 @@ struct AttentionKernelConfig {
   double scale = 0.0;   ///< natural units
   double softcap = 0.0;
   bool alibi = false;
+  /// The score_mod / mask_mod captures' types (FusedAttention::captures):
+  /// the kernel takes one parameter group per capture.
+  SmallVector<Type> captures;
   /// Backward: dQ added in a fixed order when the launch asks (KernelAbi.h's
   /// "deterministic"); without it the kernel has no ordering code at all,
   /// which would slow the default path.

@@ -37,6 +37,14 @@ constexpr llvm::StringLiteral kGridConstantParamsAttrName =
     "fa.grid_constant_params";
 
 /// A kernel's gpu.func and its ABI arguments.
+/// `type`'s capture element name ("f32", "i32", "index", ...), or empty
+/// for a type the runtime has no name for.
+std::string captureElementName(Type type);
+
+/// The runtime's statement of captured `types` (their element names and
+/// shapes; an empty element name where it has none).
+std::vector<::fa::CaptureType> captureTypesOf(TypeRange types);
+
 class KernelArgs {
 public:
   /// Creates `gpu.func @name` with the ABI's parameters (with the TMA
@@ -60,6 +68,13 @@ public:
   Value operator[](StringRef name) const;
   /// An i64 argument as an index.
   Value index(OpBuilder &b, StringRef name) const;
+  /// The kernel's values for the attention's captured `captures` (L2
+  /// values), built here from the capture parameters: a tensor as a
+  /// memref view of its buffer with the tensor's shape (row-major; its
+  /// dynamic extents from their parameters), a scalar converted to its
+  /// type.
+  SmallVector<Value> captureValues(OpBuilder &b, Location loc,
+                                   ValueRange captures) const;
 
 private:
   mutable gpu::GPUFuncOp kernel; // op handles are not const-correct
@@ -249,6 +264,11 @@ public:
   void setHeadScoreInputs(ValueRange values) {
     headInputValues.assign(values.begin(), values.end());
   }
+  /// The kernel's values of the attention's captures
+  /// (FusedAttention::captures, as KernelArgs::captureValues builds them).
+  void setCaptureValues(ValueRange values) {
+    captureValues.assign(values.begin(), values.end());
+  }
   /// The same, loaded here at `grid`'s batch and head.
   void loadHeadScoreInputs(OpBuilder &b, Location loc, const GridCoords &grid,
                            const KernelArgs &args) {
@@ -301,6 +321,7 @@ private:
   Value keyStart;
   Value scoreDescale, valueDescale; ///< the kernel's (setDescales)
   SmallVector<Value> headInputValues; ///< setHeadScoreInputs
+  SmallVector<Value> captureValues;   ///< setCaptureValues
   bool tilesUnmasked = false;       ///< setTilesUnmasked
   /// Maps the attention's run-time scalars to the kernel's.
   void mapRunTimeScalars();

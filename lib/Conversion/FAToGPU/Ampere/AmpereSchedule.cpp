@@ -147,6 +147,7 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
 
   DistributedMath math(attention, layout);
   math.setHeadScoreInputs(headInputs);
+  math.setCaptureValues(args.captureValues(b, loc, attention.captures));
   LogicalResult bodyResult = success();
   auto loop = scf::ForOp::create(
       b, loc, p.cst(b, loc, 0), p.numBlocks, p.cst(b, loc, 1),

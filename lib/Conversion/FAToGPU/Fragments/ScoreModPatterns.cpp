@@ -10,13 +10,19 @@
 
 #include "FragmentLowering.h"
 
+#include "fa/Dialect/FA/IR/ModRegions.h"
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 #include <cmath>
+#include <type_traits>
 
 #include <limits>
 
@@ -206,6 +212,146 @@ struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
   }
 };
 
+/// One element's (q_idx, kv_idx) for the variant ops: the thread's rows
+/// per row slot and its first column once, then per element a constant
+/// column offset, each clamped to the last real row and key (fa.score_mod's
+/// contract: a padded position is evaluated at the last real one).
+struct VariantPositions {
+  VariantPositions(OpBuilder &b, Location loc, RankedTensorType type,
+                   Value queryOffset, Value keyOffset, Value queryLen,
+                   Value keyLen)
+      : b(b), loc(loc), shape(FragmentShape::of(type)) {
+    ThreadFragment thread(b, loc, cast<FragmentLayoutAttr>(type.getEncoding()));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    lastRow = arith::SubIOp::create(b, loc, queryLen, one);
+    lastKey = arith::SubIOp::create(b, loc, keyLen, one);
+    for (int64_t slot = 0; slot < 2 * shape.mTiles; ++slot)
+      rows.push_back(arith::MinSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, queryOffset, thread.row(slot)),
+          lastRow));
+    firstKey = arith::AddIOp::create(b, loc, keyOffset, thread.column(shape, 0));
+  }
+  Value query(int64_t i) { return rows[shape.rowSlot(i)]; }
+  Value key(int64_t i) {
+    Value key = arith::AddIOp::create(
+        b, loc, firstKey,
+        arith::ConstantIndexOp::create(
+            b, loc, 8 * shape.nTile(i) + shape.columnParity(i)));
+    return arith::MinSIOp::create(b, loc, key, lastKey);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  FragmentShape shape;
+  Value lastRow, lastKey, firstKey;
+  SmallVector<Value> rows;
+};
+
+/// A captured tensor's element in a kernel: a load from the buffer view
+/// (KernelArgs::captureValues), each index clamped to the extent; index
+/// elements travel as i64.
+Value loadCapture(OpBuilder &b, Location loc, Value buffer, ValueRange indices) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> clamped;
+  for (auto [dim, index] : llvm::enumerate(indices)) {
+    Value last = arith::SubIOp::create(
+        b, loc, memref::DimOp::create(b, loc, buffer, dim), one);
+    clamped.push_back(arith::MaxSIOp::create(
+        b, loc, arith::MinSIOp::create(b, loc, index, last), zero));
+  }
+  return memref::LoadOp::create(b, loc, buffer, clamped);
+}
+
+/// The math ops of a region as the kernel computes them: the hardware's
+/// approximations and NVVM intrinsics (convert-gpu-to-nvvm would make the
+/// math ops and their LLVM intrinsics libdevice calls, which the PTX must
+/// not need); null for the ops cloned as they are. The set is
+/// checkPipelineInput's (isGpuRegionMath).
+Value lowerRegionMath(OpBuilder &b, Operation &op, ValueRange x) {
+  Location loc = op.getLoc();
+  auto f32 = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  auto nvvm = [&](StringRef name) -> Value {
+    return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
+                                         b.getStringAttr(name), x)
+        .getResult(0);
+  };
+  return llvm::TypeSwitch<Operation *, Value>(&op)
+      .Case([&](math::ExpOp) {
+        return fastExp2(b, loc, arith::MulFOp::create(b, loc, x[0], f32(M_LOG2E)));
+      })
+      .Case([&](math::Exp2Op) { return fastExp2(b, loc, x[0]); })
+      .Case([&](math::LogOp) {
+        return arith::MulFOp::create(b, loc, fastLog2(b, loc, x[0]), f32(M_LN2));
+      })
+      .Case([&](math::Log2Op) { return fastLog2(b, loc, x[0]); })
+      .Case([&](math::TanhOp) {
+        return LLVM::TanhOp::create(b, loc, x[0], LLVM::FastmathFlags::afn);
+      })
+      .Case([&](math::AbsFOp) {
+        return fastMax(b, loc, x[0], arith::NegFOp::create(b, loc, x[0]));
+      })
+      .Case([&](math::SinOp) { return nvvm("llvm.nvvm.sin.approx.f"); })
+      .Case([&](math::CosOp) { return nvvm("llvm.nvvm.cos.approx.f"); })
+      .Case([&](math::SqrtOp) { return nvvm("llvm.nvvm.sqrt.rn.f"); })
+      .Case([&](math::RsqrtOp) { return nvvm("llvm.nvvm.rsqrt.approx.f"); })
+      .Case([&](math::FmaOp) { return nvvm("llvm.nvvm.fma.rn.f"); })
+      .Case([&](math::FloorOp) { return nvvm("llvm.nvvm.floor.f"); })
+      .Case([&](math::CeilOp) { return nvvm("llvm.nvvm.ceil.f"); })
+      .Case([&](math::TruncOp) { return nvvm("llvm.nvvm.trunc.f"); })
+      .Default([](Operation *) { return Value(); });
+}
+
+/// fa.score_mod and fa.mask_mod: the region inlined per element at its
+/// (b, h, q_idx, kv_idx).
+template <typename VariantOp>
+struct VariantLowering : OpConversionPattern<VariantOp> {
+  using OpConversionPattern<VariantOp>::OpConversionPattern;
+  using OpAdaptor = typename VariantOp::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(VariantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op))
+      return rewriter.notifyMatchFailure(op, "tiles without a GPU layout");
+    Location loc = op.getLoc();
+    auto type = op.getScores().getType();
+    VariantPositions at(rewriter, loc, type, adaptor.getQueryOffset(),
+                        adaptor.getKeyOffset(), adaptor.getQueryLen(),
+                        adaptor.getKeyLen());
+    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getScores());
+    constexpr bool isScore = std::is_same_v<VariantOp, ScoreModOp>;
+    Value inf = arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+    auto f32 = [&](double v) {
+      return arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(v));
+    };
+    for (auto [i, s] : llvm::enumerate(values)) {
+      SmallVector<Value> leading;
+      if constexpr (isScore)
+        leading.push_back(op.getLog2Domain()
+                              ? arith::MulFOp::create(rewriter, loc, s, f32(M_LN2))
+                              : s);
+      leading.append({adaptor.getBatch(), adaptor.getHead(), at.query(i), at.key(i)});
+      Value result =
+          inlineModRegion(rewriter, op.getBody(), leading, adaptor.getCaptures(),
+                          loadCapture, lowerRegionMath);
+      if constexpr (isScore)
+        s = op.getLog2Domain()
+                ? arith::MulFOp::create(rewriter, loc, result, f32(M_LOG2E))
+                : result;
+      else
+        s = arith::SelectOp::create(rewriter, loc, result, s, inf);
+    }
+    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getScores().getType(),
+                                      values));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::fa::populateScoreModPatterns(const TypeConverter &converter,
@@ -213,5 +359,6 @@ void mlir::fa::populateScoreModPatterns(const TypeConverter &converter,
                                         const FragmentLoweringOptions &options) {
   patterns.add<ApplyMaskLowering>(converter, patterns.getContext(),
                                   options.maskPerWarp);
-  patterns.add<AlibiBiasLowering>(converter, patterns.getContext());
+  patterns.add<AlibiBiasLowering, VariantLowering<ScoreModOp>,
+               VariantLowering<MaskModOp>>(converter, patterns.getContext());
 }

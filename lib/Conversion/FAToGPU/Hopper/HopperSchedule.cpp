@@ -598,6 +598,7 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   // wgmma's accumulator is mma.sync's per warp: one m16 tile per warp.
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1);
   DistributedMath math(attention, layout);
+  math.setCaptureValues(args.captureValues(b, loc, attention.captures));
   Pingpong pingpong(b, loc, consumerGroups(c), kPingpongBarriers);
   std::optional<OutputStaging> outputStaging;
   if (s.output)

@@ -113,15 +113,19 @@ LogicalResult TileMatmulOp::verify() {
 }
 
 LogicalResult ScoreModOp::verifyRegions() {
-  if (failed(verifyCaptures(*this, getCaptures())))
+  FailureOr<SmallVector<Type>> types =
+      tileCaptureTypes(*this, getCaptures(), getBody(), ModKind::Score);
+  if (failed(types) || failed(verifyCaptureTypes(*this, *types)))
     return failure();
-  return verifyModRegion(*this, getBody(), ModKind::Score,
-                         getCaptures().getTypes(), /*optional=*/false);
+  return verifyModRegion(*this, getBody(), ModKind::Score, *types,
+                         /*optional=*/false);
 }
 
 LogicalResult MaskModOp::verifyRegions() {
-  if (failed(verifyCaptures(*this, getCaptures())))
+  FailureOr<SmallVector<Type>> types =
+      tileCaptureTypes(*this, getCaptures(), getBody(), ModKind::Mask);
+  if (failed(types) || failed(verifyCaptureTypes(*this, *types)))
     return failure();
-  return verifyModRegion(*this, getBody(), ModKind::Mask,
-                         getCaptures().getTypes(), /*optional=*/false);
+  return verifyModRegion(*this, getBody(), ModKind::Mask, *types,
+                         /*optional=*/false);
 }

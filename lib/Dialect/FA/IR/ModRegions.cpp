@@ -34,11 +34,14 @@ bool mlir::fa::isCapturableType(Type type) {
 }
 
 LogicalResult mlir::fa::verifyCaptures(Operation *op, ValueRange captures) {
-  for (auto [position, capture] : llvm::enumerate(captures))
-    if (!isCapturableType(capture.getType()))
+  return verifyCaptureTypes(op, captures.getTypes());
+}
+
+LogicalResult mlir::fa::verifyCaptureTypes(Operation *op, TypeRange types) {
+  for (auto [position, type] : llvm::enumerate(types))
+    if (!isCapturableType(type))
       return op->emitOpError()
-             << "captured operand #" << position << " has type "
-             << capture.getType()
+             << "captured operand #" << position << " has type " << type
              << "; a capture is an f16, bf16, f32, integer or index scalar "
                 "or a ranked tensor of those with no dimension of size 0";
   return success();
@@ -127,9 +130,39 @@ Value mlir::fa::buildClampedExtract(OpBuilder &b, Location loc, Value tensor,
   return tensor::ExtractOp::create(b, loc, tensor, clamped);
 }
 
+FailureOr<SmallVector<Type>>
+mlir::fa::tileCaptureTypes(Operation *op, ValueRange captures, Region &region,
+                           ModKind kind) {
+  SmallVector<Type> types;
+  unsigned first = kind == ModKind::Score ? 5 : 4;
+  for (auto [position, capture] : llvm::enumerate(captures)) {
+    Type type = capture.getType();
+    auto buffer = dyn_cast<MemRefType>(type);
+    if (buffer && !region.empty() &&
+        region.front().getNumArguments() > first + position) {
+      auto tensor = dyn_cast<RankedTensorType>(
+          region.front().getArgument(first + position).getType());
+      Type element = tensor ? tensor.getElementType() : Type();
+      bool sameElement =
+          element && (buffer.getElementType() == element ||
+                      (element.isIndex() &&
+                       buffer.getElementType().isInteger(64)));
+      if (!tensor || !sameElement || buffer.getShape() != tensor.getShape())
+        return op->emitOpError()
+               << "captured operand #" << position << " is a buffer of type "
+               << type << ", which does not stand for the region's "
+               << region.front().getArgument(first + position).getType();
+      type = tensor;
+    }
+    types.push_back(type);
+  }
+  return types;
+}
+
 Value mlir::fa::inlineModRegion(OpBuilder &b, Region &region,
                                 ValueRange leading, ValueRange captures,
-                                CaptureReadBuilder readCapture) {
+                                CaptureReadBuilder readCapture,
+                                ModOpLowering lowerOp) {
   Block &body = region.front();
   IRMapping mapping;
   unsigned position = 0;
@@ -146,6 +179,15 @@ Value mlir::fa::inlineModRegion(OpBuilder &b, Region &region,
                   readCapture(b, op.getLoc(),
                               mapping.lookup(extract.getTensor()), indices));
       continue;
+    }
+    if (lowerOp) {
+      SmallVector<Value> operands;
+      for (Value operand : op.getOperands())
+        operands.push_back(mapping.lookup(operand));
+      if (Value lowered = lowerOp(b, op, operands)) {
+        mapping.map(op.getResult(0), lowered);
+        continue;
+      }
     }
     b.clone(op, mapping);
   }

@@ -13,6 +13,8 @@
 #include "fa/runtime/Spec.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include <algorithm>
@@ -140,33 +142,76 @@ static LogicalResult checkLevel(Operation *root, const PipelineInput &input) {
   return failure(untiled.wasInterrupted());
 }
 
-/// Variant regions (score_mod, mask_mod) at any level: the CPU lowering
-/// takes them; the GPU lowering does not yet.
-static Operation *findVariantRegion(Operation *root) {
-  Operation *found = nullptr;
-  root->walk([&](Operation *op) {
-    bool withRegion = isa<ScoreModOp, MaskModOp>(op);
-    if (auto fwd = dyn_cast<AttentionOp>(op))
-      withRegion = !fwd.getScoreMod().empty() || !fwd.getMaskMod().empty();
+/// The math ops a variant region may hold on the GPU, on f32 (the fragment
+/// lowering's lowerRegionMath computes each without libdevice).
+static bool isGpuRegionMath(Operation &op) {
+  return isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
+             math::TanhOp, math::SinOp, math::CosOp, math::AbsFOp,
+             math::SqrtOp, math::RsqrtOp, math::FmaOp, math::FloorOp,
+             math::CeilOp, math::TruncOp>(op) &&
+         op.getResult(0).getType().isF32();
+}
+
+/// What the GPU lowering cannot take of the variant regions (score_mod,
+/// mask_mod) under `root`: a backward's (fa.attention_grad), a math op
+/// outside isGpuRegionMath, a captured integer of a width the kernel ABI
+/// has no buffer for. Emits and fails.
+static LogicalResult checkGpuVariants(Operation *root, StringRef pass) {
+  auto checkRegion = [&](Operation *owner, Region &region,
+                         StringRef name) -> LogicalResult {
+    if (region.empty())
+      return success();
+    for (Type type : region.front().getArgumentTypes()) {
+      auto integer = dyn_cast<IntegerType>(getElementTypeOrSelf(type));
+      if (integer && !llvm::is_contained({1u, 8u, 16u, 32u, 64u},
+                                         integer.getWidth()))
+        return owner->emitError()
+               << pass << ": a GPU kernel takes captured integers of 1, 8, "
+               << "16, 32 or 64 bits, not " << type;
+    }
+    for (Operation &op : region.front().without_terminator())
+      if (isa<math::MathDialect>(op.getDialect()) && !isGpuRegionMath(op))
+        return owner->emitError()
+               << pass << ": " << name << ": '" << op.getName()
+               << "' on " << op.getResult(0).getType()
+               << " is not compiled for the GPU (f32 math.exp, exp2, log, "
+                  "log2, tanh, sin, cos, absf, sqrt, rsqrt, fma, floor, "
+                  "ceil, trunc; the CPU takes every math op)";
+    return success();
+  };
+  WalkResult result = root->walk([&](Operation *op) {
     if (auto bwd = dyn_cast<AttentionGradOp>(op))
-      withRegion = !bwd.getScoreMod().empty() || !bwd.getMaskMod().empty();
-    if (!withRegion)
+      if (!bwd.getScoreMod().empty() || !bwd.getMaskMod().empty()) {
+        op->emitError() << pass
+                        << ": the GPU backward does not take score_mod or "
+                           "mask_mod regions yet; the CPU's does (fa-to-cpu)";
+        return WalkResult::interrupt();
+      }
+    Region *score = nullptr, *mask = nullptr;
+    if (auto fwd = dyn_cast<AttentionOp>(op)) {
+      score = &fwd.getScoreMod();
+      mask = &fwd.getMaskMod();
+    } else if (auto tile = dyn_cast<ScoreModOp>(op)) {
+      score = &tile.getBody();
+    } else if (auto tile = dyn_cast<MaskModOp>(op)) {
+      mask = &tile.getBody();
+    } else {
       return WalkResult::advance();
-    found = op;
-    return WalkResult::interrupt();
+    }
+    if ((score && failed(checkRegion(op, *score, "score_mod"))) ||
+        (mask && failed(checkRegion(op, *mask, "mask_mod"))))
+      return WalkResult::interrupt();
+    return WalkResult::skip();
   });
-  return found;
+  return failure(result.wasInterrupted());
 }
 
 LogicalResult mlir::fa::checkPipelineInput(Operation *root,
                                            const PipelineInput &input) {
   if (failed(checkLevel(root, input)))
     return failure();
-  if (Operation *variant = input.gpu ? findVariantRegion(root) : nullptr)
-    return variant->emitError()
-           << input.name
-           << ": score_mod and mask_mod regions are compiled for the CPU "
-              "only (fa-to-cpu); the GPU lowering does not take them";
+  if (input.gpu && failed(checkGpuVariants(root, input.name)))
+    return failure();
   // Kernel names: the GPU's entries append a backward's step suffixes.
   // On the GPU path every symbol already in a gpu.module becomes a PTX
   // symbol too.

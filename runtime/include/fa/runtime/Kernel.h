@@ -9,6 +9,7 @@
 
 #include "fa/runtime/Cuda.h"
 #include "fa/runtime/KernelAbi.h"
+#include "fa/runtime/Variant.h"
 #include "fa/runtime/Spec.h"
 
 #include <memory>
@@ -40,6 +41,10 @@ struct Manifest : KernelInfo {
   /// as in manifests older than the persistent kernels).
   abi::TileScheduler scheduler = abi::TileScheduler::PerBlock;
   ParamList params;
+  /// A kernel compiled from score_mod / mask_mod regions: its captures
+  /// (the trailing parameters, KernelAbi.h's captureParams) and the
+  /// regions as written ("variant"; empty for a spec's kernel).
+  Variant variant;
 
   /// Reads and checks a manifest (its numbers integers in range, each
   /// parameter of the ABI table's type, its PTX file readable); false with

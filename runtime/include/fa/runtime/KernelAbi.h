@@ -16,6 +16,7 @@
 #define FA_RUNTIME_KERNELABI_H
 
 #include "fa/runtime/Cuda.h"
+#include "fa/runtime/Variant.h"
 
 #include <cstdint>
 #include <string>
@@ -42,6 +43,17 @@ struct ForwardArgs {
   /// one factor per tensor, {Hkv, 1} for [B, Hkv] (per head).
   cuda::CUdeviceptr qDescale = 0, kDescale = 0, vDescale = 0;
   int64_t descaleStride[2] = {0, 0}; ///< batch, KV head
+  /// A variant kernel's captured values, in the order of its manifest's
+  /// "variant" captures: a tensor's device buffer (row-major, contiguous)
+  /// and its extents, or a scalar's value (an integer's, or a float's as
+  /// a double).
+  struct Capture {
+    cuda::CUdeviceptr data = 0;
+    std::vector<int64_t> extents;
+    int64_t integer = 0;
+    double real = 0.0;
+  };
+  std::vector<Capture> captures;
 };
 
 /// One backward launch: the forward's tensors and sizes (Q, K, V, O and the
@@ -121,6 +133,10 @@ enum class ParamType {
   F32Buffer,     ///< memref<?xf32> (LSE, ALiBi slopes)
   I32Buffer,     ///< memref<?xi32> (the backward's dQ semaphores)
   Int64,         ///< i64 (sizes and strides, in elements)
+  F32,           ///< f32 (a captured float scalar)
+  /// memref<?xT>, T the captured tensor's element (Param::element; an
+  /// index tensor is i64): a variant kernel's captured tensor.
+  CaptureBuffer,
   /// A CUtensorMap (128 bytes, 64-byte aligned) passed by value as a
   /// grid-constant parameter: a TMA map of Q, K, V, O, dO or dq_acc
   /// (tensorMapOf).
@@ -139,17 +155,28 @@ enum class ParamUse {
 };
 
 struct Param {
-  const char *name;
+  std::string name;
   ParamType type;
   ParamUse use;
+  std::string element = ""; ///< CaptureBuffer's element type
 };
+
+/// A variant kernel's trailing parameters, one group per captured value:
+/// `capture<i>` (the tensor's buffer, or the scalar: f32 for a float, i64
+/// for an integer or index) then `capture<i>_extent<d>` (i64) for each
+/// dynamic extent of a tensor. The kernel clamps its reads to the extents.
+std::vector<Param> captureParams(const std::vector<CaptureType> &captures);
+/// Whether `name` is a capture parameter: its capture and, for an extent,
+/// its dimension (-1 for the value itself).
+bool captureParamOf(const std::string &name, int &capture, int &dimension);
 
 /// The forward kernel's parameters, in launch order. Tensor maps come
 /// first, so that their positions survive the expansion of memrefs into
 /// launch words (the compiler marks them grid-constant by position).
 std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false,
                                        bool descale = false,
-                                       bool outputTensorMap = false);
+                                       bool outputTensorMap = false,
+                                       const std::vector<CaptureType> &captures = {});
 
 /// The element type of a kernel's output (O) for its input element type,
 /// both as the manifest names them: bf16 for "f8e4m3fn" (FlashAttention-3's
@@ -204,16 +231,22 @@ bool tileSchedulerOf(const std::string &name, TileScheduler &scheduler);
 /// The manifest's type string of a parameter ("memref<?xbf16>", "i64")
 /// of a kernel whose element type the manifest names `elementType`.
 std::string paramTypeName(ParamType type, const std::string &elementType);
+/// The same for a parameter of the table (a capture's own element).
+std::string paramTypeName(const Param &param, const std::string &elementType);
 
 /// The value of parameter `name` for one launch: a device pointer (buffers)
 /// or an integer. False if the runtime does not know the name.
 bool forwardParamValue(const ForwardArgs &args, const std::string &name,
                        int64_t &value);
 /// The same in two steps, for launches: the row of `name` in the forward's
-/// table (-1 if unknown), found once per kernel, then its value per launch
-/// without comparing names.
+/// table (-1 if unknown; capture parameters have rows past the table's),
+/// found once per kernel, then its value per launch without comparing
+/// names. A scalar capture's value is Capture::integer (a float's as
+/// f32Bits, which Kernel::forward puts there).
 int forwardParamRow(const std::string &name);
 int64_t forwardParamValueAt(int row, const ForwardArgs &args);
+/// `value` rounded to f32, its bits in the low word (an f32 launch word).
+int64_t f32Bits(double value);
 /// The same for a backward kernel (`headDim` places dq_acc's strides).
 bool backwardParamValue(const BackwardArgs &args, int64_t headDim,
                         const std::string &name, int64_t &value);

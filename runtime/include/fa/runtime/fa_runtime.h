@@ -59,6 +59,27 @@ int fa_kernel_forward(const fa_kernel *kernel, const fa_forward_args *args,
                       void *stream);
 void fa_kernel_free(fa_kernel *kernel);
 
+/* A captured value of a variant kernel (one compiled from score_mod /
+ * mask_mod regions; its manifest's "variant" lists the captures' types):
+ * a tensor as a contiguous row-major device buffer `data` with `rank`
+ * `extents` (those its type fixes must match), or a scalar (`data` NULL,
+ * rank 0) as `real` (a float capture) or `integer`. */
+typedef struct fa_capture {
+  const void *data;
+  const int64_t *extents;
+  int64_t rank;
+  double real;
+  int64_t integer;
+} fa_capture;
+/* How many captured values the kernel takes (0: not a variant kernel). */
+int64_t fa_kernel_num_captures(const fa_kernel *kernel);
+/* fa_kernel_forward with the kernel's `num_captures` captured values, in
+ * the manifest's order: new values never recompile. 0 on success. */
+int fa_kernel_forward_captures(const fa_kernel *kernel,
+                               const fa_forward_args *args,
+                               const fa_capture *captures,
+                               int64_t num_captures, void *stream);
+
 /* Facts from the manifest. */
 int64_t fa_kernel_head_dim(const fa_kernel *kernel);
 int64_t fa_kernel_value_dim(const fa_kernel *kernel);

@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Region.h"
+#include "mlir/Support/LLVM.h"
 
 namespace mlir {
 namespace fa {
@@ -34,6 +35,7 @@ bool isCapturableType(Type type);
 
 /// Checks the captured operands' types; emits on `op` and fails otherwise.
 LogicalResult verifyCaptures(Operation *op, ValueRange captures);
+LogicalResult verifyCaptureTypes(Operation *op, TypeRange types);
 
 /// Checks `region` against the contract for `kind` with `captureTypes` as
 /// its trailing arguments. An empty region is accepted when `optional`.
@@ -52,12 +54,26 @@ using CaptureReadBuilder = function_ref<Value(
 Value buildClampedExtract(OpBuilder &b, Location loc, Value tensor,
                           ValueRange indices);
 
+/// Lowers one op of a region (its operands already mapped) where a target
+/// cannot take it as is; null to clone it unchanged.
+using ModOpLowering =
+    function_ref<Value(OpBuilder &b, Operation &op, ValueRange operands)>;
+
 /// Clones the body of a verified `region` at the builder's insertion point,
 /// its arguments bound to `leading` then `captures` (the values the
 /// lowering holds for the captured operands), and returns the value its
-/// fa.yield yields. tensor.extract ops become `readCapture`'s reads.
+/// fa.yield yields. tensor.extract ops become `readCapture`'s reads;
+/// `lowerOp`, if given, may replace any other op.
 Value inlineModRegion(OpBuilder &b, Region &region, ValueRange leading,
-                      ValueRange captures, CaptureReadBuilder readCapture);
+                      ValueRange captures, CaptureReadBuilder readCapture,
+                      ModOpLowering lowerOp = nullptr);
+
+/// The types a tile op's region sees for its `captures`: each operand's
+/// own, except that a GPU kernel's buffer (a memref of the captured
+/// tensor's shape, with i64 elements for index ones) stands for the tensor
+/// its region argument names. Emits on `op` and fails for anything else.
+FailureOr<SmallVector<Type>> tileCaptureTypes(Operation *op, ValueRange captures,
+                                              Region &region, ModKind kind);
 
 } // namespace fa
 } // namespace mlir
