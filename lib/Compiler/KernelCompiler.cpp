@@ -610,6 +610,34 @@ std::vector<StandardKernel> mlir::fa::standardSet(const std::string &target) {
   return kernels;
 }
 
+/// Makes `func` return `attention`'s LSE where it returns only O: every
+/// forward kernel writes the LSE its ABI passes (a backward or a caller
+/// combining partial results reads it), whatever the function returns.
+static void returnLse(AttentionOp attention, func::FuncOp func) {
+  if (attention.getLse())
+    return;
+  OpBuilder b(attention);
+  RankedTensorType query = attention.getQuery().getType();
+  OperationState state(attention.getLoc(), attention->getName());
+  state.addOperands(attention->getOperands());
+  state.addAttributes(attention->getAttrs());
+  state.addTypes({attention.getOutput().getType(),
+                  RankedTensorType::get({query.getDimSize(0), query.getDimSize(1),
+                                         query.getDimSize(2)},
+                                        b.getF32Type())});
+  for (Region &region : attention->getRegions())
+    state.addRegion()->takeBody(region);
+  Operation *withLse = b.create(state);
+  attention.getOutput().replaceAllUsesWith(withLse->getResult(0));
+  attention.erase();
+  for (Block &block : func.getBody())
+    if (auto ret = dyn_cast<func::ReturnOp>(block.getTerminator()))
+      ret->insertOperands(ret->getNumOperands(), withLse->getResult(1));
+  Operation *terminator = func.getBody().back().getTerminator();
+  func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                 terminator->getOperandTypes()));
+}
+
 bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
                                     const std::string &target,
                                     CompiledKernel &out, std::string &error,
@@ -696,6 +724,7 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     return false;
   badInput = false;
   out.name = func.getSymName().str();
+  returnLse(op, func);
   if (!lowerToPTX(context, module, target, spec.blockM, spec.blockN, out.ptx,
                   error, /*sharedMemoryBudgetKB=*/0))
     return false;
