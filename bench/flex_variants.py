@@ -78,7 +78,7 @@ def main():
     torch._dynamo.config.cache_size_limit = 256
     torch._dynamo.config.accumulated_cache_size_limit = 4096
     compiled = torch.compile(flex_attention, dynamic=False)
-    print(f"device: {torch.cuda.get_device_name()}  bf16 D={D} B={B} H={H}; ms, forward")
+    print(f"device: {torch.cuda.get_device_name()}  kernels: {kernel_dir}  bf16 D={D} B={B} H={H}; ms, forward")
     print("| variant | N | region | built-in | FlexAttention | SDPA cuDNN | region / built-in "
           "| Flex / region | rel. diff to Flex |")
     print("|---|---|---|---|---|---|---|---|---|")

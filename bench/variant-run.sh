@@ -5,7 +5,7 @@
 # (fa-run --verify; the no-regions control must fail), then times each
 # beside the built-in kernel of the same meaning, FlexAttention and SDPA's
 # cuDNN in one process (bench/flex_variants.py).
-# Usage: bash bench/variant-run.sh [--no-bench]
+# Usage: [FA_BENCH_CHIPS="sm_90a sm_80"] bash bench/variant-run.sh [--no-bench]
 set -u
 cd "$(dirname "$0")/.."
 echo "== revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -27,7 +27,7 @@ for chip in sm_90a sm_80; do
       [ $code -eq 0 ] || { fails=$((fails + 1)); echo "$line" | tail -8; }
     done
     line=$($FA_RUN --device cuda --kernel "$manifest" --b 1 --hq 16 --hkv 16 \
-      --m 1000 --n 1000 --seed 4 --verify --negative-control no-regions 2>&1)
+      --m 3000 --n 3000 --seed 4 --verify --negative-control no-regions 2>&1)
     code=$?
     echo "$chip $name no-regions (must FAIL): exit $code $(echo "$line" | tail -1)"
     [ $code -eq 1 ] || fails=$((fails + 1))
@@ -35,5 +35,7 @@ for chip in sm_90a sm_80; do
 done
 echo "== verification: $fails unexpected results"
 [ "${1:-}" = "--no-bench" ] && exit $fails
-python3 bench/flex_variants.py build-gpu/runtime/libfa_runtime.so bench/variant-kernels/sm_90a 4096,16384
+for chip in ${FA_BENCH_CHIPS:-sm_90a}; do
+  python3 bench/flex_variants.py build-gpu/runtime/libfa_runtime.so bench/variant-kernels/$chip 4096,16384
+done
 exit $fails

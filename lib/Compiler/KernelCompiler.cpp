@@ -683,8 +683,15 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     schedule = scheduleOverridesOf(tile.getSchedule());
   } else if (std::unique_ptr<AttentionGPUStrategy> strategy =
                  createAttentionStrategy(target)) {
-    // Without a #fa.tile: the chip's tuned tile, as for a spec.
+    // Without a #fa.tile: the chip's tuned tile, as for a spec, within the
+    // static sequence lengths (fa-tile's rule, below), then its pipeline.
     applyTunedTile(spec, target);
+    for (auto [block, length] :
+         {std::pair<int64_t *, int64_t>{&spec.blockM,
+                                        op.getQuery().getType().getDimSize(2)},
+          {&spec.blockN, op.getKey().getType().getDimSize(2)}})
+      if (!ShapedType::isDynamic(length))
+        *block = clampBlockToSequence(*block, length);
     AttentionGPUStrategy::Pipeline pipeline = strategy->forwardPipeline(
         spec.blockM, spec.blockN, spec.headDim, spec.valueDim,
         spec.dtype == ::fa::ElementType::F8E4M3FN);

@@ -80,8 +80,8 @@ const char *kUsage =
     "      arguments after Q, K, V are their captures, drawn fresh (floats\n"
     "      in [-1, 1], integers in {0..3}), and the reference evaluates the\n"
     "      regions in float64; --bwd works too. Negative controls (must\n"
-    "      FAIL): no-regions (regions compiled as the identity) and, with\n"
-    "      --bwd, no-score-mod-grad (its derivative taken as 1).\n"
+    "      FAIL): no-regions (the regions as the identity; cuda: the\n"
+    "      reference without them), no-score-mod-grad (--bwd; d = 1).\n"
     "--version: fa-mlir's version (and the generator's, with the compiler)\n"
     "exit: 0 pass, 1 mismatch, 2 bad input, 77 no GPU\n";
 

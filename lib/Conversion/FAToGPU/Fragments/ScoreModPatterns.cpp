@@ -287,6 +287,13 @@ Value lowerRegionMath(OpBuilder &b, Operation &op, ValueRange x) {
         return arith::MulFOp::create(b, loc, fastLog2(b, loc, x[0]), f32(M_LN2));
       })
       .Case([&](math::Log2Op) { return fastLog2(b, loc, x[0]); })
+      // div.full.f32 (2 ulp): the IEEE division is a dozen instructions
+      // and a branch per score; the kernel's exponent is approximate anyway.
+      .Case([&](arith::DivFOp div) -> Value {
+        if (!div.getType().isF32())
+          return Value();
+        return nvvm("llvm.nvvm.div.full");
+      })
       .Case([&](math::TanhOp) {
         return LLVM::TanhOp::create(b, loc, x[0], LLVM::FastmathFlags::afn);
       })

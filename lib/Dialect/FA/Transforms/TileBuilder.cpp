@@ -26,12 +26,22 @@ FailureOr<AttentionShape> AttentionShape::get(Operation *op, Value query,
   auto k = cast<RankedTensorType>(key.getType());
   auto v = cast<RankedTensorType>(value.getType());
   // Every tensor of the op, not Q, K and V alone: the tiles of O, dO and
-  // LSE are cut at the sizes Q, K and V give.
+  // LSE are cut at the sizes Q, K and V give. Captured tensors are read
+  // whole, at any size.
   auto isStatic = [](Type type) {
     auto shaped = dyn_cast<ShapedType>(type);
     return !shaped || shaped.hasStaticShape();
   };
-  if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
+  ValueRange captures;
+  if (auto fwd = dyn_cast<AttentionOp>(op))
+    captures = fwd.getCaptures();
+  else if (auto bwd = dyn_cast<AttentionGradOp>(op))
+    captures = bwd.getCaptures();
+  auto isStaticOperand = [&](OpOperand &operand) {
+    return llvm::is_contained(captures, operand.get()) ||
+           isStatic(operand.get().getType());
+  };
+  if (!llvm::all_of(op->getOpOperands(), isStaticOperand) ||
       !llvm::all_of(op->getResultTypes(), isStatic))
     return op->emitOpError(
         "needs static shapes to be tiled; specialise the problem size first");
