@@ -165,6 +165,8 @@ AttentionKernelConfig mlir::fa::configOf(FusedAttention a) {
                                           a.kvLoop.getBody(),
                                           readsAlibiSlopes(a.headInputs));
   c.captures = llvm::to_vector(ValueRange(a.captures).getTypes());
+  for (auto maskMod : a.kvLoop.getBody()->getOps<MaskModOp>())
+    c.keyBand = analyzeMaskModKeyBand(maskMod.getBody());
   readNestTiling(a.kvLoop, c);
   return c;
 }

@@ -384,6 +384,12 @@ GridCoords::visibleKeyBlocks(OpBuilder &b, Location loc,
       b, loc, cst(c.blockM), arith::SubIOp::create(b, loc, queryLen, queryStart));
   auto [begin, end] = buildVisibleKeyRange(b, loc, c.mask, queryStart, rows,
                                            queryLen, keyLen, c.blockN);
+  if (c.keyBand.bounded()) {
+    auto [bandBegin, bandEnd] = buildBandKeyRange(b, loc, c.keyBand, queryStart,
+                                                  rows, keyLen, c.blockN);
+    begin = arith::MaxSIOp::create(b, loc, begin, bandBegin);
+    end = arith::MinSIOp::create(b, loc, end, bandEnd);
+  }
   Value span = arith::MaxSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, end, begin), cst(0));
   Value blocks = arith::DivUIOp::create(

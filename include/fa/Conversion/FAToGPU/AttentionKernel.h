@@ -27,6 +27,7 @@
 #include "fa/Conversion/FAToGPU/FragmentPatterns.h"
 #include "fa/Conversion/FAToGPU/Tuning.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -106,6 +107,9 @@ struct AttentionKernelConfig {
   /// The score_mod / mask_mod captures' types (FusedAttention::captures):
   /// the kernel takes one parameter group per capture.
   SmallVector<Type> captures;
+  /// The keys the mask_mod lets a query see (MaskUtils' interval analysis
+  /// of the region): the KV loop visits only those, on top of `mask`'s.
+  MaskModKeyBand keyBand;
   /// Backward: dQ added in a fixed order when the launch asks (KernelAbi.h's
   /// "deterministic"); without it the kernel has no ordering code at all,
   /// which would slow the default path.

@@ -7,6 +7,9 @@
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -122,6 +125,125 @@ mlir::fa::buildVisibleKeyRange(OpBuilder &b, Location loc, MaskAttr mask,
     break;
   }
   return {begin, end};
+}
+
+namespace {
+/// a·kv_idx + b·q_idx + c, with `nonNegative` when every term is a
+/// position or a constant >= 0 added up (so unsigned order is signed order).
+struct PositionForm {
+  int64_t kv = 0, q = 0, c = 0;
+  bool nonNegative = true;
+};
+
+std::optional<PositionForm> positionFormOf(Value value, Block &body) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    // mask_mod's arguments: (b, h, q_idx, kv_idx, captured...).
+    if (arg.getOwner() != &body || (arg.getArgNumber() != 2 && arg.getArgNumber() != 3))
+      return std::nullopt;
+    PositionForm f;
+    (arg.getArgNumber() == 2 ? f.q : f.kv) = 1;
+    return f;
+  }
+  Operation *def = value.getDefiningOp();
+  IntegerAttr constant;
+  if (def && matchPattern(value, m_Constant(&constant))) {
+    PositionForm f;
+    f.c = constant.getValue().getSExtValue();
+    f.nonNegative = f.c >= 0;
+    return f;
+  }
+  if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def))
+    return std::nullopt;
+  auto lhs = positionFormOf(def->getOperand(0), body);
+  auto rhs = positionFormOf(def->getOperand(1), body);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  int64_t sign = isa<arith::AddIOp>(def) ? 1 : -1;
+  PositionForm f{lhs->kv + sign * rhs->kv, lhs->q + sign * rhs->q,
+                 lhs->c + sign * rhs->c,
+                 isa<arith::AddIOp>(def) && lhs->nonNegative && rhs->nonNegative};
+  if (std::abs(f.kv) > 1 || std::abs(f.q) > 1 || std::abs(f.c) > (int64_t(1) << 40))
+    return std::nullopt;
+  return f;
+}
+
+/// Adds `e <= 0` (e = a·kv + b·q + c) to the band where it bounds kv.
+void addConstraint(MaskModKeyBand &band, PositionForm e) {
+  auto tighten = [](std::optional<int64_t> &bound, int64_t value, bool upper) {
+    bound = !bound ? value : upper ? std::min(*bound, value) : std::max(*bound, value);
+  };
+  if (e.kv == 1 && e.q == -1)
+    tighten(band.fromQueryUpper, -e.c, true); // kv <= q - c
+  else if (e.kv == -1 && e.q == 1)
+    tighten(band.fromQueryLower, e.c, false); // kv >= q + c
+  else if (e.kv == 1 && e.q == 0)
+    tighten(band.upper, -e.c, true);
+  else if (e.kv == -1 && e.q == 0)
+    tighten(band.lower, e.c, false);
+}
+
+void collectConjuncts(Value value, Block &body, MaskModKeyBand &band) {
+  Operation *def = value.getDefiningOp();
+  if (auto both = dyn_cast_or_null<arith::AndIOp>(def)) {
+    collectConjuncts(both.getLhs(), body, band);
+    collectConjuncts(both.getRhs(), body, band);
+    return;
+  }
+  auto cmp = dyn_cast_or_null<arith::CmpIOp>(def);
+  if (!cmp)
+    return;
+  auto lhs = positionFormOf(cmp.getLhs(), body);
+  auto rhs = positionFormOf(cmp.getRhs(), body);
+  if (!lhs || !rhs)
+    return;
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  bool isUnsigned = pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
+  if (isUnsigned && !(lhs->nonNegative && rhs->nonNegative))
+    return;
+  PositionForm d{lhs->kv - rhs->kv, lhs->q - rhs->q, lhs->c - rhs->c, false};
+  PositionForm negated{-d.kv, -d.q, -d.c, false};
+  auto minusOne = [](PositionForm f) { return PositionForm{f.kv, f.q, f.c + 1, false}; };
+  switch (pred) {
+  case P::slt: case P::ult: addConstraint(band, minusOne(d)); break;       // d <= -1
+  case P::sle: case P::ule: addConstraint(band, d); break;
+  case P::sgt: case P::ugt: addConstraint(band, minusOne(negated)); break; // -d <= -1
+  case P::sge: case P::uge: addConstraint(band, negated); break;
+  case P::eq: addConstraint(band, d); addConstraint(band, negated); break;
+  case P::ne: break;
+  }
+}
+} // namespace
+
+MaskModKeyBand mlir::fa::analyzeMaskModKeyBand(Region &maskMod) {
+  MaskModKeyBand band;
+  if (maskMod.empty())
+    return band;
+  Block &body = maskMod.front();
+  collectConjuncts(body.getTerminator()->getOperand(0), body, band);
+  return band;
+}
+
+std::pair<Value, Value>
+mlir::fa::buildBandKeyRange(OpBuilder &b, Location loc,
+                            const MaskModKeyBand &band, Value q0, Value rows,
+                            Value keyLen, int64_t blockN) {
+  IndexMath m{b, loc};
+  Value zero = m.constant(0);
+  Value lastQuery = m.sub(m.add(q0, rows), m.constant(1));
+  Value first = zero, end = keyLen;
+  if (band.lower)
+    first = m.max(first, m.constant(*band.lower));
+  if (band.fromQueryLower)
+    first = m.max(first, m.add(q0, m.constant(*band.fromQueryLower)));
+  if (band.upper)
+    end = m.min(end, m.constant(*band.upper + 1));
+  if (band.fromQueryUpper)
+    end = m.min(end, m.add(lastQuery, m.constant(*band.fromQueryUpper + 1)));
+  first = m.min(first, keyLen);
+  Value blocks = arith::DivUIOp::create(b, loc, first, m.constant(blockN));
+  Value begin = arith::MulIOp::create(b, loc, blocks, m.constant(blockN));
+  return {begin, m.max(end, zero)};
 }
 
 std::pair<Value, Value>

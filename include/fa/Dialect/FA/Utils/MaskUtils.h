@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <optional>
 #include <utility>
 
 namespace mlir {
@@ -40,6 +41,31 @@ std::pair<Value, Value> buildVisibleKeyRange(OpBuilder &b, Location loc,
                                              MaskAttr mask, Value q0,
                                              Value rows, Value queryLen,
                                              Value keyLen, int64_t blockN);
+
+/// The keys a mask_mod region lets a query see, where the compiler can read
+/// them off the region: every visible (q_idx, kv_idx) has
+/// q_idx + fromQueryLower <= kv_idx <= q_idx + fromQueryUpper and
+/// lower <= kv_idx <= upper, each bound where stated. The region's yield is
+/// read as a conjunction (arith.andi) of comparisons (arith.cmpi) between
+/// kv_idx, q_idx and constants; any other conjunct only hides more keys and
+/// is left out, so the bounds hold for every region (none: the region is
+/// not bounded that way). Interval analysis, no evaluation.
+struct MaskModKeyBand {
+  std::optional<int64_t> fromQueryLower, fromQueryUpper, lower, upper;
+  bool bounded() const {
+    return fromQueryLower || fromQueryUpper || lower || upper;
+  }
+};
+MaskModKeyBand analyzeMaskModKeyBand(Region &maskMod);
+
+/// [begin, end): the keys that queries [q0, q0 + rows) can see under
+/// `band` (the region sees q0 + rows - 1 < queryLen), `begin` rounded down
+/// to a multiple of `blockN`, both in [0, keyLen] (end may be below begin:
+/// no key). Index values.
+std::pair<Value, Value> buildBandKeyRange(OpBuilder &b, Location loc,
+                                          const MaskModKeyBand &band, Value q0,
+                                          Value rows, Value keyLen,
+                                          int64_t blockN);
 
 /// The transpose of buildVisibleKeyRange, for the backward's KV-outer
 /// loop: [begin, end), the queries that see some key of [k0, k0 + cols),
