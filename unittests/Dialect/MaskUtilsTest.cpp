@@ -16,12 +16,16 @@
 #include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -65,6 +69,8 @@ private:
         .Case([&](arith::SubIOp) { return lhs() - rhs(); })
         .Case([&](arith::AndIOp) { return lhs() & rhs(); })
         .Case([&](arith::OrIOp) { return lhs() | rhs(); })
+        .Case([&](arith::MulIOp) { return lhs() * rhs(); })
+        .Case([&](arith::DivUIOp) { return lhs() / rhs(); })
         .Case([&](arith::MinSIOp) { return std::min(lhs(), rhs()); })
         .Case([&](arith::MaxSIOp) { return std::max(lhs(), rhs()); })
         .Case([&](arith::SelectOp) {
@@ -80,6 +86,11 @@ private:
           case P::sge: return x >= y;
           case P::eq: return x == y;
           case P::ne: return x != y;
+          // The regions' positions are never negative.
+          case P::ult: return x < y;
+          case P::ule: return x <= y;
+          case P::ugt: return x > y;
+          case P::uge: return x >= y;
           default: break;
           }
           ADD_FAILURE() << "unexpected predicate";
@@ -206,6 +217,94 @@ TEST_F(MaskUtilsTest, UnmaskedQueryRangeIsExactlyTheBlocksWithoutAMask) {
           }
         }
     block.clear();
+  }
+}
+
+
+/// A mask_mod's key band (analyzeMaskModKeyBand) bounds the region: every
+/// key the region shows a row lies in the row block's band range
+/// (buildBandKeyRange), and where the band is exact, every pair of a tile
+/// it does not cut (buildTileLeavesBand) is visible.
+TEST_F(MaskUtilsTest, MaskModBandBoundsTheRegion) {
+  context.loadDialect<tensor::TensorDialect, math::MathDialect>();
+  struct Case {
+    const char *body;
+    bool bounded, exact;
+  };
+  Case cases[] = {
+      {"%c = arith.cmpi ule, %j, %i : index\n fa.yield %c : i1", true, true},
+      {"%c3 = arith.constant 3 : index\n %r = arith.addi %j, %c3 : index\n"
+       " %a = arith.cmpi ule, %i, %r : index\n %z = arith.cmpi sle, %j, %i : index\n"
+       " %c = arith.andi %a, %z : i1\n fa.yield %c : i1", true, true},
+      {"%c5 = arith.constant 5 : index\n %p = arith.cmpi ult, %j, %c5 : index\n"
+       " %z = arith.cmpi ule, %j, %i : index\n %c = arith.ori %p, %z : i1\n"
+       " fa.yield %c : i1", false, false},
+      {"%same = arith.cmpi eq, %b, %h : index\n %z = arith.cmpi ule, %j, %i : index\n"
+       " %c = arith.andi %same, %z : i1\n fa.yield %c : i1", true, false},
+      {"%c2 = arith.constant 2 : index\n %d = arith.subi %i, %j : index\n"
+       " %a = arith.cmpi ule, %d, %c2 : index\n fa.yield %a : i1", false, false},
+      {"%c4 = arith.constant 4 : index\n %c9 = arith.constant 9 : index\n"
+       " %lo = arith.cmpi sge, %j, %c4 : index\n %hi = arith.cmpi slt, %j, %c9 : index\n"
+       " %c = arith.andi %lo, %hi : i1\n fa.yield %c : i1", true, true},
+  };
+  for (const Case &c : cases) {
+    std::string text =
+        "func.func @f(%q: tensor<1x1x8x8xf16>) -> tensor<1x1x8x8xf16> {\n"
+        "  %o = fa.attention %q, %q, %q mask_mod {\n"
+        "  ^bb0(%b: index, %h: index, %i: index, %j: index):\n  " +
+        std::string(c.body) +
+        "\n  } : (tensor<1x1x8x8xf16>, tensor<1x1x8x8xf16>, tensor<1x1x8x8xf16>)"
+        " -> tensor<1x1x8x8xf16>\n  return %o : tensor<1x1x8x8xf16>\n}\n";
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module) << text;
+    AttentionOp attention;
+    module->walk([&](AttentionOp op) { attention = op; });
+    Region &region = attention.getMaskMod();
+    MaskModKeyBand band = analyzeMaskModKeyBand(region);
+    EXPECT_EQ(band.bounded(), c.bounded) << c.body;
+    EXPECT_EQ(band.exact, c.exact) << c.body;
+    Block &body = region.front();
+    Value visible = body.getTerminator()->getOperand(0);
+    Evaluator region_(body);
+    // The band's range and cut, over (q0, k0, rows, keyLen).
+    OpBuilder b(&context);
+    auto func = func::FuncOp::create(b, b.getUnknownLoc(), "band",
+                                     b.getFunctionType({}, {}));
+    Block &block = *func.addEntryBlock();
+    for (int i = 0; i < 4; ++i)
+      block.addArgument(b.getIndexType(), b.getUnknownLoc());
+    b.setInsertionPointToEnd(&block);
+    auto arg = [&](int i) { return block.getArgument(i); };
+    constexpr int64_t blockM = 4, blockN = 4;
+    auto [begin, end] = buildBandKeyRange(b, b.getUnknownLoc(), band, arg(0),
+                                          arg(2), arg(3), blockN);
+    Value leaves = buildTileLeavesBand(b, b.getUnknownLoc(), band, arg(0),
+                                       arg(1), blockM, blockN);
+    Evaluator eval(block);
+    for (int64_t M : {1, 5, 11})
+      for (int64_t N : {1, 6, 13})
+        for (int64_t q0 = 0; q0 < M; q0 += blockM) {
+          int64_t rows = std::min(blockM, M - q0);
+          int64_t first = eval(begin, {q0, 0, rows, N});
+          int64_t last = eval(end, {q0, 0, rows, N});
+          EXPECT_EQ(first % blockN, 0);
+          for (int64_t i = q0; i < q0 + rows; ++i)
+            for (int64_t j = 0; j < N; ++j)
+              if (region_(visible, {0, 0, i, j}))
+                EXPECT_TRUE(first <= j && j < last)
+                    << c.body << " M=" << M << " N=" << N << " i=" << i << " j=" << j;
+          if (!band.exact)
+            continue;
+          for (int64_t k0 = 0; k0 < N; k0 += blockN) {
+            if (eval(leaves, {q0, k0, rows, N}))
+              continue;
+            for (int64_t i = q0; i < q0 + blockM; ++i)
+              for (int64_t j = k0; j < k0 + blockN; ++j)
+                EXPECT_TRUE(region_(visible, {0, 0, i, j}))
+                    << c.body << " tile (" << q0 << ", " << k0 << ") i=" << i << " j=" << j;
+          }
+        }
+    func->erase();
   }
 }
 

@@ -336,6 +336,23 @@ struct VariantLowering : OpConversionPattern<VariantOp> {
     auto f32 = [&](double v) {
       return arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(v));
     };
+    // A mask_mod that is exactly a band (MaskUtils' analysis) leaves a tile
+    // inside the band as it is: the region is evaluated per element only
+    // on the tiles the band cuts.
+    MaskModKeyBand band;
+    if constexpr (!isScore)
+      band = analyzeMaskModKeyBand(op.getBody());
+    scf::IfOp cut;
+    if (band.exact && band.bounded()) {
+      Value leaves = buildTileLeavesBand(
+          rewriter, loc, band, adaptor.getQueryOffset(), adaptor.getKeyOffset(),
+          type.getDimSize(0), type.getDimSize(1));
+      cut = scf::IfOp::create(rewriter, loc, adaptor.getScores().getType(),
+                              leaves, /*withElseRegion=*/true);
+      OpBuilder otherwise = OpBuilder::atBlockBegin(cut.elseBlock());
+      scf::YieldOp::create(otherwise, loc, adaptor.getScores());
+      rewriter.setInsertionPointToStart(cut.thenBlock());
+    }
     for (auto [i, s] : llvm::enumerate(values)) {
       SmallVector<Value> leading;
       if constexpr (isScore)
@@ -353,8 +370,13 @@ struct VariantLowering : OpConversionPattern<VariantOp> {
       else
         s = arith::SelectOp::create(rewriter, loc, result, s, inf);
     }
-    rewriter.replaceOp(op, packVector(rewriter, loc, adaptor.getScores().getType(),
-                                      values));
+    Value packed = packVector(rewriter, loc, adaptor.getScores().getType(), values);
+    if (cut) {
+      scf::YieldOp::create(rewriter, loc, packed);
+      rewriter.setInsertionPointAfter(cut);
+      packed = cut.getResult(0);
+    }
+    rewriter.replaceOp(op, packed);
     return success();
   }
 };

@@ -167,8 +167,9 @@ std::optional<PositionForm> positionFormOf(Value value, Block &body) {
   return f;
 }
 
-/// Adds `e <= 0` (e = a·kv + b·q + c) to the band where it bounds kv.
-void addConstraint(MaskModKeyBand &band, PositionForm e) {
+/// Adds `e <= 0` (e = a·kv + b·q + c) to the band where it bounds kv;
+/// false where it does not (the band then says less than the region).
+bool addConstraint(MaskModKeyBand &band, PositionForm e) {
   auto tighten = [](std::optional<int64_t> &bound, int64_t value, bool upper) {
     bound = !bound ? value : upper ? std::min(*bound, value) : std::max(*bound, value);
   };
@@ -180,38 +181,46 @@ void addConstraint(MaskModKeyBand &band, PositionForm e) {
     tighten(band.upper, -e.c, true);
   else if (e.kv == -1 && e.q == 0)
     tighten(band.lower, e.c, false);
+  else
+    return false;
+  return true;
 }
 
-void collectConjuncts(Value value, Block &body, MaskModKeyBand &band) {
+/// Adds the conjuncts of `value` to the band; false where one of them was
+/// left out.
+bool collectConjuncts(Value value, Block &body, MaskModKeyBand &band) {
   Operation *def = value.getDefiningOp();
   if (auto both = dyn_cast_or_null<arith::AndIOp>(def)) {
-    collectConjuncts(both.getLhs(), body, band);
-    collectConjuncts(both.getRhs(), body, band);
-    return;
+    bool lhs = collectConjuncts(both.getLhs(), body, band);
+    return collectConjuncts(both.getRhs(), body, band) && lhs;
   }
   auto cmp = dyn_cast_or_null<arith::CmpIOp>(def);
   if (!cmp)
-    return;
+    return false;
   auto lhs = positionFormOf(cmp.getLhs(), body);
   auto rhs = positionFormOf(cmp.getRhs(), body);
   if (!lhs || !rhs)
-    return;
+    return false;
   using P = arith::CmpIPredicate;
   P pred = cmp.getPredicate();
   bool isUnsigned = pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
   if (isUnsigned && !(lhs->nonNegative && rhs->nonNegative))
-    return;
+    return false;
   PositionForm d{lhs->kv - rhs->kv, lhs->q - rhs->q, lhs->c - rhs->c, false};
   PositionForm negated{-d.kv, -d.q, -d.c, false};
   auto minusOne = [](PositionForm f) { return PositionForm{f.kv, f.q, f.c + 1, false}; };
   switch (pred) {
-  case P::slt: case P::ult: addConstraint(band, minusOne(d)); break;       // d <= -1
-  case P::sle: case P::ule: addConstraint(band, d); break;
-  case P::sgt: case P::ugt: addConstraint(band, minusOne(negated)); break; // -d <= -1
-  case P::sge: case P::uge: addConstraint(band, negated); break;
-  case P::eq: addConstraint(band, d); addConstraint(band, negated); break;
+  case P::slt: case P::ult: return addConstraint(band, minusOne(d)); // d <= -1
+  case P::sle: case P::ule: return addConstraint(band, d);
+  case P::sgt: case P::ugt: return addConstraint(band, minusOne(negated)); // -d <= -1
+  case P::sge: case P::uge: return addConstraint(band, negated);
+  case P::eq: {
+    bool upper = addConstraint(band, d);
+    return addConstraint(band, negated) && upper;
+  }
   case P::ne: break;
   }
+  return false;
 }
 } // namespace
 
@@ -220,8 +229,30 @@ MaskModKeyBand mlir::fa::analyzeMaskModKeyBand(Region &maskMod) {
   if (maskMod.empty())
     return band;
   Block &body = maskMod.front();
-  collectConjuncts(body.getTerminator()->getOperand(0), body, band);
+  band.exact = collectConjuncts(body.getTerminator()->getOperand(0), body, band);
   return band;
+}
+
+Value mlir::fa::buildTileLeavesBand(OpBuilder &b, Location loc,
+                                    const MaskModKeyBand &band, Value q0,
+                                    Value k0, int64_t rows, int64_t cols) {
+  using Pred = arith::CmpIPredicate;
+  IndexMath m{b, loc};
+  Value lastQuery = m.add(q0, m.constant(rows - 1));
+  Value lastKey = m.add(k0, m.constant(cols - 1));
+  Value leaves = arith::ConstantIntOp::create(b, loc, 0, 1);
+  auto orLeaves = [&](Value cut) {
+    leaves = arith::OrIOp::create(b, loc, leaves, cut);
+  };
+  if (band.fromQueryUpper) // some key past the first query's last one
+    orLeaves(m.cmp(Pred::sgt, lastKey, m.add(q0, m.constant(*band.fromQueryUpper))));
+  if (band.fromQueryLower) // some key before the last query's first one
+    orLeaves(m.cmp(Pred::slt, k0, m.add(lastQuery, m.constant(*band.fromQueryLower))));
+  if (band.upper)
+    orLeaves(m.cmp(Pred::sgt, lastKey, m.constant(*band.upper)));
+  if (band.lower)
+    orLeaves(m.cmp(Pred::slt, k0, m.constant(*band.lower)));
+  return leaves;
 }
 
 std::pair<Value, Value>

@@ -52,11 +52,20 @@ std::pair<Value, Value> buildVisibleKeyRange(OpBuilder &b, Location loc,
 /// not bounded that way). Interval analysis, no evaluation.
 struct MaskModKeyBand {
   std::optional<int64_t> fromQueryLower, fromQueryUpper, lower, upper;
+  /// Every conjunct was read: the region is exactly the band, so a tile
+  /// inside it needs no evaluation.
+  bool exact = false;
   bool bounded() const {
     return fromQueryLower || fromQueryUpper || lower || upper;
   }
 };
 MaskModKeyBand analyzeMaskModKeyBand(Region &maskMod);
+
+/// Whether some (query, key) of the tile [q0, q0 + rows) x [k0, k0 + cols)
+/// may lie outside `band` (an i1): false means every key of it is visible
+/// to every query where the band is exact.
+Value buildTileLeavesBand(OpBuilder &b, Location loc, const MaskModKeyBand &band,
+                          Value q0, Value k0, int64_t rows, int64_t cols);
 
 /// [begin, end): the keys that queries [q0, q0 + rows) can see under
 /// `band` (the region sees q0 + rows - 1 < queryLen), `begin` rounded down
