@@ -721,6 +721,7 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     return false;
   AttentionKernelConfig config = configOfSpec(context, spec, stages, warps);
   config.captures = llvm::to_vector(op.getCaptures().getTypes());
+  config.keyBand = analyzeMaskModKeyBand(op.getMaskMod());
   config.scheduleOverrides = schedule;
   if (std::unique_ptr<AttentionGPUStrategy> strategy =
           createAttentionStrategy(target))

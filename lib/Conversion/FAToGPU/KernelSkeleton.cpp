@@ -219,7 +219,7 @@ GridCoords GridCoords::build(OpBuilder &b, Location loc, const KernelArgs &args,
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   GridCoords g;
   g.queryBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  if (c.mask.isMasking()) {
+  if (c.tileWorkVaries()) {
     Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
     g.queryBlock = arith::SubIOp::create(
         b, loc, arith::SubIOp::create(b, loc, blocks, cst(1)), g.queryBlock);
@@ -249,7 +249,7 @@ GridCoords GridCoords::forTile(OpBuilder &b, Location loc,
   Value pair = arith::DivUIOp::create(b, loc, t, queryBlocks);
   GridCoords g;
   g.queryBlock = rank;
-  if (c.mask.isMasking())
+  if (c.tileWorkVaries())
     g.queryBlock = arith::SubIOp::create(
         b, loc,
         arith::SubIOp::create(b, loc, queryBlocks,

@@ -110,6 +110,12 @@ struct AttentionKernelConfig {
   /// The keys the mask_mod lets a query see (MaskUtils' interval analysis
   /// of the region): the KV loop visits only those, on top of `mask`'s.
   MaskModKeyBand keyBand;
+  /// Whether a Q block's keys can differ with its place (a built-in mask,
+  /// or a band bounded by the query): the schedules order such tiles so
+  /// that the heavy ones do not form the grid's tail.
+  bool tileWorkVaries() const {
+    return mask.isMasking() || keyBand.fromQueryUpper || keyBand.fromQueryLower;
+  }
   /// Backward: dQ added in a fixed order when the launch asks (KernelAbi.h's
   /// "deterministic"); without it the kernel has no ordering code at all,
   /// which would slow the default path.

@@ -185,7 +185,7 @@ ScheduleKnobs hopper::tunedSchedule(const AttentionKernelConfig &c,
     // Persistent, so that the next tile's Q and first K land under this
     // tile's epilogue; under a mask in pairs of a head's Q blocks from
     // both ends, whose costs balance where single tiles' do not.
-    k.tileOrder = c.mask.isMasking() ? TileOrder::Paired : TileOrder::Strided;
+    k.tileOrder = c.tileWorkVaries() ? TileOrder::Paired : TileOrder::Strided;
     k.registerBudget = tunedForwardRegisterBudget(c);
     return k;
   }
