@@ -48,14 +48,17 @@ bool Manifest::read(const std::string &path, Manifest &out,
                                                   /*outputTensorMap=*/true,
                                                   out.variant.captures)))
     return false;
-  // The capture parameters are exactly the variant's: one more or fewer
-  // would shift the launch words.
-  size_t captureParams = 0;
+  // The capture parameters are exactly the variant's, in its order: one
+  // more, fewer or another would shift the launch words.
+  std::vector<std::string> given, expected;
   for (const auto &param : out.params) {
     int capture, dimension;
-    captureParams += abi::captureParamOf(param.first, capture, dimension);
+    if (abi::captureParamOf(param.first, capture, dimension))
+      given.push_back(param.first);
   }
-  if (captureParams != abi::captureParams(out.variant.captures).size())
+  for (const abi::Param &p : abi::captureParams(out.variant.captures))
+    expected.push_back(p.name);
+  if (given != expected)
     return reader.fail("the capture parameters do not match \"variant\"'s "
                        "captures");
   return reader.locatePtx(out);
@@ -125,8 +128,15 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &manifestPath,
                             kernel->info.dynamicSharedMemory, kernel->function,
                             kernel->numRegisters, error))
     return nullptr;
-  for (const auto &param : kernel->info.params)
+  for (const auto &param : kernel->info.params) {
     kernel->paramRows.push_back(abi::forwardParamRow(param.first));
+    int capture, dimension;
+    bool floatScalar = abi::captureParamOf(param.first, capture, dimension) &&
+                       dimension < 0 &&
+                       kernel->info.variant.captures[capture].isScalar() &&
+                       kernel->info.variant.captures[capture].isFloat();
+    kernel->floatCaptureOf.push_back(floatScalar ? capture : -1);
+  }
   kernel->mapCache = std::make_unique<detail::TensorMapCache>();
   if (kernel->info.scheduler == abi::TileScheduler::Persistent) {
     int sms = 0, perSM = 0;
@@ -255,25 +265,18 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
   }
   if (!checkCaptures(info.variant, a.captures, error))
     return false;
-  // A float scalar is launched as its f32 bits.
-  ForwardArgs withCaptures;
-  if (!a.captures.empty()) {
-    withCaptures = a;
-    for (size_t i = 0; i < a.captures.size(); ++i)
-      if (info.variant.captures[i].isScalar() &&
-          info.variant.captures[i].isFloat())
-        withCaptures.captures[i].integer = abi::f32Bits(a.captures[i].real);
-  }
-  const ForwardArgs &launched = a.captures.empty() ? a : withCaptures;
   // The launch words, in the manifest's order (the ABI table's,
   // KernelAbi.h); the names were checked when the manifest was read.
   detail::LaunchParams launch;
   auto valueOf = [&](size_t index, const std::string &) {
-    return abi::forwardParamValueAt(paramRows[index], launched);
+    // A float scalar capture is launched as its f32 bits.
+    int capture = floatCaptureOf[index];
+    return capture >= 0 ? abi::f32Bits(a.captures[capture].real)
+                        : abi::forwardParamValueAt(paramRows[index], a);
   };
   auto mapOf = [&](size_t index, const std::string &name,
                    TensorMapStorage &map, std::string &why) {
-    return tensorMapOf(*cu, info, *mapCache, launched, index, name, map, why);
+    return tensorMapOf(*cu, info, *mapCache, a, index, name, map, why);
   };
   if (!launch.pack(info.params, valueOf, mapOf, error))
     return false;

@@ -251,15 +251,9 @@ struct VariantPositions {
 /// (KernelArgs::captureValues), each index clamped to the extent; index
 /// elements travel as i64.
 Value loadCapture(OpBuilder &b, Location loc, Value buffer, ValueRange indices) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<Value> clamped;
-  for (auto [dim, index] : llvm::enumerate(indices)) {
-    Value last = arith::SubIOp::create(
-        b, loc, memref::DimOp::create(b, loc, buffer, dim), one);
-    clamped.push_back(arith::MaxSIOp::create(
-        b, loc, arith::MinSIOp::create(b, loc, index, last), zero));
-  }
+  SmallVector<Value> clamped = clampIndices(b, loc, indices, [&](unsigned dim) {
+    return memref::DimOp::create(b, loc, buffer, dim).getResult();
+  });
   return memref::LoadOp::create(b, loc, buffer, clamped);
 }
 

@@ -116,17 +116,25 @@ LogicalResult mlir::fa::verifyModRegion(Operation *op, Region &region,
   return success();
 }
 
-Value mlir::fa::buildClampedExtract(OpBuilder &b, Location loc, Value tensor,
-                                    ValueRange indices) {
+SmallVector<Value> mlir::fa::clampIndices(OpBuilder &b, Location loc,
+                                          ValueRange indices,
+                                          function_ref<Value(unsigned)> extent) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<Value> clamped;
   for (auto [dim, index] : llvm::enumerate(indices)) {
-    Value size = tensor::DimOp::create(b, loc, tensor, dim);
-    Value last = arith::SubIOp::create(b, loc, size, one);
+    Value last = arith::SubIOp::create(b, loc, extent(dim), one);
     Value below = arith::MinSIOp::create(b, loc, index, last);
     clamped.push_back(arith::MaxSIOp::create(b, loc, below, zero));
   }
+  return clamped;
+}
+
+Value mlir::fa::buildClampedExtract(OpBuilder &b, Location loc, Value tensor,
+                                    ValueRange indices) {
+  SmallVector<Value> clamped = clampIndices(b, loc, indices, [&](unsigned dim) {
+    return tensor::DimOp::create(b, loc, tensor, dim).getResult();
+  });
   return tensor::ExtractOp::create(b, loc, tensor, clamped);
 }
 

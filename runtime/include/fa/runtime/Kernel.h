@@ -102,6 +102,9 @@ private:
   /// Each manifest parameter's row of the ABI table (KernelAbi.h), looked
   /// up once here rather than by name on every launch.
   std::vector<int> paramRows;
+  /// Per manifest parameter: the capture it passes if that is a float
+  /// scalar (launched as its f32 bits), else -1.
+  std::vector<int> floatCaptureOf;
   /// The tensor maps of the last launches (KernelCommon.h).
   std::unique_ptr<detail::TensorMapCache> mapCache;
 };

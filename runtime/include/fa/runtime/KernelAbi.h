@@ -241,8 +241,8 @@ bool forwardParamValue(const ForwardArgs &args, const std::string &name,
 /// The same in two steps, for launches: the row of `name` in the forward's
 /// table (-1 if unknown; capture parameters have rows past the table's),
 /// found once per kernel, then its value per launch without comparing
-/// names. A scalar capture's value is Capture::integer (a float's as
-/// f32Bits, which Kernel::forward puts there).
+/// names. A scalar capture's value is Capture::integer; Kernel::forward
+/// launches a float one as f32Bits(Capture::real).
 int forwardParamRow(const std::string &name);
 int64_t forwardParamValueAt(int row, const ForwardArgs &args);
 /// `value` rounded to f32, its bits in the low word (an f32 launch word).

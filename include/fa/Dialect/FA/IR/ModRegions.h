@@ -49,6 +49,11 @@ LogicalResult verifyModRegion(Operation *op, Region &region, ModKind kind,
 using CaptureReadBuilder = function_ref<Value(
     OpBuilder &b, Location loc, Value tensor, ValueRange indices)>;
 
+/// `indices`, each clamped to [0, extent(dim) - 1]: a region's computed
+/// index never reads out of bounds, whatever holds the captured values.
+SmallVector<Value> clampIndices(OpBuilder &b, Location loc, ValueRange indices,
+                                function_ref<Value(unsigned dim)> extent);
+
 /// Reads `tensor[indices]` with each index clamped to [0, size - 1]: a
 /// region's computed index never reads out of bounds.
 Value buildClampedExtract(OpBuilder &b, Location loc, Value tensor,
