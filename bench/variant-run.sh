@@ -4,7 +4,8 @@
 # kernel of both chips against the float64 evaluation of its own regions
 # (fa-run --verify; the no-regions control must fail), then times each
 # beside the built-in kernel of the same meaning, FlexAttention and SDPA's
-# cuDNN in one process (bench/flex_variants.py).
+# cuDNN in one process (bench/flex_variants.py), and the block-sparse ones
+# on FlexAttention's own block masks (bench/flex_block_sparse.py).
 # Usage: [FA_BENCH_CHIPS="sm_90a sm_80"] bash bench/variant-run.sh [--no-bench]
 set -u
 cd "$(dirname "$0")/.."
@@ -31,11 +32,19 @@ for chip in sm_90a sm_80; do
     code=$?
     echo "$chip $name no-regions (must FAIL): exit $code $(echo "$line" | tail -1)"
     [ $code -eq 1 ] || fails=$((fails + 1))
+    if grep -q '"block_sparse"' "$manifest"; then
+      line=$($FA_RUN --device cuda --kernel "$manifest" --b 1 --hq 16 --hkv 16 \
+        --m 3000 --n 3000 --seed 5 --verify --negative-control block-lists 2>&1)
+      code=$?
+      echo "$chip $name block-lists (must FAIL): exit $code $(echo "$line" | tail -1)"
+      [ $code -eq 1 ] || fails=$((fails + 1))
+    fi
   done
 done
 echo "== verification: $fails unexpected results"
 [ "${1:-}" = "--no-bench" ] && exit $fails
 for chip in ${FA_BENCH_CHIPS:-sm_90a}; do
   python3 bench/flex_variants.py build-gpu/runtime/libfa_runtime.so bench/variant-kernels/$chip 4096,16384
+  python3 bench/flex_block_sparse.py build-gpu/runtime/libfa_runtime.so bench/variant-kernels/$chip 4096,16384
 done
 exit $fails

@@ -212,9 +212,13 @@ static std::string manifestText(const std::string &name,
               ::fa::abi::forwardKernelParams(
                   config.alibi, strategy.usesTensorMaps(),
                   spec.dtype == ::fa::ElementType::F8E4M3FN,
-                  strategy.storesOutputByTensorMap(config), variant.captures),
+                  strategy.storesOutputByTensorMap(config), variant.captures,
+                  config.blockSparse()),
               spec, "  ");
   os << ",\n";
+  if (config.blockSparse())
+    os << "  \"block_sparse\": {\"q_block\": " << config.sparseQBlock
+       << ", \"kv_block\": " << config.sparseKvBlock << "},\n";
   if (!variant.empty())
     os << "  \"variant\": " << ::fa::variantJson(variant) << ",\n";
   os << "  \"memref_abi\": \"each memref<?xT> is 5 launch parameters: "
@@ -707,6 +711,12 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     spec.blockM = clampBlockToSequence(spec.blockM, queryLen);
   if (!ShapedType::isDynamic(keyLen))
     spec.blockN = clampBlockToSequence(spec.blockN, keyLen);
+  // ... and caps them at a block mask's blocks (also its rule).
+  BlockSparseAttr blockSparse = op.getBlockSparseAttr();
+  if (blockSparse) {
+    spec.blockM = std::min(spec.blockM, blockSparse.getQBlock());
+    spec.blockN = std::min(spec.blockN, blockSparse.getKvBlock());
+  }
   // The function's name becomes the PTX entry's: LLVM aborts on any other.
   if (std::string reason = unsupportedKernelName(func.getSymName());
       !reason.empty()) {
@@ -722,6 +732,10 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
   AttentionKernelConfig config = configOfSpec(context, spec, stages, warps);
   config.captures = llvm::to_vector(op.getCaptures().getTypes());
   config.keyBand = analyzeMaskModKeyBand(op.getMaskMod());
+  if (blockSparse) {
+    config.sparseQBlock = blockSparse.getQBlock();
+    config.sparseKvBlock = blockSparse.getKvBlock();
+  }
   config.scheduleOverrides = schedule;
   if (std::unique_ptr<AttentionGPUStrategy> strategy =
           createAttentionStrategy(target))

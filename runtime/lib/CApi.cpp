@@ -102,6 +102,28 @@ extern "C" int fa_kernel_forward_captures(const fa_kernel *kernel,
                                           const fa_forward_args *a,
                                           const fa_capture *captures,
                                           int64_t numCaptures, void *stream) {
+  return fa_kernel_forward_sparse(kernel, a, captures, numCaptures, nullptr,
+                                  stream);
+}
+
+extern "C" int fa_kernel_block_sparse(const fa_kernel *kernel,
+                                      int64_t *qBlockSize, int64_t *kvBlockSize) {
+  if (!kernel)
+    return fail("fa_kernel_block_sparse: null kernel");
+  const fa::Manifest &m = kernel->kernel->manifest();
+  if (qBlockSize)
+    *qBlockSize = m.sparseQBlock;
+  if (kvBlockSize)
+    *kvBlockSize = m.sparseKvBlock;
+  return m.blockSparse() ? 1 : 0;
+}
+
+extern "C" int fa_kernel_forward_sparse(const fa_kernel *kernel,
+                                        const fa_forward_args *a,
+                                        const fa_capture *captures,
+                                        int64_t numCaptures,
+                                        const fa_block_mask *blockMask,
+                                        void *stream) {
   if (!kernel || !a || (numCaptures > 0 && !captures) || numCaptures < 0 ||
       numCaptures > 4096)
     return fail("fa_kernel_forward_captures: null kernel, args or captures, "
@@ -118,6 +140,14 @@ extern "C" int fa_kernel_forward_captures(const fa_kernel *kernel,
     capture.real = c.real;
     capture.integer = c.integer;
     args.captures.push_back(std::move(capture));
+  }
+  if (blockMask) {
+    auto ptr = [](const int32_t *p) { return reinterpret_cast<fa::cuda::CUdeviceptr>(p); };
+    const fa_block_mask &m = *blockMask;
+    args.blockMask = {ptr(m.kv_num_blocks), ptr(m.kv_indices),
+                      ptr(m.full_kv_num_blocks), ptr(m.full_kv_indices),
+                      m.batch, m.heads, m.q_blocks, m.kv_blocks,
+                      m.q_block_size, m.kv_block_size};
   }
   std::string error;
   if (!kernel->kernel->forward(args, static_cast<fa::cuda::CUstream>(stream),

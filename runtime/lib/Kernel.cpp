@@ -30,6 +30,16 @@ bool Manifest::read(const std::string &path, Manifest &out,
       return reader.fail(
           "\"scheduler\" must be \"per_block\" or \"persistent\"");
   }
+  if (const json::Value *blocks = root.get("block_sparse")) {
+    if (!reader.number(blocks, "q_block", out.sparseQBlock) ||
+        !reader.number(blocks, "kv_block", out.sparseKvBlock))
+      return false;
+    auto powerOfTwo = [](int64_t v) { return v >= 16 && (v & (v - 1)) == 0; };
+    if (!powerOfTwo(out.sparseQBlock) || !powerOfTwo(out.sparseKvBlock) ||
+        out.sparseQBlock % out.spec.blockM || out.sparseKvBlock % out.spec.blockN)
+      return reader.fail("\"block_sparse\" blocks must be powers of two from "
+                         "16 that the tile divides");
+  }
   if (const json::Value *variant = root.get("variant")) {
     std::string reason;
     if (!parseVariant(*variant, out.variant, reason))
@@ -46,7 +56,8 @@ bool Manifest::read(const std::string &path, Manifest &out,
                                                   /*tensorMaps=*/true,
                                                   /*descale=*/true,
                                                   /*outputTensorMap=*/true,
-                                                  out.variant.captures)))
+                                                  out.variant.captures,
+                                                  /*blockMask=*/true)))
     return false;
   // The capture parameters are exactly the variant's, in its order: one
   // more, fewer or another would shift the launch words.
@@ -61,6 +72,9 @@ bool Manifest::read(const std::string &path, Manifest &out,
   if (given != expected)
     return reader.fail("the capture parameters do not match \"variant\"'s "
                        "captures");
+  if (out.takesParam("kv_indices") != out.blockSparse())
+    return reader.fail("a block-sparse kernel states \"block_sparse\" and "
+                       "takes the block mask's parameters; no other does");
   return reader.locatePtx(out);
 }
 
@@ -234,6 +248,42 @@ static bool checkCaptures(const Variant &variant,
   return true;
 }
 
+/// The launch's block mask against a block-sparse kernel's blocks and the
+/// problem: every row a Q tile reads and every entry its lists can name
+/// exist (the kernel clamps the counts and the indices it reads).
+static bool checkBlockMask(const Manifest &info, const ForwardArgs &a,
+                           std::string &error) {
+  const ForwardArgs::BlockMask &m = a.blockMask;
+  if (!info.blockSparse()) {
+    if (m.kvNumBlocks || m.kvIndices || m.fullKvNumBlocks || m.fullKvIndices) {
+      error = "a block mask was given to a kernel that is not block-sparse";
+      return false;
+    }
+    return true;
+  }
+  auto blocks = [](int64_t len, int64_t size) { return (len + size - 1) / size; };
+  std::ostringstream os;
+  if (!m.kvNumBlocks || !m.kvIndices || !m.fullKvNumBlocks || !m.fullKvIndices)
+    os << "the kernel is block-sparse: kv_num_blocks, kv_indices, "
+          "full_kv_num_blocks and full_kv_indices must all be given";
+  else if (m.qBlockSize != info.sparseQBlock || m.kvBlockSize != info.sparseKvBlock)
+    os << "the block mask's blocks are " << m.qBlockSize << "x" << m.kvBlockSize
+       << "; the kernel was built for " << info.sparseQBlock << "x"
+       << info.sparseKvBlock;
+  else if ((m.batch != 1 && m.batch != a.batch) ||
+           (m.heads != 1 && m.heads != a.queryHeads))
+    os << "the block mask's batch and heads must be 1 or the problem's (b="
+       << a.batch << ", hq=" << a.queryHeads << "), got " << m.batch << " and "
+       << m.heads;
+  else if (m.qBlocks != blocks(a.queryLen, m.qBlockSize) ||
+           m.kvBlocks != blocks(a.keyLen, m.kvBlockSize))
+    os << "the block mask has " << m.qBlocks << "x" << m.kvBlocks
+       << " blocks; m=" << a.queryLen << ", n=" << a.keyLen << " need "
+       << blocks(a.queryLen, m.qBlockSize) << "x" << blocks(a.keyLen, m.kvBlockSize);
+  error = os.str();
+  return error.empty();
+}
+
 bool Kernel::forward(const ForwardArgs &a, CUstream stream,
                      std::string &error) const {
   cuda::makeCurrent(*cu);
@@ -263,7 +313,8 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
       return false;
     }
   }
-  if (!checkCaptures(info.variant, a.captures, error))
+  if (!checkCaptures(info.variant, a.captures, error) ||
+      !checkBlockMask(info, a, error))
     return false;
   // The launch words, in the manifest's order (the ABI table's,
   // KernelAbi.h); the names were checked when the manifest was read.

@@ -77,20 +77,35 @@ static const std::vector<Binding> &forwardBindings() {
        [](const ForwardArgs &a) { return a.descaleStride[0]; }},
       {{"descale_stride_h", P::Int64, U::Descale},
        [](const ForwardArgs &a) { return a.descaleStride[1]; }},
+      {{"kv_num_blocks", P::I32Buffer, U::BlockMask},
+       [](const ForwardArgs &a) { return int64_t(a.blockMask.kvNumBlocks); }},
+      {{"kv_indices", P::I32Buffer, U::BlockMask},
+       [](const ForwardArgs &a) { return int64_t(a.blockMask.kvIndices); }},
+      {{"full_kv_num_blocks", P::I32Buffer, U::BlockMask},
+       [](const ForwardArgs &a) { return int64_t(a.blockMask.fullKvNumBlocks); }},
+      {{"full_kv_indices", P::I32Buffer, U::BlockMask},
+       [](const ForwardArgs &a) { return int64_t(a.blockMask.fullKvIndices); }},
+      {{"block_mask_stride_b", P::Int64, U::BlockMask},
+       [](const ForwardArgs &a) { return a.blockMask.strideB(); }},
+      {{"block_mask_stride_h", P::Int64, U::BlockMask},
+       [](const ForwardArgs &a) { return a.blockMask.strideH(); }},
+      {{"block_mask_kv_blocks", P::Int64, U::BlockMask},
+       [](const ForwardArgs &a) { return a.blockMask.kvBlocks; }},
   };
   return table;
 }
 
 std::vector<Param> fa::abi::forwardKernelParams(
     bool alibi, bool tensorMaps, bool descale, bool outputTensorMap,
-    const std::vector<CaptureType> &captures) {
+    const std::vector<CaptureType> &captures, bool blockMask) {
   std::vector<Param> params;
   for (const Binding &b : forwardBindings())
     if (b.param.use == ParamUse::Always ||
         (alibi && b.param.use == ParamUse::Alibi) ||
         (tensorMaps && b.param.use == ParamUse::TensorMaps) ||
         (descale && b.param.use == ParamUse::Descale) ||
-        (outputTensorMap && b.param.use == ParamUse::OutputTensorMap))
+        (outputTensorMap && b.param.use == ParamUse::OutputTensorMap) ||
+        (blockMask && b.param.use == ParamUse::BlockMask))
       params.push_back(b.param);
   for (Param &p : captureParams(captures))
     params.push_back(std::move(p));

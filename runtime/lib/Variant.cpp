@@ -554,3 +554,13 @@ fa::maskModOf(const VariantProgram &program,
                .bits != 0;
   };
 }
+
+bool fa::programReads(const VariantProgram &program, int32_t value) {
+  if (program.result == value)
+    return true;
+  for (const VariantOp &op : program.ops)
+    for (int32_t operand : op.operands)
+      if (operand == value)
+        return true;
+  return false;
+}

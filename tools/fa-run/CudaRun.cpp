@@ -156,13 +156,15 @@ static int checkCudaOptions(const Options &o) {
   // is the launch's (V's descales 1), the backward's a kernel of its own
   // (--bwd-kernel, or compiled from --spec).
   bool forwardControl = (o.negativeControl == "no-descale" ||
-                         o.negativeControl == "no-regions") &&
+                         o.negativeControl == "no-regions" ||
+                         o.negativeControl == "block-lists") &&
                         !o.backward;
   bool backwardControl = o.negativeControl == "no-row-dot" && o.backward;
   if (o.negativeControl != "none" && !forwardControl && !backwardControl)
     return fail("--negative-control with --device cuda: only no-row-dot, "
-                "with --bwd, no-descale, for an f8e4m3fn forward, or "
-                "no-regions, for a variant's (the others are CPU (compiler) "
+                "with --bwd, no-descale, for an f8e4m3fn forward, "
+                "no-regions, for a variant's, or block-lists, for a "
+                "block-sparse kernel's (the others are CPU (compiler) "
                 "options)",
                 kBadInput);
   if (!o.bwdKernel.empty() && !o.backward)
@@ -207,6 +209,14 @@ static int readKernelSpec(const Options &o, const ProblemSize &size,
   }
   if (!checkCudaDtypeOptions(o, spec, error))
     return fail(error, kBadInput);
+  if (o.negativeControl == "block-lists" && !manifest.blockSparse())
+    return fail("--negative-control block-lists: " + manifest.kernelName +
+                    " is not block-sparse",
+                kBadInput);
+  if (o.backward && manifest.blockSparse())
+    return fail("--bwd: " + manifest.kernelName +
+                    " is block-sparse; the GPU backward takes no block mask yet",
+                kBadInput);
   if (o.negativeControl == "no-regions" && manifest.variant.empty())
     return fail("--negative-control no-regions: " + manifest.kernelName +
                     " has no score_mod or mask_mod",
@@ -345,6 +355,43 @@ static bool prepareCaptures(Driver &cu, const Options &o,
   return true;
 }
 
+/// A block-sparse kernel's block mask for the run: the blocks of the
+/// reference's visibility (the built-in mask and the user's mask_mod on
+/// the drawn captures; one row for every batch and head where the
+/// mask_mod reads neither), uploaded. The block-lists control drops each
+/// row's last listed block, which must fail the check.
+static bool prepareBlockMask(Driver &cu, const Options &o, const Manifest &manifest,
+                             const ProblemSize &size, Tensors &t,
+                             std::string &error) {
+  if (!manifest.blockSparse())
+    return true;
+  const VariantProgram &maskMod = manifest.variant.maskMod;
+  std::function<bool(int64_t, int64_t, int64_t, int64_t)> userMask;
+  if (!maskMod.empty())
+    userMask = maskModOf(maskMod, t.captures);
+  ref::Problem problem = makeProblem(manifest.spec, size, t.alibiSlopes);
+  const ref::Mask &mask = problem.mask;
+  int64_t M = size.queryLen, N = size.keyLen;
+  auto visible = [&](int64_t b, int64_t h, int64_t i, int64_t j) {
+    return ref::isVisible(mask, i, j, M, N) && (!userMask || userMask(b, h, i, j));
+  };
+  bool perBatch = !maskMod.empty() && programReads(maskMod, 0);
+  bool perHead = !maskMod.empty() && programReads(maskMod, 1);
+  t.blockMask = buildBlockMask(visible, perBatch ? size.batch : 1,
+                               perHead ? size.queryHeads : 1, M, N,
+                               manifest.sparseQBlock, manifest.sparseKvBlock);
+  if (o.negativeControl == "block-lists")
+    dropLastListedBlocks(t.blockMask);
+  auto put = [&](DeviceBuffer &buffer, const std::vector<int32_t> &values) {
+    return allocate(cu, buffer, values.size() * sizeof(int32_t), error) &&
+           upload(cu, buffer, values.data(), error);
+  };
+  return put(t.dkvNumBlocks, t.blockMask.kvNumBlocks) &&
+         put(t.dkvIndices, t.blockMask.kvIndices) &&
+         put(t.dfullKvNumBlocks, t.blockMask.fullKvNumBlocks) &&
+         put(t.dfullKvIndices, t.blockMask.fullKvIndices);
+}
+
 /// The kernel's arguments for the tensors in `t`.
 static ForwardArgs makeForwardArgs(const Tensors &t, const AttentionSpec &spec,
                                    const ProblemSize &size) {
@@ -390,6 +437,12 @@ static ForwardArgs makeForwardArgs(const Tensors &t, const AttentionSpec &spec,
       capture.integer = static_cast<int64_t>(capture.real);
     }
     args.captures.push_back(capture);
+  }
+  if (t.dkvIndices.ptr) {
+    const HostBlockMask &m = t.blockMask;
+    args.blockMask = {t.dkvNumBlocks.ptr, t.dkvIndices.ptr, t.dfullKvNumBlocks.ptr,
+                      t.dfullKvIndices.ptr, m.batch, m.heads, m.qBlocks,
+                      m.kvBlocks, m.qBlockSize, m.kvBlockSize};
   }
   return args;
 }
@@ -567,7 +620,8 @@ int fa::runCuda(const Options &o) {
   // is still there.
   Tensors t;
   if (!prepareTensors(cu, o, spec, size, t, error) ||
-      !prepareCaptures(cu, o, manifest.variant, t, error))
+      !prepareCaptures(cu, o, manifest.variant, t, error) ||
+      !prepareBlockMask(cu, o, manifest, size, t, error))
     return fail(error, kMismatch);
   ForwardArgs args = makeForwardArgs(t, spec, size);
   if (!runOnce(*kernel, args, manifest.kernelName,
@@ -586,6 +640,9 @@ int fa::runCuda(const Options &o) {
             << (o.negativeControl == "none"
                     ? std::string()
                     : " negative-control=" + o.negativeControl)
+            << (manifest.blockSparse()
+                    ? " blocks_listed=" + std::to_string(listedFraction(t.blockMask))
+                    : std::string())
             << " registers=" << kernel->registers() << "\n";
 
   bool pass = true;

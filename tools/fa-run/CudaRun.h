@@ -13,6 +13,7 @@
 
 #include "FaRun.h"
 
+#include "fa/runtime/BlockMask.h"
 #include "fa/runtime/BackwardKernel.h"
 #include "fa/runtime/Cuda.h"
 #include "fa/runtime/Kernel.h"
@@ -151,6 +152,10 @@ struct Tensors {
   /// the tensors' device buffers (null for a scalar).
   std::vector<CaptureValue> captures;
   std::vector<std::unique_ptr<DeviceBuffer>> dcaptures;
+  /// A block-sparse kernel's block mask, built from the reference's
+  /// visibility (the kernel's blocks), and its four device arrays.
+  HostBlockMask blockMask;
+  DeviceBuffer dkvNumBlocks, dkvIndices, dfullKvNumBlocks, dfullKvIndices;
 };
 
 /// --bwd: reads the backward kernel's manifest (--bwd-kernel, or the one

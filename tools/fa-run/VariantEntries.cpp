@@ -98,7 +98,7 @@ bool ::fa::buildVariantEntries(ModuleOp module, ::mlir::fa::AttentionOp attentio
         nb, loc, TypeRange{o, lse}, in[0], in[1], in[2], ValueRange{},
         Value(), in.drop_front(3), attention.getMaskAttr(),
         attention.getScaleAttr(), attention.getSoftcapAttr(),
-        attention.getTileAttr());
+        attention.getTileAttr(), attention.getBlockSparseAttr());
     copyRegions(attention, op);
     return {op.getOutput(), op.getLse()};
   });
@@ -111,7 +111,7 @@ bool ::fa::buildVariantEntries(ModuleOp module, ::mlir::fa::AttentionOp attentio
         nb, loc, TypeRange{q, k, v}, in[0], in[1], in[2], in[3], in[4], in[5],
         Value(), in.drop_front(6), attention.getMaskAttr(),
         attention.getScaleAttr(), attention.getSoftcapAttr(),
-        attention.getTileAttr());
+        attention.getTileAttr(), attention.getBlockSparseAttr());
     copyRegions(attention, op);
     return {op.getGradQuery(), op.getGradKey(), op.getGradValue()};
   });

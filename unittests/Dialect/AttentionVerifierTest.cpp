@@ -84,7 +84,7 @@ protected:
         builder, loc, resultTypes, body->getArgument(0), body->getArgument(1),
         body->getArgument(2), body->getArguments().drop_front(3),
         /*alibiSlopes=*/Value(), /*captures=*/ValueRange{}, fa::MaskAttr::get(&context, fa::MaskKind::Causal),
-        /*scale=*/nullptr, /*softcap=*/nullptr, /*tile=*/nullptr);
+        /*scale=*/nullptr, /*softcap=*/nullptr, /*tile=*/nullptr, /*block_sparse=*/nullptr);
     func::ReturnOp::create(builder, loc);
 
     llvm::raw_string_ostream os(diagnostics);

@@ -230,7 +230,11 @@ Value DistributedMath::fullRows(OpBuilder &b, Value value) {
 LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
   if (tileFeeders.contains(op) || op->hasTrait<OpTrait::ConstantLike>())
     return success(); // tiles come from the strategy; constants on demand
-  if (tilesUnmasked && isa<ApplyMaskOp>(op))
+  // An unmasked tile skips the mask; a full block of a block mask the
+  // mask_mod as well (all its elements are visible).
+  if (tilesUnmasked && (isa<MaskModOp>(op) ? unmaskedTilesListed
+                                           : isa<ApplyMaskOp>(op) &&
+                                                 !unmaskedTilesListed))
     return mapUnmaskedScores(op, lookup(b, op->getOperand(0)), mapping);
   bool partialResult =
       op->getNumResults() == 1 && quadPartial.contains(op->getResult(0));
@@ -287,8 +291,11 @@ LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
     tileOp.getQueryLenMutable().assign(grid->queryLen);
     tileOp.getKeyLenMutable().assign(grid->keyLen);
   };
-  if (auto mask = dyn_cast<ApplyMaskOp>(clone))
+  if (auto mask = dyn_cast<ApplyMaskOp>(clone)) {
     placeAt(mask);
+    if (tilesUnmasked) // a full block: the sequence bound only
+      mask.setMaskAttr(MaskAttr::get(b.getContext(), MaskKind::None));
+  }
   if (auto bias = dyn_cast<AlibiBiasOp>(clone))
     placeAt(bias);
   // A variant sees the kernel's batch and query head, and its captures as

@@ -149,13 +149,16 @@ AttentionKernelConfig mlir::fa::configOfTiles(QKScoresOp scores,
 }
 
 void mlir::fa::readNestTiling(Operation *loop, AttentionKernelConfig &c) {
-  auto helper =
-      loop->getContext()->getLoadedDialect<FADialect>()->getTileAttrHelper();
+  auto *dialect = loop->getContext()->getLoadedDialect<FADialect>();
   for (Operation *op = loop; op; op = op->getParentOp())
-    if (TileAttr tile = helper.getAttr(op)) {
+    if (TileAttr tile = dialect->getTileAttrHelper().getAttr(op)) {
       c.stages = tile.getStages();
       c.warps = tile.getWarps();
       c.scheduleOverrides = scheduleOverridesOf(tile.getSchedule());
+      if (auto blocks = dialect->getBlockSparseAttrHelper().getAttr(op)) {
+        c.sparseQBlock = blocks.getQBlock();
+        c.sparseKvBlock = blocks.getKvBlock();
+      }
       return;
     }
 }

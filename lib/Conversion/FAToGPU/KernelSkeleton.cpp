@@ -14,6 +14,9 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -56,7 +59,8 @@ KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
                 ::fa::abi::forwardKernelParams(c.alibi, tensorMaps,
                                                isa<Float8E4M3FNType>(c.elementType),
                                                outputTensorMap,
-                                               captureTypesOf(c.captures)));
+                                               captureTypesOf(c.captures),
+                                               c.blockSparse()));
 }
 
 KernelArgs KernelArgs::create(OpBuilder &b, gpu::GPUModuleOp module,
@@ -352,19 +356,116 @@ GridCoords BlockTiles::coords(OpBuilder &b, Location loc,
   return GridCoords::forPairedTile(b, loc, args, c, pair, member);
 }
 
-std::pair<Value, Value>
-BlockTiles::visibleKeyBlocks(OpBuilder &b, Location loc,
-                             const AttentionKernelConfig &c,
-                             const GridCoords &grid) const {
-  auto [begin, blocks] = grid.visibleKeyBlocks(b, loc, c);
+KeyTiles BlockTiles::keyTiles(OpBuilder &b, Location loc, const KernelArgs &args,
+                              const AttentionKernelConfig &c,
+                              const GridCoords &grid) const {
+  KeyTiles tiles = KeyTiles::build(b, loc, args, c, grid);
   if (order != TileOrder::Paired)
-    return {begin, blocks};
+    return tiles;
   // An odd T's null tile (forPairedTile): no rows, so no KV tiles (its
   // range under the mask is not empty: every KV tile at M = N).
-  Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        grid.queryStart, grid.queryLen);
-  return {begin, arith::SelectOp::create(b, loc, hasRows, blocks,
-                                         arith::ConstantIndexOp::create(b, loc, 0))};
+  return tiles.onlyIf(b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            grid.queryStart, grid.queryLen));
+}
+
+KeyTiles KeyTiles::build(OpBuilder &b, Location loc, const KernelArgs &args,
+                         const AttentionKernelConfig &c, const GridCoords &grid) {
+  KeyTiles t;
+  t.blockN = c.blockN;
+  if (!c.blockSparse()) {
+    std::tie(t.begin, t.count) = grid.visibleKeyBlocks(b, loc, c);
+    return t;
+  }
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  t.kvBlock = c.sparseKvBlock;
+  t.partialList = args["kv_indices"];
+  t.fullList = args["full_kv_indices"];
+  Value kvBlocks = args.index(b, "block_mask_kv_blocks");
+  t.lastBlock = arith::SubIOp::create(b, loc, kvBlocks, cst(1));
+  // The row of (batch, head, Q block); a null tile's (queryStart >= M)
+  // reads the last Q block's.
+  Value lastQueryBlock = arith::DivUIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, grid.queryLen,
+                                                          cst(c.sparseQBlock - 1)),
+                            cst(1)),
+      cst(c.sparseQBlock));
+  Value queryBlock = arith::MinUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, grid.queryStart, cst(c.sparseQBlock)),
+      lastQueryBlock);
+  Value row = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, grid.batch,
+                                args.index(b, "block_mask_stride_b")),
+          arith::MulIOp::create(b, loc, grid.head,
+                                args.index(b, "block_mask_stride_h"))),
+      queryBlock);
+  t.listRow = arith::MulIOp::create(b, loc, row, kvBlocks);
+  auto blocksOf = [&](StringRef counts) {
+    Value n = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        memref::LoadOp::create(b, loc, args[counts], ValueRange{row}));
+    return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, n, cst(0)),
+                                  kvBlocks)
+        .getResult();
+  };
+  t.partialBlocks = blocksOf("kv_num_blocks");
+  Value tilesPerBlock = cst(c.sparseKvBlock / c.blockN);
+  t.maskedCount = arith::MulIOp::create(b, loc, t.partialBlocks, tilesPerBlock);
+  t.count = arith::MulIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, t.partialBlocks, blocksOf("full_kv_num_blocks")),
+      tilesPerBlock);
+  return t;
+}
+
+Value KeyTiles::keyStart(OpBuilder &b, Location loc, Value j) const {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  if (!listed() && matchPattern(j, m_Zero()))
+    return begin;
+  if (!listed())
+    return arith::AddIOp::create(b, loc, begin,
+                                 arith::MulIOp::create(b, loc, j, cst(blockN)));
+  int64_t tilesPerBlock = kvBlock / blockN;
+  Value slot = arith::DivUIOp::create(b, loc, j, cst(tilesPerBlock));
+  // Both entries are read in bounds and one is taken: no branch per tile.
+  Value zero = cst(0);
+  Value partialSlot = arith::MinSIOp::create(b, loc, slot, lastBlock);
+  Value fullSlot = arith::MinSIOp::create(
+      b, loc,
+      arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, slot, partialBlocks),
+                             zero),
+      lastBlock);
+  auto entry = [&](Value list, Value at) {
+    return memref::LoadOp::create(b, loc, list,
+                                  ValueRange{arith::AddIOp::create(b, loc, listRow, at)})
+        .getResult();
+  };
+  Value isFull = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, slot,
+                                       partialBlocks);
+  Value block = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      arith::SelectOp::create(b, loc, isFull, entry(fullList, fullSlot),
+                              entry(partialList, partialSlot)));
+  block = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, block, zero),
+                                 lastBlock);
+  Value start = arith::MulIOp::create(b, loc, block, cst(kvBlock));
+  if (tilesPerBlock == 1)
+    return start;
+  Value within = arith::RemUIOp::create(b, loc, j, cst(tilesPerBlock));
+  return arith::AddIOp::create(b, loc, start,
+                               arith::MulIOp::create(b, loc, within, cst(blockN)));
+}
+
+KeyTiles KeyTiles::onlyIf(OpBuilder &b, Location loc, Value keep) const {
+  KeyTiles t = *this;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  t.count = arith::SelectOp::create(b, loc, keep, count, zero);
+  if (maskedCount)
+    t.maskedCount = arith::SelectOp::create(b, loc, keep, maskedCount, zero);
+  return t;
 }
 
 Value GridCoords::tensorBase(OpBuilder &b, Location loc, const KernelArgs &args,

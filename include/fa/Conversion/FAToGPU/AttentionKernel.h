@@ -110,6 +110,11 @@ struct AttentionKernelConfig {
   /// The keys the mask_mod lets a query see (MaskUtils' interval analysis
   /// of the region): the KV loop visits only those, on top of `mask`'s.
   MaskModKeyBand keyBand;
+  /// The block mask's block sizes (#fa.block_sparse on the nest), 0
+  /// without one: the KV loop then walks the launch's lists of partial and
+  /// full KV blocks (KeyTiles) instead of a range.
+  int64_t sparseQBlock = 0, sparseKvBlock = 0;
+  bool blockSparse() const { return sparseKvBlock != 0; }
   /// Whether a Q block's keys can differ with its place (a built-in mask,
   /// or a band bounded by the query): the schedules order such tiles so
   /// that the heavy ones do not form the grid's tail.

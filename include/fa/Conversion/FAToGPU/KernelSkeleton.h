@@ -81,6 +81,39 @@ private:
   std::vector<std::string> names;
 };
 
+struct GridCoords;
+
+/// The KV tiles one Q tile visits, in the order its loop takes them: a
+/// range (tile j at begin + j·block_n), or in a block-sparse kernel the
+/// launch's block mask (KernelAbi.h's BlockMask): the tiles of the Q
+/// block's partial KV blocks, then of its full ones, kv_block / block_n
+/// tiles per block. Counts and indices read from the lists are clamped to
+/// the blocks that exist, so that no list makes the kernel read past K, V
+/// or the lists.
+struct KeyTiles {
+  Value count; ///< tiles in all (index)
+  /// Range: the first key. Lists: null.
+  Value begin;
+  /// Lists: the first `maskedCount` tiles are partial blocks' (the mask is
+  /// evaluated), the rest full blocks' (it is not). Null for a range.
+  Value maskedCount;
+  Value partialBlocks;          ///< lists: partial blocks (index)
+  Value partialList, fullList;  ///< kv_indices, full_kv_indices
+  Value listRow;                ///< lists: this Q block's row's first entry
+  Value lastBlock;              ///< lists: the largest KV block index
+  int64_t blockN = 0, kvBlock = 0;
+
+  /// The tiles of Q tile `grid` (GridCoords::visibleKeyBlocks for a
+  /// range).
+  static KeyTiles build(OpBuilder &b, Location loc, const KernelArgs &args,
+                        const AttentionKernelConfig &c, const GridCoords &grid);
+  bool listed() const { return static_cast<bool>(partialList); }
+  /// The first key of tile `j` (index).
+  Value keyStart(OpBuilder &b, Location loc, Value j) const;
+  /// The same tiles, none where `keep` (i1) is false.
+  KeyTiles onlyIf(OpBuilder &b, Location loc, Value keep) const;
+};
+
 /// Where this thread block is in the problem.
 struct GridCoords {
   Value queryBlock, head, batch, kvHead;
@@ -144,11 +177,10 @@ struct BlockTiles {
   /// build).
   GridCoords coords(OpBuilder &b, Location loc, const KernelArgs &args,
                     const AttentionKernelConfig &c, Value n) const;
-  /// `grid`'s visible KV tiles (GridCoords::visibleKeyBlocks), none for
-  /// a Paired null tile (no rows: queryStart >= M).
-  std::pair<Value, Value> visibleKeyBlocks(OpBuilder &b, Location loc,
-                                           const AttentionKernelConfig &c,
-                                           const GridCoords &grid) const;
+  /// `grid`'s KV tiles (KeyTiles::build), none for a Paired null tile
+  /// (no rows: queryStart >= M).
+  KeyTiles keyTiles(OpBuilder &b, Location loc, const KernelArgs &args,
+                    const AttentionKernelConfig &c, const GridCoords &grid) const;
 };
 
 /// Runs `body` (an scf.if) where `condition` (i1) holds, and in thread 0
@@ -278,6 +310,11 @@ public:
   /// The bodies emitted next cover tiles every key of which every query
   /// sees (a schedule's interior tiles): their masks are not emitted.
   void setTilesUnmasked(bool unmasked) { tilesUnmasked = unmasked; }
+  /// The unmasked tiles are a block mask's full blocks (a block-sparse
+  /// kernel): the mask_mod is skipped there too, and fa.apply_mask keeps
+  /// only the sequence bound (one uniform test per tile: a full block may
+  /// end past N).
+  void setUnmaskedTilesListed(bool listed) { unmaskedTilesListed = listed; }
 
   /// Clones the epilogue after the loop; returns (O tile, LSE rows).
   FailureOr<std::pair<Value, Value>> emitEpilogue(OpBuilder &b,
@@ -323,6 +360,7 @@ private:
   SmallVector<Value> headInputValues; ///< setHeadScoreInputs
   SmallVector<Value> captureValues;   ///< setCaptureValues
   bool tilesUnmasked = false;       ///< setTilesUnmasked
+  bool unmaskedTilesListed = false; ///< setUnmaskedTilesListed
   /// Maps the attention's run-time scalars to the kernel's.
   void mapRunTimeScalars();
 };

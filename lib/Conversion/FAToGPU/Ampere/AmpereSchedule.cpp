@@ -42,7 +42,8 @@ struct Pipeline {
   Value threadId;
   Value sharedQuery, sharedKey, sharedValue; ///< memref views
   GlobalTile key, value;
-  Value kvBegin, numBlocks;
+  KeyTiles keys;   ///< the visible KV tiles, in loop order
+  Value numBlocks; ///< keys.count
   int64_t keyRow, valueRow;
 
   Value cst(OpBuilder &b, Location loc, int64_t v) const {
@@ -96,8 +97,9 @@ Pipeline buildPrologue(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
   p.key = globalTile("k", grid.kvHead, grid.keyLen);
   p.value = globalTile("v", grid.kvHead, grid.keyLen);
 
-  std::tie(p.kvBegin, p.numBlocks) = grid.visibleKeyBlocks(b, loc, c);
-  Value begin = p.kvBegin;
+  p.keys = KeyTiles::build(b, loc, args, c, grid);
+  p.numBlocks = p.keys.count;
+  Value begin = p.keys.keyStart(b, loc, p.cst(b, loc, 0));
   Value hasBlocks = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                           p.numBlocks, p.cst(b, loc, 0));
   // G0 = {Q, K_0}, G1 = {V_0}; wait for G0.
@@ -148,15 +150,16 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
   DistributedMath math(attention, layout);
   math.setHeadScoreInputs(headInputs);
   math.setCaptureValues(args.captureValues(b, loc, attention.captures));
+  math.setUnmaskedTilesListed(p.keys.listed());
   LogicalResult bodyResult = success();
-  auto loop = scf::ForOp::create(
-      b, loc, p.cst(b, loc, 0), p.numBlocks, p.cst(b, loc, 1),
-      math.initialLoopValues(b, loc),
+  // Tiles [from, to) in one loop; `unmasked`: a block mask's full blocks.
+  auto tilesIn = [&](Value from, Value to, ValueRange init, bool unmasked) {
+   math.setTilesUnmasked(unmasked);
+   auto loop = scf::ForOp::create(
+      b, loc, from, to, p.cst(b, loc, 1), init,
       [&](OpBuilder &lb, Location, Value j, ValueRange carried) {
         // Invariant: K_j has landed and is visible; V_j may be in flight.
-        Value keyStart = arith::AddIOp::create(
-            lb, loc, p.kvBegin,
-            arith::MulIOp::create(lb, loc, j, p.cst(lb, loc, c.blockN)));
+        Value keyStart = p.keys.keyStart(lb, loc, j);
         bool twoStages = c.stages == 2;
         Value stage = twoStages
                           ? arith::RemUIOp::create(lb, loc, j, p.cst(lb, loc, 2))
@@ -166,7 +169,10 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
         Value hasNext = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt,
                                               next, p.numBlocks);
         Value nextStart =
-            arith::AddIOp::create(lb, loc, keyStart, p.cst(lb, loc, c.blockN));
+            p.keys.listed()
+                ? p.keys.keyStart(lb, loc, next)
+                : arith::AddIOp::create(lb, loc, keyStart, p.cst(lb, loc, c.blockN))
+                      .getResult();
         Value nextStage =
             twoStages ? arith::RemUIOp::create(lb, loc, next, p.cst(lb, loc, 2))
                             .getResult()
@@ -223,10 +229,19 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
         }
         scf::YieldOp::create(lb, loc, *yielded);
       });
+   math.setTilesUnmasked(false);
+   return SmallVector<Value>(loop.getResults());
+  };
+  SmallVector<Value> results = math.initialLoopValues(b, loc);
+  Value zero = p.cst(b, loc, 0);
+  if (p.keys.listed()) // the partial blocks' tiles, then the full ones'
+    results = tilesIn(zero, p.keys.maskedCount, results, /*unmasked=*/false);
+  results = tilesIn(p.keys.listed() ? p.keys.maskedCount : zero, p.numBlocks,
+                    results, /*unmasked=*/p.keys.listed());
   if (failed(bodyResult))
     return failure();
 
-  if (failed(emitEpilogueAndStore(b, loc, math, loop.getResults(), args, grid)))
+  if (failed(emitEpilogueAndStore(b, loc, math, results, args, grid)))
     return failure();
   gpu::ReturnOp::create(b, loc);
   return success();

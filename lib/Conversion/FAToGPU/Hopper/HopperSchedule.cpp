@@ -206,7 +206,8 @@ RingPosition ringPosition(OpBuilder &b, Location loc, const SharedState &s,
 /// One Q tile of the persistent loop, as a role sees it.
 struct QueryTile {
   GridCoords grid;
-  Value kvBegin, numBlocks; ///< the visible KV tiles (GridCoords)
+  KeyTiles keys;            ///< the visible KV tiles, in loop order
+  Value numBlocks;          ///< keys.count
   Value round;              ///< this block's tile count so far: Q's phase
   Value ringBase;           ///< KV tiles this block loaded before this one
   /// With O over V's staging ring (outputInStaging): this block's tiles
@@ -235,7 +236,8 @@ void forEachQueryTile(OpBuilder &b, Location loc, const SharedState &s,
       [&](OpBuilder &tb, Location, Value tile, ValueRange carried) {
         QueryTile q;
         q.grid = tiles.coords(tb, loc, args, s.c, tile);
-        std::tie(q.kvBegin, q.numBlocks) = tiles.visibleKeyBlocks(tb, loc, s.c, q.grid);
+        q.keys = tiles.keyTiles(tb, loc, args, s.c, q.grid);
+        q.numBlocks = q.keys.count;
         q.round = carried[0];
         q.ringBase = carried[1];
         if (outputRound)
@@ -292,9 +294,20 @@ void issueKeyValue(OpBuilder &b, Location loc, const SharedState &s,
       ringPosition(b, loc, s, arith::AddIOp::create(b, loc, q.ringBase, j));
   Value emptyParity = TmaRing::releasedParity(b, loc, parity);
   // In i32, as TMA takes it (j is the producer's i32 or an index).
-  Value keyStart = arith::AddIOp::create(
-      b, loc, toI32(b, loc, q.kvBegin),
-      arith::MulIOp::create(b, loc, toI32(b, loc, j), s.i32(b, loc, c.blockN)));
+  Value keyStart =
+      q.keys.listed()
+          ? toI32(b, loc,
+                  q.keys.keyStart(b, loc,
+                                  j.getType().isIndex()
+                                      ? j
+                                      : arith::IndexCastUIOp::create(
+                                            b, loc, b.getIndexType(), j)
+                                            .getResult()))
+          : arith::AddIOp::create(
+                b, loc, toI32(b, loc, q.keys.begin),
+                arith::MulIOp::create(b, loc, toI32(b, loc, j),
+                                      s.i32(b, loc, c.blockN)))
+                .getResult();
   // Wait for the stage to be released, expect its bytes, copy.
   auto fillStage = [&](const TmaRing &ring, StringRef map, int64_t panels) {
     ring.acquire(b, loc, stage, emptyParity);
@@ -413,26 +426,32 @@ static_assert(1 + 2 * kMaxConsumerGroups <= 16, "PTX has 16 named barriers");
 /// The KV tiles of `q` (indices into its visible tiles) that need no mask:
 /// [begin, end), clamped to [1, numBlocks) (tile 0 is the pipeline's
 /// prologue). `begin` is null where the mask has no left edge (it is then 1).
+/// Under a block mask they are the full blocks' tiles, which come last.
 std::pair<Value, Value> unmaskedTiles(OpBuilder &b, Location loc,
                                       const AttentionKernelConfig &c,
                                       const QueryTile &q) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  if (q.keys.listed()) // the partial blocks' tiles, then the full ones'
+    return {arith::MinSIOp::create(
+                b, loc, arith::MaxSIOp::create(b, loc, q.keys.maskedCount, one),
+                arith::MaxSIOp::create(b, loc, q.numBlocks, one)),
+            q.numBlocks};
   auto [firstKey, endKey] =
       buildUnmaskedKeyRange(b, loc, c.mask, q.grid.queryStart, c.blockM,
                             q.grid.queryLen, q.grid.keyLen);
-  // Tile j holds keys [kvBegin + j·block_n, kvBegin + (j + 1)·block_n).
+  // Tile j holds keys [begin + j·block_n, begin + (j + 1)·block_n).
   Value blockN = arith::ConstantIndexOp::create(b, loc, c.blockN);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value last = arith::MaxSIOp::create(b, loc, q.numBlocks, one);
   Value begin;
   bool leftEdge = c.mask.getKind() == MaskKind::Window && c.mask.getLeft() >= 0;
   if (leftEdge) {
     begin = arith::CeilDivSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, firstKey, q.kvBegin), blockN);
+        b, loc, arith::SubIOp::create(b, loc, firstKey, q.keys.begin), blockN);
     begin = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, begin, one),
                                    last);
   }
   Value end = arith::FloorDivSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, endKey, q.kvBegin), blockN);
+      b, loc, arith::SubIOp::create(b, loc, endKey, q.keys.begin), blockN);
   end = arith::MinSIOp::create(b, loc, end, q.numBlocks);
   end = arith::MaxSIOp::create(b, loc, end, begin ? begin : one);
   return {begin, end};
@@ -494,7 +513,8 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
       [&](OpBuilder &tb, Location) {
         auto [stage, parity] = positionOf(tb, s.idx(tb, loc, 0));
         auto body = math.emitPipelinedBody(
-            tb, grid, q.kvBegin, init, query, keyTileAt(stage, parity),
+            tb, grid, q.keys.keyStart(tb, loc, s.idx(tb, loc, 0)), init, query,
+            keyTileAt(stage, parity),
             DistributedMath::DeferredProduct{}, hooksFor(stage, Value()));
         if (failed(body))
           result = failure();
@@ -511,9 +531,7 @@ buildPipelinedLoop(OpBuilder &b, Location loc, const SharedState &s,
           auto [stage, parity] = positionOf(lb, j);
           auto [valueStage, valueParity] =
               positionOf(lb, arith::SubIOp::create(lb, loc, j, one));
-          Value keyStart = arith::AddIOp::create(
-              lb, loc, q.kvBegin,
-              arith::MulIOp::create(lb, loc, j, s.idx(lb, loc, c.blockN)));
+          Value keyStart = q.keys.keyStart(lb, loc, j);
           DistributedMath::DeferredProduct deferred{
               carried.back(), valueTileAt(valueStage, valueParity)};
           auto body = math.emitPipelinedBody(
@@ -599,6 +617,7 @@ LogicalResult buildConsumers(OpBuilder &b, Location loc, const SharedState &s,
   auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, /*mTiles=*/1);
   DistributedMath math(attention, layout);
   math.setCaptureValues(args.captureValues(b, loc, attention.captures));
+  math.setUnmaskedTilesListed(c.blockSparse());
   Pingpong pingpong(b, loc, consumerGroups(c), kPingpongBarriers);
   std::optional<OutputStaging> outputStaging;
   if (s.output)

@@ -97,6 +97,18 @@ LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // TileAttr
 //===----------------------------------------------------------------------===//
 
+LogicalResult
+BlockSparseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t qBlock, int64_t kvBlock) {
+  // Powers of two, so that every kernel tile up to the block divides it.
+  for (auto [name, size] : {std::pair<const char *, int64_t>{"q_block", qBlock},
+                            {"kv_block", kvBlock}})
+    if (size < 16 || size > (int64_t(1) << 20) || (size & (size - 1)) != 0)
+      return emitError() << name << " must be a power of two in [16, 2^20], but is "
+                         << size;
+  return success();
+}
+
 LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t blockM, int64_t blockN, int64_t stages,
                                int64_t warps, DictionaryAttr schedule) {

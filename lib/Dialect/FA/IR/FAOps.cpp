@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -328,7 +329,19 @@ static std::string formatValue(double value) {
 /// says why the bounds are where they are). The mask and tile attributes
 /// verify themselves.
 static LogicalResult verifyAttentionOptions(Operation *op, FloatAttr scale,
-                                            FloatAttr softcap) {
+                                            FloatAttr softcap, TileAttr tile,
+                                            BlockSparseAttr blockSparse) {
+  // fa-tile caps the tile at the block mask's blocks; a smaller tile must
+  // divide them.
+  if (tile && blockSparse)
+    for (auto [name, size, block] :
+         {std::tuple<const char *, int64_t, int64_t>{"block_m", tile.getBlockM(),
+                                                     blockSparse.getQBlock()},
+          {"block_n", tile.getBlockN(), blockSparse.getKvBlock()}})
+      if (size < block && block % size)
+        return op->emitOpError()
+               << "tile " << name << " = " << size
+               << " does not divide the block mask's block of " << block;
   if (scale && !::fa::limits::scaleInRange(scale.getValueAsDouble()))
     return op->emitOpError()
            << "scale must be finite with |scale| in ["
@@ -401,7 +414,8 @@ LogicalResult AttentionOp::verify() {
     return failure();
   if (failed(verifyAlibiSlopes(*this, getAlibiSlopes(), *sizes)))
     return failure();
-  return verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr());
+  return verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr(),
+                                getTileAttr(), getBlockSparseAttr());
 }
 
 LogicalResult AttentionOp::verifyRegions() {
@@ -448,7 +462,8 @@ LogicalResult AttentionGradOp::verify() {
                            << pair.grad.getType() << ") does not match type of "
                            << pair.inputName << " (" << pair.input.getType()
                            << ")";
-  if (failed(verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr())))
+  if (failed(verifyAttentionOptions(*this, getScaleAttr(), getSoftcapAttr(),
+                                    getTileAttr(), getBlockSparseAttr())))
     return failure();
   if (FloatAttr scale = getScaleAttr();
       scale && !::fa::limits::backwardScaleInRange(scale.getValueAsDouble()))

@@ -555,7 +555,8 @@ struct RaiseAttentionPattern : OpInterfaceRewritePattern<linalg::LinalgOp> {
         /*alibi_slopes=*/Value(), /*captures=*/ValueRange{},
         mask == MaskKind::None ? MaskAttr() : MaskAttr::get(getContext(), mask),
         rewriter.getF32FloatAttr(static_cast<float>(modifiers->scale)),
-        /*softcap=*/FloatAttr(), /*tile=*/TileAttr());
+        /*softcap=*/FloatAttr(), /*tile=*/TileAttr(),
+        /*block_sparse=*/BlockSparseAttr());
     Value out = attention.getOutput();
     if (resultType.getRank() != 4)
       out = tensor::CollapseShapeOp::create(rewriter, loc, resultType, out,

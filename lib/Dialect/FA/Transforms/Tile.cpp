@@ -262,6 +262,15 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     // #fa.tile must stay a valid one, and its sizes are powers of two.
     blockM = clampBlockToSequence(blockM, shape->queryLen);
     blockN = clampBlockToSequence(blockN, shape->keyLen);
+    // A block mask's block holds whole tiles (both are powers of two).
+    BlockSparseAttr blockSparse = op.getBlockSparseAttr();
+    if (blockSparse) {
+      blockM = std::min(blockM, blockSparse.getQBlock());
+      blockN = std::min(blockN, blockSparse.getKvBlock());
+      assert(blockSparse.getQBlock() % blockM == 0 &&
+             blockSparse.getKvBlock() % blockN == 0 &&
+             "the op verifier checks that the tile divides the blocks");
+    }
 
     TileBuilder tb(rewriter, op.getLoc());
     AttentionTiler tiler(op, *shape, blockM, blockN, tb);
@@ -274,6 +283,9 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
         TileAttr::get(rewriter.getContext(), blockM, blockN,
                       tile ? tile.getStages() : 2, tile ? tile.getWarps() : 4,
                       tile ? tile.getSchedule() : DictionaryAttr()));
+    if (blockSparse)
+      dialect->getBlockSparseAttrHelper().setAttr(results.front().getDefiningOp(),
+                                                  blockSparse);
     rewriter.replaceOp(op, results);
     return success();
   }

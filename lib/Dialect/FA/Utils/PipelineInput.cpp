@@ -180,13 +180,20 @@ static LogicalResult checkGpuVariants(Operation *root, StringRef pass) {
     return success();
   };
   WalkResult result = root->walk([&](Operation *op) {
-    if (auto bwd = dyn_cast<AttentionGradOp>(op))
+    if (auto bwd = dyn_cast<AttentionGradOp>(op)) {
+      if (bwd.getBlockSparseAttr()) {
+        op->emitError() << pass
+                        << ": the GPU backward does not take a block mask "
+                           "(block_sparse) yet; the CPU's ignores it";
+        return WalkResult::interrupt();
+      }
       if (!bwd.getScoreMod().empty() || !bwd.getMaskMod().empty()) {
         op->emitError() << pass
                         << ": the GPU backward does not take score_mod or "
                            "mask_mod regions yet; the CPU's does (fa-to-cpu)";
         return WalkResult::interrupt();
       }
+    }
     Region *score = nullptr, *mask = nullptr;
     if (auto fwd = dyn_cast<AttentionOp>(op)) {
       score = &fwd.getScoreMod();

@@ -45,6 +45,10 @@ struct Manifest : KernelInfo {
   /// (the trailing parameters, KernelAbi.h's captureParams) and the
   /// regions as written ("variant"; empty for a spec's kernel).
   Variant variant;
+  /// A block-sparse kernel's block sizes ("block_sparse"; 0 for a dense
+  /// kernel): it takes a block mask (ForwardArgs::BlockMask) of them.
+  int64_t sparseQBlock = 0, sparseKvBlock = 0;
+  bool blockSparse() const { return sparseKvBlock != 0; }
 
   /// Reads and checks a manifest (its numbers integers in range, each
   /// parameter of the ABI table's type, its PTX file readable); false with

@@ -54,6 +54,23 @@ struct ForwardArgs {
     double real = 0.0;
   };
   std::vector<Capture> captures;
+  /// A block-sparse kernel's block mask (FlexAttention's BlockMask: int32,
+  /// contiguous): `kvNumBlocks` and `fullKvNumBlocks` [batch, heads,
+  /// qBlocks], `kvIndices` and `fullKvIndices` [batch, heads, qBlocks,
+  /// kvBlocks]; row (b, h, i) lists the partial (mask evaluated) and the
+  /// full (every element visible) KV blocks of query block i, the first
+  /// counts entries of each row. `batch` is 1 or B and `heads` 1 or Hq (1
+  /// broadcasts); blocks are `qBlockSize` query rows by `kvBlockSize` keys.
+  struct BlockMask {
+    cuda::CUdeviceptr kvNumBlocks = 0, kvIndices = 0;
+    cuda::CUdeviceptr fullKvNumBlocks = 0, fullKvIndices = 0;
+    int64_t batch = 1, heads = 1, qBlocks = 0, kvBlocks = 0;
+    int64_t qBlockSize = 0, kvBlockSize = 0;
+    /// The kernel's strides of a row (b, h, i) = b·strideB + h·strideH + i.
+    int64_t strideB() const { return batch == 1 ? 0 : heads * qBlocks; }
+    int64_t strideH() const { return heads == 1 ? 0 : qBlocks; }
+  };
+  BlockMask blockMask;
 };
 
 /// One backward launch: the forward's tensors and sizes (Q, K, V, O and the
@@ -152,6 +169,9 @@ enum class ParamUse {
   /// Kernels that store O through TMA from shared memory (sm_90a e4m3
   /// where O's tile fits beside the rings: o_tmap).
   OutputTensorMap,
+  /// Block-sparse kernels (#fa.block_sparse): the block mask's lists, the
+  /// strides of their rows (in rows) and the lists' length (kv_blocks).
+  BlockMask,
 };
 
 struct Param {
@@ -176,7 +196,8 @@ bool captureParamOf(const std::string &name, int &capture, int &dimension);
 std::vector<Param> forwardKernelParams(bool alibi, bool tensorMaps = false,
                                        bool descale = false,
                                        bool outputTensorMap = false,
-                                       const std::vector<CaptureType> &captures = {});
+                                       const std::vector<CaptureType> &captures = {},
+                                       bool blockMask = false);
 
 /// The element type of a kernel's output (O) for its input element type,
 /// both as the manifest names them: bf16 for "f8e4m3fn" (FlashAttention-3's

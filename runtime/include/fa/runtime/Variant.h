@@ -80,6 +80,10 @@ struct VariantProgram {
   bool empty() const { return ops.empty() && result < 0; }
 };
 
+/// Whether `program` reads value `value` (an argument's number: a
+/// mask_mod's b is 0, h 1).
+bool programReads(const VariantProgram &program, int32_t value);
+
 /// What a variant kernel computes beyond its spec.
 struct Variant {
   std::vector<CaptureType> captures;

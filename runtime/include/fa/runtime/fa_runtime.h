@@ -80,6 +80,30 @@ int fa_kernel_forward_captures(const fa_kernel *kernel,
                                const fa_capture *captures,
                                int64_t num_captures, void *stream);
 
+/* A block-sparse kernel's block mask (FlexAttention's BlockMask): int32
+ * device arrays, contiguous, kv_num_blocks and full_kv_num_blocks
+ * [batch, heads, q_blocks], kv_indices and full_kv_indices [batch, heads,
+ * q_blocks, kv_blocks]. Row (b, h, i) lists query block i's partial KV
+ * blocks (the mask is evaluated) and its full ones (every element visible),
+ * counts first. batch is 1 or B, heads 1 or Hq (1 broadcasts); q_blocks =
+ * ceil(M / q_block_size), kv_blocks = ceil(N / kv_block_size), the sizes
+ * the kernel's. The lists must cover every visible element. */
+typedef struct fa_block_mask {
+  const int32_t *kv_num_blocks, *kv_indices;
+  const int32_t *full_kv_num_blocks, *full_kv_indices;
+  int64_t batch, heads, q_blocks, kv_blocks, q_block_size, kv_block_size;
+} fa_block_mask;
+/* 1 if the kernel is block-sparse (its blocks into the non-null size
+ * pointers), 0 if not, -1 on a null kernel. */
+int fa_kernel_block_sparse(const fa_kernel *kernel, int64_t *q_block_size,
+                           int64_t *kv_block_size);
+/* fa_kernel_forward_captures with a block mask: required by a
+ * block-sparse kernel, NULL for any other. 0 on success. */
+int fa_kernel_forward_sparse(const fa_kernel *kernel,
+                             const fa_forward_args *args,
+                             const fa_capture *captures, int64_t num_captures,
+                             const fa_block_mask *block_mask, void *stream);
+
 /* Facts from the manifest. */
 int64_t fa_kernel_head_dim(const fa_kernel *kernel);
 int64_t fa_kernel_value_dim(const fa_kernel *kernel);

@@ -100,6 +100,37 @@ def FA_TileAttr : FA_Attr<"Tile", "tile"> {
   let genVerifyDecl = 1;
 }
 
+def FA_BlockSparseAttr : FA_Attr<"BlockSparse", "block_sparse"> {
+  let summary = "The KV blocks of each Q block come from a block mask at launch";
+  let description = [{
+    Declares that the kernel built from an attention op visits, for each
+    `q_block` query rows, only the `kv_block`-key blocks that a block mask
+    given at launch lists (FlexAttention's `BlockMask`): per (batch, head,
+    Q block) a list of *partial* KV blocks, on which the mask (and
+    `mask_mod`) is evaluated, and a list of *full* ones, every element of
+    which is visible, on which it is not. A block in neither list is never
+    loaded, so time follows the number of listed blocks.
+
+    The lists are a schedule, not part of the math: they must cover every
+    visible element, and a full block must be fully visible, as the block
+    masks built from the op's own `mask_mod` are. The CPU lowering, which
+    visits every block, ignores the attribute. Both sizes are powers of two
+    from 16; the kernel's tile divides them (`fa-tile` caps `block_m` at
+    `q_block` and `block_n` at `kv_block`).
+
+    Example:
+
+    ```mlir
+    #fa.block_sparse<q_block = 128, kv_block = 128>
+    ```
+  }];
+  let parameters = (ins "int64_t":$qBlock, "int64_t":$kvBlock);
+  let assemblyFormat = [{
+    `<` `q_block` `=` $qBlock `,` `kv_block` `=` $kvBlock `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 
 //===----------------------------------------------------------------------===//
 // GPU layouts: where the elements of a tile live once it is distributed over

@@ -45,7 +45,9 @@ def FA_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   // `fa.tile` on the loop nest fa-tile builds: the config the GPU lowering
   // reads back (typed access through FADialect::getTileAttrHelper()).
-  let discardableAttrs = (ins "::mlir::fa::TileAttr":$tile);
+  // `fa.block_sparse` on the same nest: the op's block mask declaration.
+  let discardableAttrs = (ins "::mlir::fa::TileAttr":$tile,
+                              "::mlir::fa::BlockSparseAttr":$block_sparse);
   let extraClassDeclaration = [{
     /// Registers the attributes; defined in FAAttrs.cpp, next to their storage.
     void registerAttributes();

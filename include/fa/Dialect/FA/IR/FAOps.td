@@ -19,7 +19,8 @@ defvar FA_AttentionOptions = (ins
   OptionalAttr<FA_MaskAttr>:$mask,
   OptionalAttr<F32Attr>:$scale,
   OptionalAttr<F32Attr>:$softcap,
-  OptionalAttr<FA_TileAttr>:$tile
+  OptionalAttr<FA_TileAttr>:$tile,
+  OptionalAttr<FA_BlockSparseAttr>:$block_sparse
 );
 
 // Accessors shared by both ops: the defaults of docs/design.md's semantics.
@@ -105,7 +106,9 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments,
     isolated from above, so a region's text alone says what it computes.
     Attributes: `mask` (`#fa.mask`, default none), `scale`
     (f32, default `1/sqrt(D)`, must be finite), `softcap` (f32, default 0 =
-    off, must be >= 0) and `tile` (`#fa.tile`, used by the lowering passes).
+    off, must be >= 0), `tile` (`#fa.tile`, used by the lowering passes)
+    and `block_sparse` (`#fa.block_sparse`: the GPU kernel takes a block
+    mask at launch and visits only the KV blocks it lists).
     Accumulation and softmax statistics are f32. A query row with no visible
     key gives `O = 0` and `LSE = -inf`.
 
