@@ -248,11 +248,8 @@ static bool checkCaptures(const Variant &variant,
   return true;
 }
 
-/// The launch's block mask against a block-sparse kernel's blocks and the
-/// problem: every row a Q tile reads and every entry its lists can name
-/// exist (the kernel clamps the counts and the indices it reads).
-static bool checkBlockMask(const Manifest &info, const ForwardArgs &a,
-                           std::string &error) {
+bool Manifest::checkBlockMask(const ForwardArgs &a, std::string &error) const {
+  const Manifest &info = *this;
   const ForwardArgs::BlockMask &m = a.blockMask;
   if (!info.blockSparse()) {
     if (m.kvNumBlocks || m.kvIndices || m.fullKvNumBlocks || m.fullKvIndices) {
@@ -314,7 +311,7 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
     }
   }
   if (!checkCaptures(info.variant, a.captures, error) ||
-      !checkBlockMask(info, a, error))
+      !info.checkBlockMask(a, error))
     return false;
   // The launch words, in the manifest's order (the ABI table's,
   // KernelAbi.h); the names were checked when the manifest was read.

@@ -78,3 +78,20 @@ func.func @backward(
   return %dq, %dk, %dv
       : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
 }
+
+// -----
+
+// A block-sparse backward (the forward's lists, transposed, are next).
+// CHECK: error: fa-to-ptx: the GPU backward does not take a block mask (block_sparse) yet; the CPU's ignores it
+func.func @sparse_backward(
+    %q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>,
+    %v: tensor<1x2x64x64xbf16>, %o: tensor<1x2x64x64xbf16>,
+    %do: tensor<1x2x64x64xbf16>, %lse: tensor<1x2x64xf32>)
+    -> (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
+      {block_sparse = #fa.block_sparse<q_block = 64, kv_block = 64>}
+      : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>,
+         tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64xf32>)
+      -> (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>)
+  return %dq, %dk, %dv : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
+}

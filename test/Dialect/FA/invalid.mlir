@@ -711,3 +711,28 @@ func.func @attention$dynamic_lse_static_operands(%q: tensor<1x2x64x64xbf16>,
       -> (tensor<1x2x64x64xbf16>, tensor<1x2x?xf32>)
   return %o, %lse : tensor<1x2x64x64xbf16>, tensor<1x2x?xf32>
 }
+
+// -----
+
+// A block mask's blocks are powers of two, so that every tile up to them
+// divides them.
+func.func @attention$block_sparse_size(%q: tensor<1x2x256x64xbf16>,
+    %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  // expected-error @+2 {{kv_block must be a power of two in [16, 2^20], but is 96}}
+  %o = fa.attention %q, %k, %v
+      {block_sparse = #fa.block_sparse<q_block = 128, kv_block = 96>}
+      : (tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}
+
+// -----
+
+func.func @attention$block_sparse_tile(%q: tensor<1x2x256x64xbf16>,
+    %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  // expected-error @+1 {{'fa.attention' op tile block_n = 48 does not divide the block mask's block of 128}}
+  %o = fa.attention %q, %k, %v
+      {block_sparse = #fa.block_sparse<q_block = 128, kv_block = 128>,
+       tile = #fa.tile<block_m = 128, block_n = 48, stages = 2, warps = 4>}
+      : (tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}

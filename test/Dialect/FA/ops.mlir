@@ -157,3 +157,13 @@ func.func @attention$range_bounds(%q: tensor<1x1x16x16xf16>, %k: tensor<1x1x16x1
       : (tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>) -> tensor<1x1x16x16xf16>
   return %a, %b : tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>
 }
+
+// A block-sparse attention: the block mask's block sizes round-trip.
+// CHECK-LABEL: func.func @attention_block_sparse
+// CHECK: fa.attention %{{.*}}, %{{.*}}, %{{.*}} {block_sparse = #fa.block_sparse<q_block = 128, kv_block = 64>}
+func.func @attention_block_sparse(%q: tensor<1x2x256x64xbf16>, %k: tensor<1x2x256x64xbf16>,
+                                  %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  %o = fa.attention %q, %k, %v {block_sparse = #fa.block_sparse<q_block = 128, kv_block = 64>}
+      : (tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}

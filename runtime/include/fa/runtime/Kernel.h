@@ -74,6 +74,13 @@ struct Manifest : KernelInfo {
   /// 65535 (CUDA's limits); persistent, ceil(M / block_m) · Hq · B <=
   /// 2^31 - 1 tiles (decoded in 32 bits). False with a reason.
   bool checkLaunch(const ProblemSize &size, std::string &error) const;
+  /// Checks a launch's block mask (ForwardArgs::BlockMask): none for a
+  /// dense kernel; for a block-sparse one all four lists, of its block
+  /// sizes, with batch and heads 1 or the problem's and q_blocks and
+  /// kv_blocks those of M and N, so that every row a Q tile reads exists
+  /// (the kernel clamps the counts and indices it reads). False with a
+  /// reason.
+  bool checkBlockMask(const ForwardArgs &args, std::string &error) const;
 };
 
 /// A loaded forward kernel.
