@@ -2,7 +2,8 @@
 # The variant kernels on the GPU machine (bench/make-variant-kernels.sh made
 # them): builds the runtime without the compiler, verifies every variant
 # kernel of both chips against the float64 evaluation of its own regions
-# (fa-run --verify; the no-regions control must fail), then times each
+# (fa-run --verify, and --bwd --verify for those with a backward; the
+# no-regions control must fail), then times each
 # beside the built-in kernel of the same meaning, FlexAttention and SDPA's
 # cuDNN in one process (bench/flex_variants.py), and the block-sparse ones
 # on FlexAttention's own block masks (bench/flex_block_sparse.py).
@@ -27,6 +28,15 @@ for chip in sm_90a sm_80; do
       echo "$chip $name $shape: exit $code $verdict"
       [ $code -eq 0 ] || { fails=$((fails + 1)); echo "$line" | tail -8; }
     done
+    if [ -f "bench/variant-kernels/$chip/${name}_bwd.json" ]; then
+      for shape in "--b 1 --hq 8 --hkv 8 --m 2048 --n 2048 --layout bhsd" \
+                   "--b 2 --hq 8 --hkv 2 --m 700 --n 700 --layout bshd"; do
+        line=$($FA_RUN --device cuda --kernel "$manifest" $shape --seed 7 --bwd --verify 2>&1)
+        code=$?
+        echo "$chip $name --bwd $shape: exit $code $(echo "$line" | tail -1)"
+        [ $code -eq 0 ] || { fails=$((fails + 1)); echo "$line" | tail -12; }
+      done
+    fi
     line=$($FA_RUN --device cuda --kernel "$manifest" --b 1 --hq 16 --hkv 16 \
       --m 3000 --n 3000 --seed 4 --verify --negative-control no-regions 2>&1)
     code=$?
@@ -46,5 +56,6 @@ echo "== verification: $fails unexpected results"
 for chip in ${FA_BENCH_CHIPS:-sm_90a}; do
   python3 bench/flex_variants.py build-gpu/runtime/libfa_runtime.so bench/variant-kernels/$chip 4096,16384
   python3 bench/flex_block_sparse.py build-gpu/runtime/libfa_runtime.so bench/variant-kernels/$chip 4096,16384
+  python3 bench/flex_variants_bwd.py build-gpu/runtime/libfa_runtime.so bench/variant-kernels/$chip 4096,16384
 done
 exit $fails

@@ -28,6 +28,8 @@
 #include "fa/runtime/KernelAbi.h"
 #include "fa/runtime/Limits.h"
 
+#include "mlir/IR/Verifier.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -365,7 +367,8 @@ static std::string backwardManifestText(const std::string &name,
                                         const std::string &target,
                                         const AttentionKernelConfig &config,
                                         const AttentionGPUStrategy &strategy,
-                                        bool omitRowDot) {
+                                        bool omitRowDot,
+                                        const ::fa::Variant &variant = {}) {
   using ::fa::json::quote;
   using ::fa::abi::BackwardStep;
   std::ostringstream os;
@@ -408,11 +411,14 @@ static std::string backwardManifestText(const std::string &name,
        << (main ? strategy.backwardSharedMemoryBytes(config) : 0) << ",\n";
     writeParams(os,
                 ::fa::abi::backwardKernelParams(step, config.alibi,
-                                                main && strategy.usesTensorMaps()),
+                                                main && strategy.usesTensorMaps(),
+                                                variant.captures),
                 spec, "      ");
     os << "\n    }" << (step == BackwardStep::Postprocess ? "" : ",") << "\n";
   }
   os << "  },\n";
+  if (!variant.empty())
+    os << "  \"variant\": " << ::fa::variantJson(variant) << ",\n";
   os << "  \"memref_abi\": \"each memref<?xT> is 5 launch parameters: "
         "allocated ptr, aligned ptr, offset, size, stride\",\n";
   os << "  \"generator\": " << quote(std::string("fa-mlir ") + generatorRevision())
@@ -642,26 +648,9 @@ static void returnLse(AttentionOp attention, func::FuncOp func) {
                                  terminator->getOperandTypes()));
 }
 
-bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
-                                    const std::string &target,
-                                    CompiledKernel &out, std::string &error,
-                                    bool &badInput) {
-  auto start = std::chrono::steady_clock::now();
-  badInput = true;
-  SmallVector<AttentionOp> ops;
-  module.walk([&](AttentionOp op) { ops.push_back(op); });
-  if (ops.size() != 1) {
-    error = "expected exactly one fa.attention in the input, found " +
-            std::to_string(ops.size());
-    return false;
-  }
-  AttentionOp op = ops.front();
-  auto func = op->getParentOfType<func::FuncOp>();
-  if (!func) {
-    error = "fa.attention must be inside a func.func (its name names the kernel)";
-    return false;
-  }
-  // The op's attributes are the spec.
+/// The spec an fa.attention's attributes and operand types state (its
+/// tile aside).
+static ::fa::AttentionSpec specOfAttention(AttentionOp op) {
   ::fa::AttentionSpec spec;
   Type element = op.getQuery().getType().getElementType();
   spec.dtype = element.isF16() ? ::fa::ElementType::F16
@@ -677,6 +666,138 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     spec.alibi = cast<RankedTensorType>(slopes.getType()).getRank() == 1
                      ? ::fa::AlibiKind::Head
                      : ::fa::AlibiKind::BatchHead;
+  return spec;
+}
+
+/// The one fa.attention of `module` in a func.func; else an error.
+static AttentionOp singleAttention(ModuleOp module, std::string &error) {
+  SmallVector<AttentionOp> ops;
+  module.walk([&](AttentionOp op) { ops.push_back(op); });
+  if (ops.size() != 1) {
+    error = "expected exactly one fa.attention in the input, found " +
+            std::to_string(ops.size());
+    return AttentionOp();
+  }
+  if (!ops.front()->getParentOfType<func::FuncOp>()) {
+    error = "fa.attention must be inside a func.func (its name names the kernel)";
+    return AttentionOp();
+  }
+  return ops.front();
+}
+
+bool mlir::fa::compileBackwardModule(MLIRContext &context, ModuleOp module,
+                                     const std::string &target,
+                                     CompiledKernel &out, std::string &error,
+                                     bool &badInput) {
+  auto start = std::chrono::steady_clock::now();
+  badInput = true;
+  AttentionOp op = singleAttention(module, error);
+  if (!op)
+    return false;
+  auto func = op->getParentOfType<func::FuncOp>();
+  std::string name = ::fa::abi::backwardKernelNameOf(func.getSymName().str());
+  if (std::string reason = unsupportedKernelName(name, /*backward=*/true);
+      !reason.empty()) {
+    error = "kernel name " + reason;
+    return false;
+  }
+  if (op.getBlockSparseAttr()) {
+    error = "the GPU backward does not take a block mask (block_sparse) yet";
+    return false;
+  }
+  if (op.getAlibiSlopes()) {
+    error = "the backward of an input .mlir takes ALiBi as a score_mod, not "
+            "alibi(...)";
+    return false;
+  }
+  ::fa::AttentionSpec spec = specOfAttention(op);
+  if (spec.dtype == ::fa::ElementType::F8E4M3FN) {
+    error = "f8e4m3fn has no backward";
+    return false;
+  }
+  std::unique_ptr<AttentionGPUStrategy> strategy = createAttentionStrategy(target);
+  if (!strategy) {
+    error = checkAttentionKernel(target, AttentionKernelConfig());
+    return false;
+  }
+  // The chip's tuned backward tile, within static sequence lengths
+  // (fa-recompute-backward's rule).
+  applyTunedBackwardTile(spec, target);
+  int64_t queryLen = op.getQuery().getType().getDimSize(2);
+  int64_t keyLen = op.getKey().getType().getDimSize(2);
+  if (!ShapedType::isDynamic(queryLen))
+    spec.blockM = clampBlockToSequence(spec.blockM, queryLen);
+  if (!ShapedType::isDynamic(keyLen))
+    spec.blockN = clampBlockToSequence(spec.blockN, keyLen);
+  if (!::fa::checkSpec(spec, error) || !::fa::checkBackwardSpec(spec, error))
+    return false;
+  ::fa::Variant variant;
+  if (!variantOf(op, variant, error))
+    return false;
+  AttentionKernelConfig config = configOfSpec(
+      context, spec, 2,
+      strategy->backwardWarpsFor(spec.blockM, spec.blockN, spec.headDim,
+                                 spec.valueDim));
+  config.captures = llvm::to_vector(op.getCaptures().getTypes());
+  error = resolveSchedule(*strategy, config, KernelKind::Backward);
+  if (error.empty())
+    error = strategy->unsupportedBackwardReason(config);
+  if (!error.empty())
+    return false;
+  badInput = false;
+  // fa.attention_grad with the forward's operands, attributes, captures
+  // and regions (what autograd would emit), in a function of its own.
+  OpBuilder b(&context);
+  Location loc = op.getLoc();
+  OwningOpRef<ModuleOp> grad = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(grad->getBody());
+  Type q = op.getQuery().getType(), k = op.getKey().getType(),
+       v = op.getValue().getType(), o = op.getOutput().getType();
+  auto query = cast<RankedTensorType>(q);
+  Type lse = RankedTensorType::get(query.getShape().drop_back(), b.getF32Type());
+  SmallVector<Type> inputs = {q, k, v, o, o, lse};
+  llvm::append_range(inputs, op.getCaptures().getTypes());
+  auto gradFunc = func::FuncOp::create(b, loc, name,
+                                       b.getFunctionType(inputs, {q, k, v}));
+  Block *entry = gradFunc.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  ValueRange args = entry->getArguments();
+  auto gradOp = AttentionGradOp::create(
+      b, loc, TypeRange{q, k, v}, args[0], args[1], args[2], args[3], args[4],
+      args[5], /*alibi_slopes=*/Value(), args.drop_front(6),
+      op.getMaskAttr(), op.getScaleAttr(), op.getSoftcapAttr(),
+      TileAttr::get(&context, spec.blockM, spec.blockN, config.stages,
+                    config.warps, scheduleAttrOf(&context, {})),
+      BlockSparseAttr());
+  IRMapping mapping;
+  op.getScoreMod().cloneInto(&gradOp.getScoreMod(), mapping);
+  op.getMaskMod().cloneInto(&gradOp.getMaskMod(), mapping);
+  func::ReturnOp::create(b, loc, gradOp.getResults());
+  if (failed(verify(*grad))) {
+    error = "the backward of " + func.getSymName().str() + " does not verify";
+    return false;
+  }
+  if (!lowerToPTX(context, *grad, target, spec.blockM, spec.blockN, out.ptx,
+                  error, /*sharedMemoryBudgetKB=*/0))
+    return false;
+  out.name = name;
+  out.manifest = backwardManifestText(name, spec, target, config, *strategy,
+                                      /*omitRowDot=*/false, variant);
+  out.seconds = secondsSince(start);
+  return true;
+}
+
+bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
+                                    const std::string &target,
+                                    CompiledKernel &out, std::string &error,
+                                    bool &badInput) {
+  auto start = std::chrono::steady_clock::now();
+  badInput = true;
+  AttentionOp op = singleAttention(module, error);
+  if (!op)
+    return false;
+  auto func = op->getParentOfType<func::FuncOp>();
+  ::fa::AttentionSpec spec = specOfAttention(op);
   int64_t stages = 2, warps = 4; // fa-tile's defaults without a #fa.tile
   ScheduleOverrides schedule;
   if (TileAttr tile = op.getTileAttr()) {

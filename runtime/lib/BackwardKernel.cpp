@@ -22,11 +22,12 @@ static constexpr BackwardStep kSteps[] = {
 
 /// Every backward kernel's parameters (a name in more than one step has
 /// the same type in each).
-static std::vector<abi::Param> backwardTable() {
+static std::vector<abi::Param>
+backwardTable(const std::vector<CaptureType> &captures) {
   std::vector<abi::Param> table;
   for (BackwardStep s : kSteps) {
     std::vector<abi::Param> step =
-        abi::backwardKernelParams(s, /*alibi=*/true, /*tensorMaps=*/true);
+        abi::backwardKernelParams(s, /*alibi=*/true, /*tensorMaps=*/true, captures);
     table.insert(table.end(), step.begin(), step.end());
   }
   return table;
@@ -36,6 +37,7 @@ static std::vector<abi::Param> backwardTable() {
 /// parameters, each parameter of the ABI table's type.
 static bool readStep(detail::ManifestReader &reader, const json::Value &steps,
                      const char *name, ElementType dtype,
+                     const std::vector<CaptureType> &captures,
                      BackwardManifest::Step &step) {
   const json::Value *object = steps.get(name);
   if (!object || object->kind != json::Value::Object)
@@ -48,13 +50,18 @@ static bool readStep(detail::ManifestReader &reader, const json::Value &steps,
                        step.entry + "\"");
   auto known = [](const std::string &param) {
     int64_t unused;
-    return abi::backwardParamValue(BackwardArgs(), 0, param, unused);
+    int capture, dimension;
+    return abi::backwardParamValue(BackwardArgs(), 0, param, unused) ||
+           abi::captureParamOf(param, capture, dimension);
   };
+  bool main = std::string(name) == abi::backwardStepName(BackwardStep::Main);
   if (!reader.blockThreads(object, step.blockThreads) ||
       !reader.number(object, "dynamic_shared_memory",
                      step.dynamicSharedMemory) ||
       !reader.params(object, dtype, known, step.params) ||
-      !reader.matchTable(step.params, dtype, backwardTable()))
+      !reader.matchTable(step.params, dtype, backwardTable(captures)) ||
+      !reader.matchCaptures(step.params,
+                            main ? captures : std::vector<CaptureType>()))
     return false;
   reader.setContext("");
   return true;
@@ -97,6 +104,11 @@ bool BackwardManifest::read(const std::string &path, BackwardManifest &out,
                          ") is not the spec's (" +
                          std::to_string(out.spec.blockN) + ")");
   }
+  if (const json::Value *variant = root.get("variant")) {
+    std::string reason;
+    if (!parseVariant(*variant, out.variant, reason))
+      return reader.fail(reason);
+  }
   const json::Value *steps = root.get("steps");
   if (!steps || steps->kind != json::Value::Object)
     return reader.fail("missing object \"steps\"");
@@ -111,7 +123,7 @@ bool BackwardManifest::read(const std::string &path, BackwardManifest &out,
   }
   for (BackwardStep s : kSteps)
     if (!readStep(reader, *steps, abi::backwardStepName(s), out.spec.dtype,
-                  out.steps[static_cast<size_t>(s)]))
+                  out.variant.captures, out.steps[static_cast<size_t>(s)]))
       return false;
   return reader.locatePtx(out);
 }
@@ -240,6 +252,8 @@ bool BackwardKernel::checkArgs(const BackwardArgs &a,
             "\"deterministic_mode\": true)";
     return false;
   }
+  if (!detail::checkCaptures(info.variant, f.captures, error))
+    return false;
   if (info.takesAlibiSlopes() && !f.alibiSlopes) {
     error = "the kernel takes ALiBi slopes; none given";
     return false;
@@ -316,7 +330,8 @@ bool BackwardKernel::backward(const BackwardArgs &a, CUstream stream,
   // read.
   auto valueOf = [&](size_t, const std::string &name) {
     int64_t value = 0;
-    abi::backwardParamValue(a, headDim, name, value);
+    if (!abi::backwardParamValue(a, headDim, name, value))
+      value = detail::captureParamValue(f, info.variant, name);
     return value;
   };
   auto mapOf = [&](size_t, const std::string &name,

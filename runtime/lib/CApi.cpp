@@ -98,6 +98,26 @@ extern "C" int64_t fa_kernel_num_captures(const fa_kernel *kernel) {
       kernel->kernel->manifest().variant.captures.size());
 }
 
+/// `n` C captures into `args`; false (the reason set) on a bad one.
+static bool addCaptures(fa::ForwardArgs &args, const fa_capture *captures,
+                        int64_t n, const char *entry) {
+  for (int64_t i = 0; i < n; ++i) {
+    const fa_capture &c = captures[i];
+    if (c.rank < 0 || c.rank > 8 || (c.rank > 0 && !c.extents)) {
+      fail(std::string(entry) + ": capture " + std::to_string(i) +
+           " has a rank outside [0, 8] or no extents");
+      return false;
+    }
+    fa::ForwardArgs::Capture capture;
+    capture.data = reinterpret_cast<fa::cuda::CUdeviceptr>(c.data);
+    capture.extents.assign(c.extents, c.extents + c.rank);
+    capture.real = c.real;
+    capture.integer = c.integer;
+    args.captures.push_back(std::move(capture));
+  }
+  return true;
+}
+
 extern "C" int fa_kernel_forward_captures(const fa_kernel *kernel,
                                           const fa_forward_args *a,
                                           const fa_capture *captures,
@@ -129,18 +149,8 @@ extern "C" int fa_kernel_forward_sparse(const fa_kernel *kernel,
     return fail("fa_kernel_forward_captures: null kernel, args or captures, "
                 "or a capture count outside [0, 4096]");
   fa::ForwardArgs args = forwardArgs(a);
-  for (int64_t i = 0; i < numCaptures; ++i) {
-    const fa_capture &c = captures[i];
-    if (c.rank < 0 || c.rank > 8 || (c.rank > 0 && !c.extents))
-      return fail("fa_kernel_forward_captures: capture " + std::to_string(i) +
-                  " has a rank outside [0, 8] or no extents");
-    fa::ForwardArgs::Capture capture;
-    capture.data = reinterpret_cast<fa::cuda::CUdeviceptr>(c.data);
-    capture.extents.assign(c.extents, c.extents + c.rank);
-    capture.real = c.real;
-    capture.integer = c.integer;
-    args.captures.push_back(std::move(capture));
-  }
+  if (!addCaptures(args, captures, numCaptures, "fa_kernel_forward_captures"))
+    return -1;
   if (blockMask) {
     auto ptr = [](const int32_t *p) { return reinterpret_cast<fa::cuda::CUdeviceptr>(p); };
     const fa_block_mask &m = *blockMask;
@@ -193,6 +203,13 @@ extern "C" int64_t fa_backward_workspace_size(const fa_backward_kernel *kernel,
 
 extern "C" int fa_kernel_backward(const fa_backward_kernel *kernel,
                                   const fa_backward_args *a, void *stream) {
+  return fa_kernel_backward_captures(kernel, a, nullptr, 0, stream);
+}
+
+extern "C" int fa_kernel_backward_captures(const fa_backward_kernel *kernel,
+                                           const fa_backward_args *a,
+                                           const fa_capture *captures,
+                                           int64_t numCaptures, void *stream) {
   // A flag, not a count: 2 is more likely garbage (an args struct older
   // than the field, uninitialised) than a wish. Checked first, as it needs
   // no kernel.
@@ -201,8 +218,14 @@ extern "C" int fa_kernel_backward(const fa_backward_kernel *kernel,
                 std::to_string(a->deterministic));
   if (!kernel || !a)
     return fail("fa_kernel_backward: null kernel or args");
+  if ((numCaptures > 0 && !captures) || numCaptures < 0 || numCaptures > 4096)
+    return fail("fa_kernel_backward_captures: null captures, or a capture "
+                "count outside [0, 4096]");
   fa::BackwardArgs args;
   args.forward = forwardArgs(&a->forward);
+  if (!addCaptures(args.forward, captures, numCaptures,
+                   "fa_kernel_backward_captures"))
+    return -1;
   args.gradOut = reinterpret_cast<fa::cuda::CUdeviceptr>(a->d_out);
   args.dq = reinterpret_cast<fa::cuda::CUdeviceptr>(a->dq);
   args.dk = reinterpret_cast<fa::cuda::CUdeviceptr>(a->dk);

@@ -59,19 +59,8 @@ bool Manifest::read(const std::string &path, Manifest &out,
                                                   out.variant.captures,
                                                   /*blockMask=*/true)))
     return false;
-  // The capture parameters are exactly the variant's, in its order: one
-  // more, fewer or another would shift the launch words.
-  std::vector<std::string> given, expected;
-  for (const auto &param : out.params) {
-    int capture, dimension;
-    if (abi::captureParamOf(param.first, capture, dimension))
-      given.push_back(param.first);
-  }
-  for (const abi::Param &p : abi::captureParams(out.variant.captures))
-    expected.push_back(p.name);
-  if (given != expected)
-    return reader.fail("the capture parameters do not match \"variant\"'s "
-                       "captures");
+  if (!reader.matchCaptures(out.params, out.variant.captures))
+    return false;
   if (out.takesParam("kv_indices") != out.blockSparse())
     return reader.fail("a block-sparse kernel states \"block_sparse\" and "
                        "takes the block mask's parameters; no other does");
@@ -211,43 +200,6 @@ static bool tensorMapOf(const Driver &d, const Manifest &info,
   return cache.get(d, type, index, source, map, error);
 }
 
-/// The launch's captured values against the variant's types: one each, a
-/// buffer for each tensor, with its extents (the static ones as stated).
-static bool checkCaptures(const Variant &variant,
-                          const std::vector<ForwardArgs::Capture> &captures,
-                          std::string &error) {
-  if (captures.size() != variant.captures.size()) {
-    error = "the kernel takes " + std::to_string(variant.captures.size()) +
-            " captured values; " + std::to_string(captures.size()) + " given";
-    return false;
-  }
-  for (size_t i = 0; i < captures.size(); ++i) {
-    const CaptureType &type = variant.captures[i];
-    const ForwardArgs::Capture &c = captures[i];
-    if (type.isScalar()) {
-      if (c.data || !c.extents.empty()) {
-        error = "captured value " + std::to_string(i) +
-                " is a scalar: no buffer and no extents";
-        return false;
-      }
-      continue;
-    }
-    bool extentsOk = c.extents.size() == type.shape.size();
-    for (size_t d = 0; extentsOk && d < type.shape.size(); ++d)
-      extentsOk = c.extents[d] >= 1 &&
-                  (type.shape[d] == CaptureType::kDynamicExtent ||
-                   type.shape[d] == c.extents[d]);
-    if (!c.data || !extentsOk) {
-      error = "captured value " + std::to_string(i) +
-              " must be a non-null buffer with " +
-              std::to_string(type.shape.size()) +
-              " extents, each >= 1 and equal to the static ones of its type";
-      return false;
-    }
-  }
-  return true;
-}
-
 bool Manifest::checkBlockMask(const ForwardArgs &a, std::string &error) const {
   const Manifest &info = *this;
   const ForwardArgs::BlockMask &m = a.blockMask;
@@ -310,7 +262,7 @@ bool Kernel::forward(const ForwardArgs &a, CUstream stream,
       return false;
     }
   }
-  if (!checkCaptures(info.variant, a.captures, error) ||
+  if (!detail::checkCaptures(info.variant, a.captures, error) ||
       !info.checkBlockMask(a, error))
     return false;
   // The launch words, in the manifest's order (the ABI table's,

@@ -419,7 +419,8 @@ static const std::vector<BackwardBinding> &backwardBindings() {
 }
 
 std::vector<Param> fa::abi::backwardKernelParams(BackwardStep step, bool alibi,
-                                                 bool tensorMaps) {
+                                                 bool tensorMaps,
+                                                 const std::vector<CaptureType> &captures) {
   std::vector<Param> params;
   for (const BackwardBinding &b : backwardBindings())
     if ((b.steps & (1u << unsigned(step))) &&
@@ -427,6 +428,10 @@ std::vector<Param> fa::abi::backwardKernelParams(BackwardStep step, bool alibi,
          (alibi && b.param.use == ParamUse::Alibi) ||
          (tensorMaps && b.param.use == ParamUse::TensorMaps)))
       params.push_back(b.param);
+  // Only the main kernel evaluates the regions.
+  if (step == BackwardStep::Main)
+    for (Param &p : captureParams(captures))
+      params.push_back(std::move(p));
   return params;
 }
 

@@ -383,3 +383,70 @@ bool fa::detail::loadFunction(Driver &d, CUmodule module,
   d.cuFuncGetAttribute(&registers, kFuncAttributeNumRegs, function);
   return true;
 }
+
+/// The launch's captured values against the variant's types: one each, a
+/// buffer for each tensor, with its extents (the static ones as stated).
+bool detail::checkCaptures(const Variant &variant,
+                          const std::vector<ForwardArgs::Capture> &captures,
+                          std::string &error) {
+  if (captures.size() != variant.captures.size()) {
+    error = "the kernel takes " + std::to_string(variant.captures.size()) +
+            " captured values; " + std::to_string(captures.size()) + " given";
+    return false;
+  }
+  for (size_t i = 0; i < captures.size(); ++i) {
+    const CaptureType &type = variant.captures[i];
+    const ForwardArgs::Capture &c = captures[i];
+    if (type.isScalar()) {
+      if (c.data || !c.extents.empty()) {
+        error = "captured value " + std::to_string(i) +
+                " is a scalar: no buffer and no extents";
+        return false;
+      }
+      continue;
+    }
+    bool extentsOk = c.extents.size() == type.shape.size();
+    for (size_t d = 0; extentsOk && d < type.shape.size(); ++d)
+      extentsOk = c.extents[d] >= 1 &&
+                  (type.shape[d] == CaptureType::kDynamicExtent ||
+                   type.shape[d] == c.extents[d]);
+    if (!c.data || !extentsOk) {
+      error = "captured value " + std::to_string(i) +
+              " must be a non-null buffer with " +
+              std::to_string(type.shape.size()) +
+              " extents, each >= 1 and equal to the static ones of its type";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool detail::ManifestReader::matchCaptures(const ParamList &params,
+                                           const std::vector<CaptureType> &captures) {
+  // The capture parameters are exactly the variant's, in its order: one
+  // more, fewer or another would shift the launch words.
+  std::vector<std::string> given, expected;
+  for (const auto &param : params) {
+    int capture, dimension;
+    if (abi::captureParamOf(param.first, capture, dimension))
+      given.push_back(param.first);
+  }
+  for (const abi::Param &p : abi::captureParams(captures))
+    expected.push_back(p.name);
+  if (given != expected)
+    return fail("the capture parameters do not match \"variant\"'s captures");
+  return true;
+}
+
+int64_t detail::captureParamValue(const ForwardArgs &args, const Variant &variant,
+                                  const std::string &name) {
+  int capture, dimension;
+  if (abi::captureParamOf(name, capture, dimension) && dimension < 0 &&
+      capture < static_cast<int>(variant.captures.size()) &&
+      capture < static_cast<int>(args.captures.size()) &&
+      variant.captures[capture].isScalar() && variant.captures[capture].isFloat())
+    return abi::f32Bits(args.captures[capture].real);
+  int64_t value = 0;
+  abi::forwardParamValue(args, name, value);
+  return value;
+}

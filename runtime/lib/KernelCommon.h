@@ -86,6 +86,10 @@ public:
   /// can be read: a manifest is a promise of its PTX.
   bool locatePtx(KernelInfo &info);
   /// Sets the reason "PATH: <context>`message`" and returns false.
+  /// The capture parameters of `params` are exactly captureParams of
+  /// `captures`, in order (else the launch words would shift).
+  bool matchCaptures(const ParamList &params,
+                     const std::vector<CaptureType> &captures);
   bool fail(const std::string &message);
   /// What the reasons name after the path from now on ("step \"main\": ").
   void setContext(const std::string &text) { context = text; }
@@ -194,6 +198,17 @@ bool loadFunction(cuda::Driver &d, cuda::CUmodule module,
                   const std::string &entry, int64_t dynamicSharedMemory,
                   cuda::CUfunction &function, int &registers,
                   std::string &error);
+
+/// A launch's captured values against a variant's types: one each, a
+/// buffer for each tensor, with its extents (the static ones as stated).
+bool checkCaptures(const Variant &variant,
+                   const std::vector<ForwardArgs::Capture> &captures,
+                   std::string &error);
+
+/// The launch word of capture parameter `name`: a float scalar's f32
+/// bits, else forwardParamValue's.
+int64_t captureParamValue(const ForwardArgs &args, const Variant &variant,
+                          const std::string &name);
 
 } // namespace detail
 } // namespace fa

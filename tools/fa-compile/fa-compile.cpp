@@ -244,8 +244,12 @@ static std::string flagConflict() {
     return "--bwd-block-m and --bwd-block-n tile a backward: give --bwd";
   if (backwardSchedule.getNumOccurrences() && !backward)
     return "--bwd-schedule tunes a backward: give --bwd";
-  if (backward && !inputFile.empty())
-    return "--bwd takes a kernel built from flags (--d ...) or --standard-set";
+  if (!inputFile.empty() &&
+      (omitRowDot || deterministic || backwardBlockM.getNumOccurrences() ||
+       backwardBlockN.getNumOccurrences() || backwardSchedule.getNumOccurrences()))
+    return "an input .mlir's --bwd takes its chip's tuned backward: no "
+           "--bwd-block-m/-n, --bwd-schedule, --deterministic or "
+           "--test-omit-row-dot";
   return "";
 }
 
@@ -353,6 +357,10 @@ static int compileInputFile(mlir::MLIRContext &context) {
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
     return 2;
+  // The forward's lowering consumes the module; the backward gets a copy.
+  mlir::OwningOpRef<mlir::ModuleOp> forBackward;
+  if (backward)
+    forBackward = module->clone();
   mlir::fa::CompiledKernel kernel;
   std::string error;
   bool rejected = false;
@@ -361,7 +369,17 @@ static int compileInputFile(mlir::MLIRContext &context) {
     printError(error);
     return rejected ? 2 : 1;
   }
-  return emitKernel(kernel) ? 0 : 1;
+  if (!emitKernel(kernel))
+    return 1;
+  if (!backward)
+    return 0;
+  mlir::fa::CompiledKernel backwardKernel;
+  if (!mlir::fa::compileBackwardModule(context, *forBackward, target,
+                                       backwardKernel, error, rejected)) {
+    printError(error);
+    return rejected ? 2 : 1;
+  }
+  return emitKernel(backwardKernel) ? 0 : 1;
 }
 
 /// Each of `specs`' forward kernels, and its backward where one is asked

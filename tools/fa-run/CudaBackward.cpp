@@ -79,6 +79,9 @@ static std::string disagreement(const Manifest &forward,
   if (fSlopes != bSlopes)
     return "ALiBi" +
            versus(fSlopes ? "slopes" : "none", bSlopes ? "slopes" : "none");
+  // The same regions on the same captures, as written.
+  if (variantJson(forward.variant) != variantJson(backward.variant))
+    return "the score_mod / mask_mod regions or their captures";
   return "";
 }
 
@@ -465,6 +468,7 @@ int fa::cudarun::runBackward(const Options &o, const Kernel &forward,
             << "\n";
   if (o.verify) {
     ref::Problem problem = makeProblem(spec, size, t.alibiSlopes);
+    addVariant(problem, m.variant, t);
     BackwardData data{t.q.logical, t.k.logical, t.v.logical, g.gradOut.logical,
                       g.gradQuery, g.gradKey,   g.gradValue};
     VerifyReport report = verifyBackward(spec.dtype, problem, data);

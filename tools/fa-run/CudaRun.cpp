@@ -392,6 +392,14 @@ static bool prepareBlockMask(Driver &cu, const Options &o, const Manifest &manif
          put(t.dfullKvIndices, t.blockMask.fullKvIndices);
 }
 
+void fa::cudarun::addVariant(ref::Problem &problem, const Variant &variant,
+                             const Tensors &t) {
+  if (!variant.scoreMod.empty())
+    problem.scoreMod = scoreModOf(variant.scoreMod, t.captures);
+  if (!variant.maskMod.empty())
+    problem.maskMod = maskModOf(variant.maskMod, t.captures);
+}
+
 /// The kernel's arguments for the tensors in `t`.
 static ForwardArgs makeForwardArgs(const Tensors &t, const AttentionSpec &spec,
                                    const ProblemSize &size) {
@@ -474,14 +482,9 @@ static bool verifyOutputs(const Options &o, const AttentionSpec &spec,
                           const Variant &variant, const ProblemSize &size,
                           const Tensors &t) {
   ref::Problem problem = makeProblem(spec, size, t.alibiSlopes);
-  // The user's regions as written, on the captured values the kernel got;
-  // the no-regions control leaves them out of the reference.
-  if (o.negativeControl != "no-regions") {
-    if (!variant.scoreMod.empty())
-      problem.scoreMod = scoreModOf(variant.scoreMod, t.captures);
-    if (!variant.maskMod.empty())
-      problem.maskMod = maskModOf(variant.maskMod, t.captures);
-  }
+  // The no-regions control leaves the regions out of the reference.
+  if (o.negativeControl != "no-regions")
+    addVariant(problem, variant, t);
   // Full check for small problems; sampled rows (block boundaries
   // included) for large ones.
   double work = static_cast<double>(size.batch) * size.queryHeads *

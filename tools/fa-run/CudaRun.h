@@ -158,6 +158,10 @@ struct Tensors {
   DeviceBuffer dkvNumBlocks, dkvIndices, dfullKvNumBlocks, dfullKvIndices;
 };
 
+/// The user's regions as written (a variant kernel's), on the captured
+/// values the kernel got, into the reference's problem.
+void addVariant(ref::Problem &problem, const Variant &variant, const Tensors &t);
+
 /// --bwd: reads the backward kernel's manifest (--bwd-kernel, or the one
 /// named after the forward kernel beside it) into `path` and `out`, and
 /// checks it against the forward kernel's and the run. kPass, or the exit

@@ -87,6 +87,13 @@ bool compileForwardModule(MLIRContext &context, ModuleOp module,
                           const std::string &target, CompiledKernel &out,
                           std::string &error, bool &badInput);
 
+/// The backward of that fa.attention: fa.attention_grad with its operands,
+/// attributes, captures and regions, the chip's tuned backward tile,
+/// named NAME_bwd (backwardKernelNameOf).
+bool compileBackwardModule(MLIRContext &context, ModuleOp module,
+                           const std::string &target, CompiledKernel &out,
+                           std::string &error, bool &badInput);
+
 /// Writes DIR/NAME.ptx and DIR/NAME.json.
 bool writeKernel(const CompiledKernel &kernel, const std::string &directory,
                  std::string &error);

@@ -45,10 +45,18 @@ FailureOr<AttentionBackward> mlir::fa::analyzeAttentionBackward(func::FuncOp fun
   for (auto op : body->getOps<ExpShiftedOp>())
     a.lseRows = op.getShift();
   a.headInputs = findHeadScoreInputs(body);
-  for (Operation &op : *body)
-    if (isa<ScoreModOp, MaskModOp>(op))
-      return op.emitError("the GPU backward does not take score_mod or "
-                          "mask_mod regions yet; the CPU's does (fa-to-cpu)");
+  // The variant ops (the score_mod, its derivative, the mask_mod) capture
+  // one list (fa-recompute-backward's).
+  for (Operation &op : *body) {
+    if (!isa<ScoreModOp, MaskModOp>(op))
+      continue;
+    ValueRange captures = isa<ScoreModOp>(op) ? cast<ScoreModOp>(op).getCaptures()
+                                             : cast<MaskModOp>(op).getCaptures();
+    if (!a.captures.empty() && ValueRange(a.captures) != captures)
+      return op.emitError("the GPU backward takes the variant ops of one "
+                          "attention, capturing one list");
+    a.captures.assign(captures.begin(), captures.end());
+  }
   a.queryTile = a.scores.getQuery();
   a.keyTile = a.scores.getKey();
   a.valueTile = a.gradProbs.getRhs();
@@ -86,6 +94,7 @@ AttentionKernelConfig mlir::fa::configOf(const AttentionBackward &backward) {
   AttentionBackward a = backward; // op handles are not const-correct
   AttentionKernelConfig c = configOfTiles(
       a.scores, a.valueTile, a.queryLoop.getBody(), readsAlibiSlopes(a.headInputs));
+  c.captures = llvm::to_vector(ValueRange(a.captures).getTypes());
   readNestTiling(a.queryLoop, c);
   return c;
 }

@@ -54,7 +54,7 @@ BackwardMath::BackwardMath(const AttentionBackward &bw,
     if (tiles.contains(value) || !def || def->getBlock() != body ||
         !math.insert(def).second)
       continue;
-    if (isa<ApplyMaskOp>(def))
+    if (isa<ApplyMaskOp, ScoreModOp, MaskModOp>(def))
       worklist.push_back(def->getOperand(0)); // coordinates are the kernel's
     else if (isa<AlibiBiasOp>(def))
       worklist.append({def->getOperand(0), def->getOperand(1)});
@@ -211,8 +211,8 @@ LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
     return success();
   if (tilesUnmasked && isa<ApplyMaskOp>(op))
     return mapUnmaskedScores(op, lookup(b, op->getOperand(0)), mapping);
-  unsigned firstCoordinate = isa<ApplyMaskOp>(op)   ? 1
-                             : isa<AlibiBiasOp>(op) ? 2
+  unsigned firstCoordinate = isa<ApplyMaskOp, ScoreModOp, MaskModOp>(op) ? 1
+                             : isa<AlibiBiasOp>(op)                      ? 2
                                                     : op->getNumOperands();
   IRMapping operands;
   for (Value operand : op->getOperands().take_front(firstCoordinate)) {
@@ -274,6 +274,29 @@ LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
     placeAt(mask);
   if (auto bias = dyn_cast<AlibiBiasOp>(clone))
     placeAt(bias);
+  // A variant sees the kernel's batch and query head, and its captures as
+  // the main kernel's parameters (as the forward's, DistributedMath).
+  auto placeVariant = [&](auto variant) -> LogicalResult {
+    placeAt(variant);
+    variant.getBatchMutable().assign(grid->batch);
+    variant.getHeadMutable().assign(grid->head);
+    SmallVector<Value> captures;
+    for (Value capture : variant.getCaptures()) {
+      Value value = mapping.lookupOrNull(capture);
+      if (!value)
+        return op->emitError("the GPU backward has no kernel parameter for a "
+                             "captured value");
+      captures.push_back(value);
+    }
+    variant.getCapturesMutable().assign(captures);
+    return success();
+  };
+  if (auto variant = dyn_cast<ScoreModOp>(clone))
+    if (failed(placeVariant(variant)))
+      return failure();
+  if (auto variant = dyn_cast<MaskModOp>(clone))
+    if (failed(placeVariant(variant)))
+      return failure();
   if (op == backward.gradQuery.getOperation())
     sources->accumulateGradQuery(b, clone->getResult(0), /*part=*/0);
   return success();
@@ -326,6 +349,8 @@ BackwardMath::emitBody(OpBuilder &b, const GridCoords &coords, Value tileStart,
   mapping.map(body->getArguments().slice(1, 2), gradients);
   for (auto [input, value] : llvm::zip(backward.headInputs, headInputValues))
     mapping.map(input.l2Value, value);
+  for (auto [capture, value] : llvm::zip(backward.captures, captureValues))
+    mapping.map(capture, value);
   for (Operation &op : body->without_terminator())
     if (failed(cloneOp(b, &op)))
       return failure();

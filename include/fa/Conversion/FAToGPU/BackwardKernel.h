@@ -42,6 +42,10 @@ struct AttentionBackward {
   Value lseRows, rowDotRows;  ///< [BM] f32
   Value gradQueryTile;        ///< gradQuery's accumulator: dQ's slice
   SmallVector<HeadScoreInput> headInputs; ///< per head (ALiBi's slope)
+  /// The score_mod / mask_mod ops' captured values (one list, as the
+  /// forward's FusedAttention::captures): the main kernel's trailing
+  /// parameters.
+  SmallVector<Value> captures;
 };
 
 /// Finds the backward nest in `func`; a diagnostic on `func` if it is not
@@ -139,6 +143,10 @@ public:
   void setHeadScoreInputs(ValueRange values) {
     headInputValues.assign(values.begin(), values.end());
   }
+  /// The kernel's values of the captured operands (KernelArgs::captureValues).
+  void setCaptureValues(ValueRange values) {
+    captureValues.assign(values.begin(), values.end());
+  }
   /// The same, loaded here at `grid`'s batch and head.
   void loadHeadScoreInputs(OpBuilder &b, Location loc, const GridCoords &grid,
                            const KernelArgs &args) {
@@ -200,6 +208,7 @@ private:
   const GridCoords *grid = nullptr;
   Value keyStart;
   SmallVector<Value> headInputValues; ///< setHeadScoreInputs
+  SmallVector<Value> captureValues;   ///< setCaptureValues
   bool tilesUnmasked = false; ///< setTilesUnmasked
 };
 

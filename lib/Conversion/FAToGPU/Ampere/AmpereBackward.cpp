@@ -407,7 +407,9 @@ LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
   KernelArgs args = KernelArgs::create(
       b, module, c.elementType,
       backwardEntryName(name, ::fa::abi::BackwardStep::Main), 32 * c.warps,
-      ::fa::abi::backwardKernelParams(::fa::abi::BackwardStep::Main, c.alibi));
+      ::fa::abi::backwardKernelParams(::fa::abi::BackwardStep::Main, c.alibi,
+                                      /*tensorMaps=*/false,
+                                      captureTypesOf(c.captures)));
   BackwardBlock block(b, module, args, c, loc);
   GridCoords kv = memberCoords(b, block, Value());
   // K_j and V_j, once: the first Q block's wait covers them.
@@ -427,6 +429,7 @@ LogicalResult ampere::buildAmpereBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
   BackwardMath math(backward, layoutFor(c.blockM, groups.queryRows),
                     layoutFor(c.blockN, groups.keyRows),
                     layoutFor(c.blockM, groups.gradQueryGroups()));
+  math.setCaptureValues(args.captureValues(b, loc, backward.captures));
   // GQA: every query head of the group adds into dK_j, dV_j.
   Value group = arith::DivUIOp::create(b, loc, args.index(b, "q_heads"),
                                        args.index(b, "kv_heads"));

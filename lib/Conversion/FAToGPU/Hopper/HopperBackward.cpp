@@ -816,6 +816,7 @@ LogicalResult buildConsumers(OpBuilder &b, const BackwardBlock &block,
   };
   BackwardColumnGroups groups = backwardColumnGroups(c);
   BackwardMath math(backward, layout(groups.queryRows), layout(groups.keyRows));
+  math.setCaptureValues(block.args.captureValues(b, loc, backward.captures));
   waitParity(b, loc, block.keyValueFull(b), block.i32(b, 0));
   FailureOr<SmallVector<Value>> gradients = block.forEachMember(
       b, math.initialGradients(b, loc),
@@ -928,7 +929,8 @@ LogicalResult hopper::buildHopperBackwardMain(OpBuilder &b, gpu::GPUModuleOp mod
       b, module, c.elementType,
       backwardEntryName(name, ::fa::abi::BackwardStep::Main), blockThreadsFor(c),
       ::fa::abi::backwardKernelParams(::fa::abi::BackwardStep::Main, c.alibi,
-                                      /*tensorMaps=*/true),
+                                      /*tensorMaps=*/true,
+                                      captureTypesOf(c.captures)),
       backwardOccupancy(c).blocksPerSM);
   BackwardBlock block(b, module, args, c, loc);
   initBarriers(b, block);

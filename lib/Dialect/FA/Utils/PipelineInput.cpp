@@ -153,7 +153,7 @@ static bool isGpuRegionMath(Operation &op) {
 }
 
 /// What the GPU lowering cannot take of the variant regions (score_mod,
-/// mask_mod) under `root`: a backward's (fa.attention_grad), a math op
+/// mask_mod) under `root`: a block-sparse backward, a math op
 /// outside isGpuRegionMath, a captured integer of a width the kernel ABI
 /// has no buffer for. Emits and fails.
 static LogicalResult checkGpuVariants(Operation *root, StringRef pass) {
@@ -187,15 +187,12 @@ static LogicalResult checkGpuVariants(Operation *root, StringRef pass) {
                            "(block_sparse) yet; the CPU's ignores it";
         return WalkResult::interrupt();
       }
-      if (!bwd.getScoreMod().empty() || !bwd.getMaskMod().empty()) {
-        op->emitError() << pass
-                        << ": the GPU backward does not take score_mod or "
-                           "mask_mod regions yet; the CPU's does (fa-to-cpu)";
-        return WalkResult::interrupt();
-      }
     }
     Region *score = nullptr, *mask = nullptr;
-    if (auto fwd = dyn_cast<AttentionOp>(op)) {
+    if (auto bwd = dyn_cast<AttentionGradOp>(op)) {
+      score = &bwd.getScoreMod();
+      mask = &bwd.getMaskMod();
+    } else if (auto fwd = dyn_cast<AttentionOp>(op)) {
       score = &fwd.getScoreMod();
       mask = &fwd.getMaskMod();
     } else if (auto tile = dyn_cast<ScoreModOp>(op)) {

@@ -31,6 +31,10 @@ struct BackwardManifest : KernelInfo {
   /// kernel implements BackwardArgs::deterministic (dQ accumulated in a
   /// fixed order through the workspace's dq_semaphore counters).
   bool deterministicMode = false;
+  /// A backward of score_mod / mask_mod regions: their captures (the main
+  /// kernel's trailing parameters) and the regions ("variant", as the
+  /// forward manifest states them; empty for a spec's kernel).
+  Variant variant;
 
   /// One of the three kernels.
   struct Step {

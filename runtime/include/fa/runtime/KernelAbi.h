@@ -207,7 +207,8 @@ std::string outputElementTypeName(const std::string &elementType);
 /// The parameters of backward kernel `step`, in launch order (the main
 /// kernel's tensor maps first, as the forward's, if `tensorMaps`).
 std::vector<Param> backwardKernelParams(BackwardStep step, bool alibi,
-                                        bool tensorMaps = false);
+                                        bool tensorMaps = false,
+                                        const std::vector<CaptureType> &captures = {});
 
 /// How a TensorMap parameter maps its tensor: which one ("q", "k", "v",
 /// "o", "do", "dq_acc"), and the TMA box, `panelBytes` of one row by `rows`

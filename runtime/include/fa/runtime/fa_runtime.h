@@ -141,6 +141,12 @@ int64_t fa_backward_workspace_size(const fa_backward_kernel *kernel,
  * NULL: the default stream), which the caller synchronises. */
 int fa_kernel_backward(const fa_backward_kernel *kernel,
                        const fa_backward_args *args, void *stream);
+/* fa_kernel_backward of a variant's backward (fa-compile F.mlir --bwd),
+ * with the forward's captured values. 0 on success. */
+int fa_kernel_backward_captures(const fa_backward_kernel *kernel,
+                                const fa_backward_args *args,
+                                const fa_capture *captures,
+                                int64_t num_captures, void *stream);
 void fa_backward_kernel_free(fa_backward_kernel *kernel);
 
 /* The GPU's opt-in maximum of shared memory per block, in bytes (an
