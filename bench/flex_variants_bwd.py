@@ -58,9 +58,7 @@ def main():
             slopes = captures[0] if builtin == "builtin_alibi" else None
 
             def run_region(s, array=array, region=region, region_bwd=region_bwd):
-                if "region" not in s:
-                    s["region"] = backward_args(s, workspace, False)
-                a = s["region"]
+                a = backward_args(s, workspace, False)
                 if lib.fa_kernel_forward_captures(region, ctypes.byref(s["fwd"]), array,
                                                   len(captures), None) or \
                    lib.fa_kernel_backward_captures(region_bwd, ctypes.byref(a), array,
@@ -68,12 +66,9 @@ def main():
                     raise RuntimeError(lib.fa_last_error().decode())
 
             def run_base(s, base=base, base_bwd=base_bwd, slopes=slopes):
-                if "base" not in s:
-                    a = backward_args(s, workspace, False)
-                    if slopes is not None:
-                        a.forward.alibi_slopes = slopes.data_ptr()
-                    s["base"] = a
-                a = s["base"]
+                a = backward_args(s, workspace, False)
+                if slopes is not None:
+                    a.forward.alibi_slopes = slopes.data_ptr()
                 if lib.fa_kernel_forward(base, ctypes.byref(a.forward), None) or \
                    lib.fa_kernel_backward(base_bwd, ctypes.byref(a), None):
                     raise RuntimeError(lib.fa_last_error().decode())

@@ -280,7 +280,23 @@ TEST_F(MaskUtilsTest, MaskModBandBoundsTheRegion) {
                                           arg(2), arg(3), blockN);
     Value leaves = buildTileLeavesBand(b, b.getUnknownLoc(), band, arg(0),
                                        arg(1), blockM, blockN);
+    // The transpose over (k0, cols, queryLen).
+    auto [queryBegin, queryEnd] = buildBandQueryRange(
+        b, b.getUnknownLoc(), band, arg(1), arg(2), arg(3), blockM);
     Evaluator eval(block);
+    for (int64_t M : {1, 5, 11})
+      for (int64_t N : {1, 6, 13})
+        for (int64_t k0 = 0; k0 < N; k0 += blockN) {
+          int64_t cols = std::min(blockN, N - k0);
+          int64_t first = eval(queryBegin, {0, k0, cols, M});
+          int64_t last = eval(queryEnd, {0, k0, cols, M});
+          EXPECT_EQ(first % blockM, 0);
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = k0; j < k0 + cols; ++j)
+              if (region_(visible, {0, 0, i, j}))
+                EXPECT_TRUE(first <= i && i < last)
+                    << c.body << " M=" << M << " N=" << N << " i=" << i << " j=" << j;
+        }
     for (int64_t M : {1, 5, 11})
       for (int64_t N : {1, 6, 13})
         for (int64_t q0 = 0; q0 < M; q0 += blockM) {

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Conversion/FAToGPU/BackwardKernel.h"
+#include "fa/Dialect/FA/Utils/MaskUtils.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -95,6 +96,8 @@ AttentionKernelConfig mlir::fa::configOf(const AttentionBackward &backward) {
   AttentionKernelConfig c = configOfTiles(
       a.scores, a.valueTile, a.queryLoop.getBody(), readsAlibiSlopes(a.headInputs));
   c.captures = llvm::to_vector(ValueRange(a.captures).getTypes());
+  for (auto maskMod : a.queryLoop.getBody()->getOps<MaskModOp>())
+    c.keyBand = analyzeMaskModKeyBand(maskMod.getBody());
   readNestTiling(a.queryLoop, c);
   return c;
 }

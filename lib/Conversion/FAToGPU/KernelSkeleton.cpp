@@ -538,6 +538,14 @@ GridCoords::visibleQueryBlocks(OpBuilder &b, Location loc,
       b, loc, cst(c.blockN), arith::SubIOp::create(b, loc, keyLen, keyStart));
   auto [begin, end] = buildVisibleQueryRange(b, loc, c.mask, keyStart, cols,
                                              queryLen, keyLen, c.blockM);
+  // The mask_mod's band too, but in the deterministic mode, whose turns
+  // count the KV blocks of each Q block under the built-in mask alone.
+  if (c.keyBand.bounded() && !c.deterministic) {
+    auto [bandBegin, bandEnd] =
+        buildBandQueryRange(b, loc, c.keyBand, keyStart, cols, queryLen, c.blockM);
+    begin = arith::MaxSIOp::create(b, loc, begin, bandBegin);
+    end = arith::MinSIOp::create(b, loc, end, bandEnd);
+  }
   Value span = arith::MaxSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, end, begin), cst(0));
   return {begin, arith::CeilDivUIOp::create(b, loc, span, cst(c.blockM))};

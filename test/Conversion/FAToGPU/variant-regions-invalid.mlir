@@ -59,28 +59,6 @@ func.func @narrow(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>,
 
 // -----
 
-// The backward of a variant (the CPU's derives it; the GPU's is next).
-// CHECK: error: fa-to-ptx: the GPU backward does not take score_mod or mask_mod regions yet; the CPU's does (fa-to-cpu)
-func.func @backward(
-    %q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>,
-    %v: tensor<1x2x64x64xbf16>, %o: tensor<1x2x64x64xbf16>,
-    %do: tensor<1x2x64x64xbf16>, %lse: tensor<1x2x64xf32>)
-    -> (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) {
-  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %do, %lse
-      mask_mod {
-      ^bb0(%b: index, %h: index, %i: index, %j: index):
-        %c = arith.cmpi ule, %j, %i : index
-        fa.yield %c : i1
-      }
-      : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>,
-         tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64xf32>)
-      -> (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>)
-  return %dq, %dk, %dv
-      : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
-}
-
-// -----
-
 // A block-sparse backward (the forward's lists, transposed, are next).
 // CHECK: error: fa-to-ptx: the GPU backward does not take a block mask (block_sparse) yet; the CPU's ignores it
 func.func @sparse_backward(

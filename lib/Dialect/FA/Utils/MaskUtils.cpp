@@ -278,6 +278,35 @@ mlir::fa::buildBandKeyRange(OpBuilder &b, Location loc,
 }
 
 std::pair<Value, Value>
+mlir::fa::buildBandQueryRange(OpBuilder &b, Location loc,
+                              const MaskModKeyBand &band, Value k0, Value cols,
+                              Value queryLen, int64_t blockM) {
+  IndexMath m{b, loc};
+  Value zero = m.constant(0);
+  Value lastKey = m.sub(m.add(k0, cols), m.constant(1));
+  Value first = zero, end = queryLen;
+  // kv <= q + c: q >= k0 - c; kv >= q + c: q <= lastKey - c.
+  if (band.fromQueryUpper)
+    first = m.max(first, m.sub(k0, m.constant(*band.fromQueryUpper)));
+  if (band.fromQueryLower)
+    end = m.min(end, m.add(m.sub(lastKey, m.constant(*band.fromQueryLower)),
+                           m.constant(1)));
+  // kv <= c or kv >= c: the block is seen by every query or by none.
+  Value none = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  if (band.upper)
+    none = arith::OrIOp::create(
+        b, loc, none, m.cmp(arith::CmpIPredicate::sgt, k0, m.constant(*band.upper)));
+  if (band.lower)
+    none = arith::OrIOp::create(
+        b, loc, none, m.cmp(arith::CmpIPredicate::slt, lastKey, m.constant(*band.lower)));
+  first = m.min(first, queryLen);
+  Value blocks = arith::DivUIOp::create(b, loc, first, m.constant(blockM));
+  Value begin = arith::MulIOp::create(b, loc, blocks, m.constant(blockM));
+  end = arith::SelectOp::create(b, loc, none, begin, m.max(end, zero));
+  return {begin, end};
+}
+
+std::pair<Value, Value>
 mlir::fa::buildVisibleQueryRange(OpBuilder &b, Location loc, MaskAttr mask,
                                  Value k0, Value cols, Value queryLen,
                                  Value keyLen, int64_t blockM) {

@@ -76,6 +76,15 @@ std::pair<Value, Value> buildBandKeyRange(OpBuilder &b, Location loc,
                                           Value rows, Value keyLen,
                                           int64_t blockN);
 
+/// The transpose, for the backward's KV-outer loop: [begin, end), the
+/// queries in [0, queryLen) that can see some key of [k0, k0 + cols) under
+/// `band`, `begin` rounded down to a multiple of `blockM` (end may be at
+/// or below begin: no query). Index values.
+std::pair<Value, Value> buildBandQueryRange(OpBuilder &b, Location loc,
+                                            const MaskModKeyBand &band, Value k0,
+                                            Value cols, Value queryLen,
+                                            int64_t blockM);
+
 /// The transpose of buildVisibleKeyRange, for the backward's KV-outer
 /// loop: [begin, end), the queries that see some key of [k0, k0 + cols),
 /// `begin` rounded down to a multiple of `blockM`; empty (end = begin)
