@@ -292,10 +292,12 @@ TEST_F(MaskUtilsTest, MaskModBandBoundsTheRegion) {
           int64_t last = eval(queryEnd, {0, k0, cols, M});
           EXPECT_EQ(first % blockM, 0);
           for (int64_t i = 0; i < M; ++i)
-            for (int64_t j = k0; j < k0 + cols; ++j)
-              if (region_(visible, {0, 0, i, j}))
+            for (int64_t j = k0; j < k0 + cols; ++j) {
+              if (region_(visible, {0, 0, i, j})) {
                 EXPECT_TRUE(first <= i && i < last)
                     << c.body << " M=" << M << " N=" << N << " i=" << i << " j=" << j;
+              }
+            }
         }
     for (int64_t M : {1, 5, 11})
       for (int64_t N : {1, 6, 13})
@@ -305,10 +307,12 @@ TEST_F(MaskUtilsTest, MaskModBandBoundsTheRegion) {
           int64_t last = eval(end, {q0, 0, rows, N});
           EXPECT_EQ(first % blockN, 0);
           for (int64_t i = q0; i < q0 + rows; ++i)
-            for (int64_t j = 0; j < N; ++j)
-              if (region_(visible, {0, 0, i, j}))
+            for (int64_t j = 0; j < N; ++j) {
+              if (region_(visible, {0, 0, i, j})) {
                 EXPECT_TRUE(first <= j && j < last)
                     << c.body << " M=" << M << " N=" << N << " i=" << i << " j=" << j;
+              }
+            }
           if (!band.exact)
             continue;
           for (int64_t k0 = 0; k0 < N; k0 += blockN) {
