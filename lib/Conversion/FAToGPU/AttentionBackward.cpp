@@ -46,18 +46,9 @@ FailureOr<AttentionBackward> mlir::fa::analyzeAttentionBackward(func::FuncOp fun
   for (auto op : body->getOps<ExpShiftedOp>())
     a.lseRows = op.getShift();
   a.headInputs = findHeadScoreInputs(body);
-  // The variant ops (the score_mod, its derivative, the mask_mod) capture
-  // one list (fa-recompute-backward's).
-  for (Operation &op : *body) {
-    if (!isa<ScoreModOp, MaskModOp>(op))
-      continue;
-    ValueRange captures = isa<ScoreModOp>(op) ? cast<ScoreModOp>(op).getCaptures()
-                                             : cast<MaskModOp>(op).getCaptures();
-    if (!a.captures.empty() && ValueRange(a.captures) != captures)
-      return op.emitError("the GPU backward takes the variant ops of one "
-                          "attention, capturing one list");
-    a.captures.assign(captures.begin(), captures.end());
-  }
+  // The score_mod, its derivative and the mask_mod capture one list.
+  if (failed(findVariantCaptures(body, a.captures)))
+    return failure();
   a.queryTile = a.scores.getQuery();
   a.keyTile = a.scores.getKey();
   a.valueTile = a.gradProbs.getRhs();

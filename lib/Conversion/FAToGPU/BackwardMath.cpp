@@ -264,39 +264,8 @@ LogicalResult BackwardMath::cloneOp(OpBuilder &b, Operation *op) {
     cloned.setType(distribute(original));
     mapping.map(original, cloned);
   }
-  auto placeAt = [&](auto tileOp) {
-    tileOp.getQueryOffsetMutable().assign(grid->queryStart);
-    tileOp.getKeyOffsetMutable().assign(keyStart);
-    tileOp.getQueryLenMutable().assign(grid->queryLen);
-    tileOp.getKeyLenMutable().assign(grid->keyLen);
-  };
-  if (auto mask = dyn_cast<ApplyMaskOp>(clone))
-    placeAt(mask);
-  if (auto bias = dyn_cast<AlibiBiasOp>(clone))
-    placeAt(bias);
-  // A variant sees the kernel's batch and query head, and its captures as
-  // the main kernel's parameters (as the forward's, DistributedMath).
-  auto placeVariant = [&](auto variant) -> LogicalResult {
-    placeAt(variant);
-    variant.getBatchMutable().assign(grid->batch);
-    variant.getHeadMutable().assign(grid->head);
-    SmallVector<Value> captures;
-    for (Value capture : variant.getCaptures()) {
-      Value value = mapping.lookupOrNull(capture);
-      if (!value)
-        return op->emitError("the GPU backward has no kernel parameter for a "
-                             "captured value");
-      captures.push_back(value);
-    }
-    variant.getCapturesMutable().assign(captures);
-    return success();
-  };
-  if (auto variant = dyn_cast<ScoreModOp>(clone))
-    if (failed(placeVariant(variant)))
-      return failure();
-  if (auto variant = dyn_cast<MaskModOp>(clone))
-    if (failed(placeVariant(variant)))
-      return failure();
+  if (failed(placeInKernel(clone, *grid, keyStart, mapping, op)))
+    return failure();
   if (op == backward.gradQuery.getOperation())
     sources->accumulateGradQuery(b, clone->getResult(0), /*part=*/0);
   return success();

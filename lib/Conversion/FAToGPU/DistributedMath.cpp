@@ -30,6 +30,44 @@
 using namespace mlir;
 using namespace mlir::fa;
 
+LogicalResult mlir::fa::placeInKernel(Operation *clone, const GridCoords &grid,
+                                      Value keyStart, const IRMapping &mapping,
+                                      Operation *original) {
+  // Masks, biases and variants are written against the kernel's coordinates.
+  auto placeAt = [&](auto tileOp) {
+    tileOp.getQueryOffsetMutable().assign(grid.queryStart);
+    tileOp.getKeyOffsetMutable().assign(keyStart);
+    tileOp.getQueryLenMutable().assign(grid.queryLen);
+    tileOp.getKeyLenMutable().assign(grid.keyLen);
+  };
+  // A variant sees the kernel's batch and query head, and its captures as
+  // the kernel's parameters.
+  auto placeVariant = [&](auto variant) -> LogicalResult {
+    placeAt(variant);
+    variant.getBatchMutable().assign(grid.batch);
+    variant.getHeadMutable().assign(grid.head);
+    SmallVector<Value> captures;
+    for (Value capture : variant.getCaptures()) {
+      Value value = mapping.lookupOrNull(capture);
+      if (!value)
+        return original->emitError("the GPU lowering has no kernel parameter "
+                                   "for a captured value");
+      captures.push_back(value);
+    }
+    variant.getCapturesMutable().assign(captures);
+    return success();
+  };
+  if (auto mask = dyn_cast<ApplyMaskOp>(clone))
+    placeAt(mask);
+  if (auto bias = dyn_cast<AlibiBiasOp>(clone))
+    placeAt(bias);
+  if (auto variant = dyn_cast<ScoreModOp>(clone))
+    return placeVariant(variant);
+  if (auto variant = dyn_cast<MaskModOp>(clone))
+    return placeVariant(variant);
+  return success();
+}
+
 LogicalResult mlir::fa::mapUnmaskedScores(Operation *mask, Value scores,
                                           IRMapping &mapping) {
   if (!scores)
@@ -284,41 +322,10 @@ LogicalResult DistributedMath::cloneOp(OpBuilder &b, Operation *op) {
     cloned.setType(distribute(original));
     mapping.map(original, cloned);
   }
-  // Masks and biases are written against the kernel's coordinates.
-  auto placeAt = [&](auto tileOp) {
-    tileOp.getQueryOffsetMutable().assign(grid->queryStart);
-    tileOp.getKeyOffsetMutable().assign(keyStart);
-    tileOp.getQueryLenMutable().assign(grid->queryLen);
-    tileOp.getKeyLenMutable().assign(grid->keyLen);
-  };
-  if (auto mask = dyn_cast<ApplyMaskOp>(clone)) {
-    placeAt(mask);
-    if (tilesUnmasked) // a full block: the sequence bound only
-      mask.setMaskAttr(MaskAttr::get(b.getContext(), MaskKind::None));
-  }
-  if (auto bias = dyn_cast<AlibiBiasOp>(clone))
-    placeAt(bias);
-  // A variant sees the kernel's batch and query head, and its captures as
-  // the kernel's parameters.
-  auto placeVariant = [&](auto variant) -> LogicalResult {
-    placeAt(variant);
-    variant.getBatchMutable().assign(grid->batch);
-    variant.getHeadMutable().assign(grid->head);
-    SmallVector<Value> captures;
-    for (Value capture : variant.getCaptures()) {
-      Value value = mapping.lookupOrNull(capture);
-      if (!value)
-        return op->emitError("the GPU lowering has no kernel parameter for a "
-                             "captured value");
-      captures.push_back(value);
-    }
-    variant.getCapturesMutable().assign(captures);
-    return success();
-  };
-  if (auto variant = dyn_cast<ScoreModOp>(clone))
-    return placeVariant(variant);
-  if (auto variant = dyn_cast<MaskModOp>(clone))
-    return placeVariant(variant);
+  if (failed(placeInKernel(clone, *grid, keyStart, mapping, op)))
+    return failure();
+  if (auto mask = dyn_cast<ApplyMaskOp>(clone); mask && tilesUnmasked)
+    mask.setMaskAttr(MaskAttr::get(b.getContext(), MaskKind::None)); // a full block
   return success();
 }
 

@@ -23,6 +23,21 @@ static Value storedTile(Value yielded) {
   return source;
 }
 
+LogicalResult mlir::fa::findVariantCaptures(Block *body,
+                                            SmallVectorImpl<Value> &captures) {
+  for (Operation &op : *body) {
+    if (!isa<ScoreModOp, MaskModOp>(op))
+      continue;
+    ValueRange own = isa<ScoreModOp>(op) ? cast<ScoreModOp>(op).getCaptures()
+                                        : cast<MaskModOp>(op).getCaptures();
+    if (!captures.empty() && ValueRange(captures) != own)
+      return op.emitError("the GPU lowering takes the variant ops of one "
+                          "attention, capturing one list");
+    captures.assign(own.begin(), own.end());
+  }
+  return success();
+}
+
 SmallVector<HeadScoreInput> mlir::fa::findHeadScoreInputs(Block *body) {
   SmallVector<HeadScoreInput> inputs;
   auto add = [&](Value value, StringRef values, StringRef strideB) {
@@ -73,17 +88,8 @@ FailureOr<FusedAttention> mlir::fa::analyzeFusedAttention(func::FuncOp func) {
     if (a.kvLoop->isAncestor(input.l2Value.getParentBlock()->getParentOp()))
       return a.kvLoop.emitError("the per-head score input ")
              << input.values << " must be loop-invariant";
-  // The variant ops of one attention capture the same list (fa-tile's).
-  for (Operation &op : *a.kvLoop.getBody()) {
-    if (!isa<ScoreModOp, MaskModOp>(op))
-      continue;
-    ValueRange captures = isa<ScoreModOp>(op) ? cast<ScoreModOp>(op).getCaptures()
-                                             : cast<MaskModOp>(op).getCaptures();
-    if (!a.captures.empty() && ValueRange(a.captures) != captures)
-      return op.emitError("the GPU lowering takes the score_mod and the "
-                          "mask_mod of one attention, capturing one list");
-    a.captures.assign(captures.begin(), captures.end());
-  }
+  if (failed(findVariantCaptures(a.kvLoop.getBody(), a.captures)))
+    return failure();
   a.queryTile = a.scores.getQuery();
   a.keyTile = a.scores.getKey();
   a.valueTile = a.probsTimesValue.getRhs();

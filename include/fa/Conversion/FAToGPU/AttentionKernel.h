@@ -58,6 +58,12 @@ struct HeadScoreInput {
 /// their ops (fa.alibi_bias's slope).
 SmallVector<HeadScoreInput> findHeadScoreInputs(Block *body);
 
+/// The values the variant ops of `body` (fa.score_mod, fa.mask_mod) capture
+/// into `captures`: one list for all of them, as the tiling passes make
+/// it (the kernel's trailing parameters). A diagnostic on the op whose list
+/// differs.
+LogicalResult findVariantCaptures(Block *body, SmallVectorImpl<Value> &captures);
+
 /// Whether `inputs` include ALiBi's slopes (the kernel takes them).
 bool readsAlibiSlopes(ArrayRef<HeadScoreInput> inputs);
 

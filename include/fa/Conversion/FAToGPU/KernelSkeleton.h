@@ -210,6 +210,16 @@ Attribute splatOf(Value value);
 /// scores could not be placed (null).
 LogicalResult mapUnmaskedScores(Operation *mask, Value scores, IRMapping &mapping);
 
+/// Places a tile op cloned into a kernel (forward or backward) at the
+/// kernel's coordinates: a mask, a bias or a variant at `grid`'s Q rows,
+/// the KV tile at `keyStart` and M, N; a variant also at the grid's batch
+/// and query head, its captures the kernel's values `mapping` holds. Other
+/// ops are left as they are. A diagnostic on `original` where a capture
+/// has no kernel value.
+LogicalResult placeInKernel(Operation *clone, const GridCoords &grid,
+                            Value keyStart, const IRMapping &mapping,
+                            Operation *original);
+
 /// `tile` (a ranked f32 tensor, any layout) times the constant `factor`,
 /// one multiply per element: how the backward applies a deferred scale.
 Value scaleTile(OpBuilder &b, Location loc, Value tile, FloatAttr factor);
