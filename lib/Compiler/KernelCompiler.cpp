@@ -669,6 +669,17 @@ static ::fa::AttentionSpec specOfAttention(AttentionOp op) {
   return spec;
 }
 
+/// fa-tile's rule (and fa-recompute-backward's): a block past a static M
+/// or N shrinks to it, rounded up to a power of two.
+static void clampTileToSequences(::fa::AttentionSpec &spec, AttentionOp op) {
+  int64_t queryLen = op.getQuery().getType().getDimSize(2);
+  int64_t keyLen = op.getKey().getType().getDimSize(2);
+  if (!ShapedType::isDynamic(queryLen))
+    spec.blockM = clampBlockToSequence(spec.blockM, queryLen);
+  if (!ShapedType::isDynamic(keyLen))
+    spec.blockN = clampBlockToSequence(spec.blockN, keyLen);
+}
+
 /// The one fa.attention of `module` in a func.func; else an error.
 static AttentionOp singleAttention(ModuleOp module, std::string &error) {
   SmallVector<AttentionOp> ops;
@@ -723,12 +734,7 @@ bool mlir::fa::compileBackwardModule(MLIRContext &context, ModuleOp module,
   // The chip's tuned backward tile, within static sequence lengths
   // (fa-recompute-backward's rule).
   applyTunedBackwardTile(spec, target);
-  int64_t queryLen = op.getQuery().getType().getDimSize(2);
-  int64_t keyLen = op.getKey().getType().getDimSize(2);
-  if (!ShapedType::isDynamic(queryLen))
-    spec.blockM = clampBlockToSequence(spec.blockM, queryLen);
-  if (!ShapedType::isDynamic(keyLen))
-    spec.blockN = clampBlockToSequence(spec.blockN, keyLen);
+  clampTileToSequences(spec, op);
   if (!::fa::checkSpec(spec, error) || !::fa::checkBackwardSpec(spec, error))
     return false;
   ::fa::Variant variant;
@@ -811,12 +817,7 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     // Without a #fa.tile: the chip's tuned tile, as for a spec, within the
     // static sequence lengths (fa-tile's rule, below), then its pipeline.
     applyTunedTile(spec, target);
-    for (auto [block, length] :
-         {std::pair<int64_t *, int64_t>{&spec.blockM,
-                                        op.getQuery().getType().getDimSize(2)},
-          {&spec.blockN, op.getKey().getType().getDimSize(2)}})
-      if (!ShapedType::isDynamic(length))
-        *block = clampBlockToSequence(*block, length);
+    clampTileToSequences(spec, op);
     AttentionGPUStrategy::Pipeline pipeline = strategy->forwardPipeline(
         spec.blockM, spec.blockN, spec.headDim, spec.valueDim,
         spec.dtype == ::fa::ElementType::F8E4M3FN);
@@ -825,14 +826,9 @@ bool mlir::fa::compileForwardModule(MLIRContext &context, ModuleOp module,
     op.setTileAttr(TileAttr::get(&context, spec.blockM, spec.blockN, stages,
                                  warps, scheduleAttrOf(&context, {})));
   }
-  // fa-tile shrinks the blocks for a static M or N below them (its rule).
-  int64_t queryLen = op.getQuery().getType().getDimSize(2);
-  int64_t keyLen = op.getKey().getType().getDimSize(2);
-  if (!ShapedType::isDynamic(queryLen))
-    spec.blockM = clampBlockToSequence(spec.blockM, queryLen);
-  if (!ShapedType::isDynamic(keyLen))
-    spec.blockN = clampBlockToSequence(spec.blockN, keyLen);
-  // ... and caps them at a block mask's blocks (also its rule).
+  // fa-tile shrinks the blocks for a static M or N below them, and caps
+  // them at a block mask's blocks (its rules).
+  clampTileToSequences(spec, op);
   BlockSparseAttr blockSparse = op.getBlockSparseAttr();
   if (blockSparse) {
     spec.blockM = std::min(spec.blockM, blockSparse.getQBlock());
