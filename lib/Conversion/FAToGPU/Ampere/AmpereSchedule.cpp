@@ -115,47 +115,18 @@ Pipeline buildPrologue(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
   return p;
 }
 
-} // namespace
-
-LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
-                                               gpu::GPUModuleOp module,
-                                               const FusedAttention &attention,
-                                               const AttentionKernelConfig &c,
-                                               StringRef name) {
-  OpBuilder::InsertionGuard guard(b);
-  Location loc = attention.kvLoop->getLoc();
-  KernelArgs args = KernelArgs::create(b, module, c, name, 32 * c.warps);
-  GridCoords grid = GridCoords::build(b, loc, args, c);
-  Pipeline p = buildPrologue(b, loc, module, args, grid, c);
-  SmallVector<Value> headInputs =
-      grid.headScoreInputs(b, loc, args, attention.headInputs);
-
-  // Each warp owns m_tiles m16 tiles: two per warp share every K and V
-  // fragment, halving the ldmatrix traffic per mma.
-  int64_t mTiles = c.blockM / (16 * c.warps);
-  auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, mTiles);
-  // Q's A fragments stay in registers for the whole loop
-  // (query_in_registers); otherwise they are re-read from shared memory
-  // per KV tile.
-  Value query = p.tile(b, loc, p.sharedQuery, Value(), c.blockM, c.headDim,
-                       sharedRowElements(c.headDim));
-  if (c.schedule.queryInRegisters)
-    query = LoadOperandOp::create(
-        b, loc,
-        RankedTensorType::get({c.blockM, c.headDim}, c.elementType,
-                              OperandLayoutAttr::get(b.getContext(), c.warps,
-                                                     mTiles)),
-        query);
-
-  DistributedMath math(attention, layout);
-  math.setHeadScoreInputs(headInputs);
-  math.setCaptureValues(args.captureValues(b, loc, attention.captures));
-  math.setUnmaskedTilesListed(p.keys.listed());
-  LogicalResult bodyResult = success();
-  // Tiles [from, to) in one loop; `unmasked`: a block mask's full blocks.
-  auto tilesIn = [&](Value from, Value to, ValueRange init, bool unmasked) {
-   math.setTilesUnmasked(unmasked);
-   auto loop = scf::ForOp::create(
+/// The KV loop over tiles [from, to) of `p.keys`, each tile's K and V
+/// from the cp.async pipeline, the next tile's copies issued under it;
+/// `unmasked`: a block mask's full blocks (DistributedMath::setTilesUnmasked).
+/// Returns the loop's values.
+FailureOr<SmallVector<Value>>
+buildKeyTileLoop(OpBuilder &b, Location loc, const Pipeline &p,
+                 DistributedMath &math, const GridCoords &grid, Value query,
+                 Value from, Value to, ValueRange init, bool unmasked) {
+  const AttentionKernelConfig &c = p.c;
+  LogicalResult result = success();
+  math.setTilesUnmasked(unmasked);
+  auto loop = scf::ForOp::create(
       b, loc, from, to, p.cst(b, loc, 1), init,
       [&](OpBuilder &lb, Location, Value j, ValueRange carried) {
         // Invariant: K_j has landed and is visible; V_j may be in flight.
@@ -209,7 +180,7 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
         FailureOr<SmallVector<Value>> yielded = math.emitLoopBody(
             lb, grid, keyStart, carried, query, keyTile, valueTile);
         if (failed(yielded)) {
-          bodyResult = failure();
+          result = failure();
           scf::YieldOp::create(lb, loc, carried);
           return;
         }
@@ -229,19 +200,65 @@ LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
         }
         scf::YieldOp::create(lb, loc, *yielded);
       });
-   math.setTilesUnmasked(false);
-   return SmallVector<Value>(loop.getResults());
-  };
+  math.setTilesUnmasked(false);
+  if (failed(result))
+    return failure();
+  return SmallVector<Value>(loop.getResults());
+}
+
+} // namespace
+
+LogicalResult ampere::buildAmpereForwardKernel(OpBuilder &b,
+                                               gpu::GPUModuleOp module,
+                                               const FusedAttention &attention,
+                                               const AttentionKernelConfig &c,
+                                               StringRef name) {
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = attention.kvLoop->getLoc();
+  KernelArgs args = KernelArgs::create(b, module, c, name, 32 * c.warps);
+  GridCoords grid = GridCoords::build(b, loc, args, c);
+  Pipeline p = buildPrologue(b, loc, module, args, grid, c);
+  SmallVector<Value> headInputs =
+      grid.headScoreInputs(b, loc, args, attention.headInputs);
+
+  // Each warp owns m_tiles m16 tiles: two per warp share every K and V
+  // fragment, halving the ldmatrix traffic per mma.
+  int64_t mTiles = c.blockM / (16 * c.warps);
+  auto layout = FragmentLayoutAttr::get(b.getContext(), c.warps, mTiles);
+  // Q's A fragments stay in registers for the whole loop
+  // (query_in_registers); otherwise they are re-read from shared memory
+  // per KV tile.
+  Value query = p.tile(b, loc, p.sharedQuery, Value(), c.blockM, c.headDim,
+                       sharedRowElements(c.headDim));
+  if (c.schedule.queryInRegisters)
+    query = LoadOperandOp::create(
+        b, loc,
+        RankedTensorType::get({c.blockM, c.headDim}, c.elementType,
+                              OperandLayoutAttr::get(b.getContext(), c.warps,
+                                                     mTiles)),
+        query);
+
+  DistributedMath math(attention, layout);
+  math.setHeadScoreInputs(headInputs);
+  math.setCaptureValues(args.captureValues(b, loc, attention.captures));
+  math.setUnmaskedTilesListed(p.keys.listed());
   SmallVector<Value> results = math.initialLoopValues(b, loc);
   Value zero = p.cst(b, loc, 0);
-  if (p.keys.listed()) // the partial blocks' tiles, then the full ones'
-    results = tilesIn(zero, p.keys.maskedCount, results, /*unmasked=*/false);
-  results = tilesIn(p.keys.listed() ? p.keys.maskedCount : zero, p.numBlocks,
-                    results, /*unmasked=*/p.keys.listed());
-  if (failed(bodyResult))
+  // A block mask's partial blocks' tiles, then its full ones'.
+  if (p.keys.listed()) {
+    auto partial = buildKeyTileLoop(b, loc, p, math, grid, query, zero,
+                                    p.keys.maskedCount, results, /*unmasked=*/false);
+    if (failed(partial))
+      return failure();
+    results = *partial;
+  }
+  auto rest = buildKeyTileLoop(b, loc, p, math, grid, query,
+                               p.keys.listed() ? p.keys.maskedCount : zero,
+                               p.numBlocks, results, /*unmasked=*/p.keys.listed());
+  if (failed(rest))
     return failure();
 
-  if (failed(emitEpilogueAndStore(b, loc, math, results, args, grid)))
+  if (failed(emitEpilogueAndStore(b, loc, math, *rest, args, grid)))
     return failure();
   gpu::ReturnOp::create(b, loc);
   return success();
