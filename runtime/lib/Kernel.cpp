@@ -201,9 +201,8 @@ static bool tensorMapOf(const Driver &d, const Manifest &info,
 }
 
 bool Manifest::checkBlockMask(const ForwardArgs &a, std::string &error) const {
-  const Manifest &info = *this;
   const ForwardArgs::BlockMask &m = a.blockMask;
-  if (!info.blockSparse()) {
+  if (!blockSparse()) {
     if (m.kvNumBlocks || m.kvIndices || m.fullKvNumBlocks || m.fullKvIndices) {
       error = "a block mask was given to a kernel that is not block-sparse";
       return false;
@@ -215,10 +214,10 @@ bool Manifest::checkBlockMask(const ForwardArgs &a, std::string &error) const {
   if (!m.kvNumBlocks || !m.kvIndices || !m.fullKvNumBlocks || !m.fullKvIndices)
     os << "the kernel is block-sparse: kv_num_blocks, kv_indices, "
           "full_kv_num_blocks and full_kv_indices must all be given";
-  else if (m.qBlockSize != info.sparseQBlock || m.kvBlockSize != info.sparseKvBlock)
+  else if (m.qBlockSize != sparseQBlock || m.kvBlockSize != sparseKvBlock)
     os << "the block mask's blocks are " << m.qBlockSize << "x" << m.kvBlockSize
-       << "; the kernel was built for " << info.sparseQBlock << "x"
-       << info.sparseKvBlock;
+       << "; the kernel was built for " << sparseQBlock << "x"
+       << sparseKvBlock;
   else if ((m.batch != 1 && m.batch != a.batch) ||
            (m.heads != 1 && m.heads != a.queryHeads))
     os << "the block mask's batch and heads must be 1 or the problem's (b="
